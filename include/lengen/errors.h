@@ -1,0 +1,20 @@
+#pragma once
+// Errors a user can cause (bad config, missing file, malformed data). The CLI prints the
+// message as one line and exits with kUserErrorExitCode; anything else is a bug.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+constexpr int kUserErrorExitCode = 2;
+
+class UserError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The closest candidate by edit distance, or "" when nothing is reasonably close.
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace lengen

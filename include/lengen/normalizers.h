@@ -1,0 +1,43 @@
+#pragma once
+// Attention normalizers: scores -> weights along `dim` (SPEC §1). Entries at -inf get
+// exactly 0 and zero gradient; a fully masked row gives zeros. Half-precision input is
+// computed in fp32 and cast back. Each has a closed-form backward.
+#include <torch/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace lengen {
+
+torch::Tensor softmax(const torch::Tensor& z, int64_t dim = -1);
+torch::Tensor sparsemax(const torch::Tensor& z, int64_t dim = -1);
+torch::Tensor entmax15(const torch::Tensor& z, int64_t dim = -1);
+// alpha > 1; alpha within 1e-3 of 1 is softmax.
+torch::Tensor entmax(const torch::Tensor& z, double alpha, int64_t dim = -1);
+// alpha broadcastable to z with size 1 along dim (e.g. [1, H, 1, 1] per head); may require
+// grad (SPEC §1 gradient with respect to alpha).
+torch::Tensor entmax(const torch::Tensor& z, const torch::Tensor& alpha, int64_t dim = -1);
+torch::Tensor topk_softmax(const torch::Tensor& z, int64_t k, int64_t dim = -1);
+torch::Tensor adaptive_softmax(const torch::Tensor& z, int64_t dim = -1);
+torch::Tensor stickbreaking(const torch::Tensor& z, int64_t dim = -1);
+
+// Forces the composed-ATen path on CPU too (tests compare it with the fused kernels).
+void set_force_aten_normalizers(bool force);
+bool force_aten_normalizers();
+
+// A normalizer picked by name, applied along the last dim. `alpha` is used by "entmax"
+// (a double or a broadcastable tensor, e.g. a learned per-head alpha).
+struct NormalizerSpec {
+  std::string name = "softmax";  // softmax, sparsemax, entmax15, entmax, topk, adaptive_softmax, stickbreaking
+  double alpha = 1.5;            // entmax only
+  int64_t topk = 32;             // topk only
+};
+
+using NormalizerFn = std::function<torch::Tensor(const torch::Tensor& scores, const torch::Tensor& alpha)>;
+
+// Throws UserError naming the normalizer when it is unknown or its parameters are invalid.
+NormalizerFn make_normalizer(const NormalizerSpec& spec);
+std::vector<std::string> normalizer_names();
+
+}  // namespace lengen

@@ -1,0 +1,18 @@
+#pragma once
+// Facts about the LibTorch this build runs on, for `lengen info` and run logs.
+#include <string>
+
+namespace lengen {
+
+struct RuntimeInfo {
+  std::string torch_version;
+  std::string blas_library;  // the shared object that provides sgemm_, e.g. .../openblas-pthread/libblas.so.3
+  int intra_op_threads = 0;
+  bool cuda_available = false;
+  int cuda_devices = 0;
+  bool gloo_available = false;
+};
+
+RuntimeInfo runtime_info();
+
+}  // namespace lengen

@@ -1,0 +1,44 @@
+#pragma once
+// A task turns (rng, source length) into integer symbol sequences. Symbols are
+// 0..num_symbols()-1; lengen/sequence.h maps them to model tokens. No tensors here.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lengen/rng.h"
+
+namespace lengen {
+
+using Symbols = std::vector<int32_t>;
+
+struct Sample {
+  Symbols src;
+  Symbols trg;
+};
+
+// Task parameters by name (all numeric), e.g. {"vocab": 32} or {"write_prob": 0.1}.
+using TaskParams = std::map<std::string, double>;
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual std::string name() const = 0;
+  // Number of distinct symbols in sources and targets.
+  virtual int64_t num_symbols() const = 0;
+  // Shortest source length the task can generate with its parameters.
+  virtual int64_t min_length() const { return 1; }
+  // One sample with a source of exactly `length` symbols (length >= min_length()).
+  virtual Sample sample(Rng& rng, int64_t length) const = 0;
+  // The resolved parameters (defaults filled in), for config files and logs.
+  virtual TaskParams params() const = 0;
+};
+
+// Builds a task by name; unknown names or parameters and invalid values throw UserError.
+// `seed` fixes anything a task draws once (mqmtar's key/value vocabulary).
+std::unique_ptr<Task> make_task(const std::string& name, const TaskParams& params, uint64_t seed);
+
+std::vector<std::string> task_names();
+
+}  // namespace lengen

@@ -1,0 +1,9 @@
+#pragma once
+// Each subcommand of `lengen` lives in its own file and registers itself here.
+#include <CLI/CLI.hpp>
+
+namespace lengen::cli {
+
+void add_info_command(CLI::App& app);
+
+}  // namespace lengen::cli

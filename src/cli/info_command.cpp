@@ -1,0 +1,23 @@
+// `lengen info`: what this build of lengen runs on (LibTorch version, BLAS, threads, device).
+#include <iostream>
+#include <string>
+
+#include "cli/commands.h"
+#include "lengen/runtime_info.h"
+
+namespace lengen::cli {
+
+void add_info_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "Print LibTorch version, BLAS library, threads and devices");
+  cmd->callback([] {
+    RuntimeInfo info = runtime_info();
+    std::cout << "lengen:        0.1\n"
+              << "libtorch:      " << info.torch_version << "\n"
+              << "blas:          " << info.blas_library << "\n"
+              << "threads:       " << info.intra_op_threads << " intra-op\n"
+              << "cuda:          " << (info.cuda_available ? "available (" + std::to_string(info.cuda_devices) + " devices)" : "not available") << "\n"
+              << "data-parallel: " << (info.gloo_available ? "c10d with Gloo" : "not built (no gloo headers)") << "\n";
+  });
+}
+
+}  // namespace lengen::cli

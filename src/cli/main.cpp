@@ -1,0 +1,29 @@
+// The `lengen` command: one subcommand per job. User errors end with one line and exit 2.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "lengen/errors.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "lengen 0.1");
+  lengen::cli::add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : lengen::kUserErrorExitCode;
+  } catch (const lengen::UserError& e) {
+    std::cerr << "lengen: error: " << e.what() << "\n";
+    return lengen::kUserErrorExitCode;
+  } catch (const std::exception& e) {
+    std::cerr << "lengen: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

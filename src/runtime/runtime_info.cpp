@@ -1,0 +1,39 @@
+#include "lengen/runtime_info.h"
+
+#include <ATen/Parallel.h>
+#include <dlfcn.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+namespace lengen {
+
+namespace {
+
+// LibTorch from Debian calls the system BLAS; which library answers sgemm_ decides
+// whether matmuls run on OpenBLAS or on the ~15x slower reference BLAS.
+std::string blas_library_path() {
+  void* symbol = dlsym(RTLD_DEFAULT, "sgemm_");
+  if (symbol == nullptr) return "unknown (no sgemm_ symbol; LibTorch may bundle MKL)";
+  Dl_info info{};
+  if (dladdr(symbol, &info) == 0 || info.dli_fname == nullptr) return "unknown";
+  char resolved[4096];
+  if (realpath(info.dli_fname, resolved) != nullptr) return resolved;
+  return info.dli_fname;
+}
+
+}  // namespace
+
+RuntimeInfo runtime_info() {
+  RuntimeInfo info;
+  info.torch_version = TORCH_VERSION;
+  info.blas_library = blas_library_path();
+  info.intra_op_threads = at::get_num_threads();
+  info.cuda_available = torch::cuda::is_available();
+  info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
+#ifdef LENGEN_HAVE_GLOO
+  info.gloo_available = true;
+#endif
+  return info;
+}
+
+}  // namespace lengen
