@@ -1,0 +1,87 @@
+#pragma once
+// One experiment = one Config. Plain values with the documented defaults; parsing,
+// validation, overrides and the schema live in src/config/. No LibTorch here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lengen/task.h"
+
+namespace lengen {
+
+struct TaskConfig {
+  std::string name = "copy";
+  TaskParams params;     // task-specific, e.g. {"vocab": 32}; validated by the task
+  int64_t len_min = 8;   // training source lengths are uniform in [len_min, len_max]
+  int64_t len_max = 16;
+  uint64_t seed = 1;     // fixes the task's own draws (mqmtar vocabulary) and the data streams
+};
+
+struct AttentionConfig {
+  std::string normalizer = "softmax";  // softmax, sparsemax, entmax15, entmax, topk, adaptive_softmax, stickbreaking
+  double alpha = 1.5;                  // entmax: fixed alpha, or the initial alpha when learned
+  bool learn_alpha = false;            // entmax: per-head learned alpha (Correia et al. 2019)
+  int64_t topk = 32;                   // topk: number of keys kept
+  std::string scaling = "none";        // none, ssmax, learned, asentmax
+  double scaling_delta = 1.0;          // learned/asentmax: delta
+  double scaling_gamma_range = 2.0;    // asentmax: r in gamma = r * tanh(...)
+  bool scaling_bias = true;            // asentmax: bias in the beta/gamma projections
+  double scaling_init_std = 0.02;      // asentmax: projection weight init std (0 = zero init)
+  std::string positions = "nape";      // nope, rope, alibi, nape
+  double rope_base = 10000.0;
+  int64_t alibi_heads = -1;            // nape: number of ALiBi heads (-1 = heads / 2)
+  std::string alibi_slopes = "linear"; // linear: 1/(h+1); exp: 2^-h
+};
+
+struct ModelConfig {
+  int64_t layers = 2;
+  int64_t d_model = 64;
+  int64_t heads = 4;
+  int64_t d_head = 16;
+  int64_t d_mlp = 256;
+  double init_std = 0.02;
+  int64_t prefill_chunk = 512;  // queries per chunk when evaluating long sequences
+  AttentionConfig attention;
+};
+
+struct TrainConfig {
+  int64_t steps = 3000;
+  int64_t batch_size = 32;
+  double lr = 1e-3;
+  int64_t warmup = 300;
+  std::string schedule = "cosine";  // cosine, linear, constant (all after linear warmup)
+  double min_lr_ratio = 0.0;        // final lr = lr * min_lr_ratio
+  double beta1 = 0.9;
+  double beta2 = 0.99;
+  double weight_decay = 0.0;
+  double grad_clip = 1.0;           // 0 disables clipping
+  uint64_t seed = 1;                // model init and batch order
+  std::string device = "cpu";       // cpu, cuda, auto
+  std::string dtype = "float32";    // float32, bfloat16 (autocast-like: weights fp32)
+  int64_t threads = 1;              // LibTorch intra-op threads
+  int64_t log_every = 50;
+  int64_t eval_every = 500;         // in-distribution validation
+  int64_t val_samples = 256;
+  int64_t checkpoint_every = 500;
+  int64_t keep_checkpoints = 2;
+};
+
+struct EvalConfig {
+  std::vector<int64_t> lengths;   // source lengths; empty = 1x,2x,4x,8x the longest training length
+  int64_t samples = 200;          // per length
+  int64_t batch_size = 32;
+  std::string decode = "teacher_forced";  // teacher_forced (exact match in one pass), greedy
+  double decode_cap = 2.2;        // greedy: total length cap as a multiple of the source length
+  std::string checkpoint = "last";  // last, best (best in-distribution validation)
+  bool attention_stats = true;
+};
+
+struct Config {
+  std::string description;
+  TaskConfig task;
+  ModelConfig model;
+  TrainConfig train;
+  EvalConfig eval;
+};
+
+}  // namespace lengen
