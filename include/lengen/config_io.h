@@ -1,0 +1,53 @@
+#pragma once
+// Config files: JSON <-> Config, `--set key.path=value` overrides, validation and the schema.
+// One table of keys (src/config/config_fields.cpp) drives all of them. Every problem a user
+// can cause throws UserError with one line that starts with the file name (or "--set ...").
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "lengen/config.h"
+
+namespace lengen {
+
+// Reads the JSON file at `path` (keys missing from it keep their defaults), applies each
+// "key.path=value" override in order, then validates the result.
+Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from JSON already in memory; `source` names it in error messages.
+Config config_from_json(const nlohmann::json& json, const std::string& source = "config");
+Config config_from_string(const std::string& text, const std::string& source = "config");
+
+// Every key with its value: the resolved config as it is written to a run folder.
+nlohmann::json config_to_json(const Config& config);
+
+// Sets one key from "key.path=value", typed by the key: numbers, true/false, strings raw,
+// lists as "64,128" or "[64,128]", task.params.NAME=number. A whole section takes a JSON
+// object ("train={\"lr\":3e-4}"). Checks the key's own range; call validate_config after the
+// last override for the checks that span several keys.
+void apply_override(Config& config, const std::string& assignment);
+
+// Sets one key (e.g. "train.lr") from a JSON value, with the same checks as a config file.
+void set_config_value(Config& config, const std::string& key, const nlohmann::json& value,
+                      const std::string& source = "config");
+
+// Ranges and allowed values of every key, then the rules that span several keys
+// (len_min <= len_max, warmup <= steps, ...). Task parameters are left to the task.
+void validate_config(const Config& config, const std::string& source = "config");
+
+// One documented key of the schema; `default_value` is JSON text.
+struct ConfigKeyInfo {
+  std::string key;
+  std::string type;
+  std::string default_value;
+  std::string allowed;
+  std::string meaning;
+};
+
+std::vector<ConfigKeyInfo> config_schema();
+// The schema as aligned plain text (`lengen config schema`) or as the markdown reference
+// docs/config.md (`lengen config schema --markdown`).
+std::string config_schema_text();
+std::string config_schema_markdown();
+
+}  // namespace lengen

@@ -1,0 +1,137 @@
+// The one list of config keys. Defaults are not repeated here: they are whatever a
+// default-constructed Config holds (config.h).
+#include <type_traits>
+
+#include "config/config_field.h"
+
+namespace lengen::config {
+
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+constexpr ValueType value_type_of() {
+  if constexpr (std::is_same_v<T, int64_t>) return ValueType::kInteger;
+  if constexpr (std::is_same_v<T, uint64_t>) return ValueType::kUnsigned;
+  if constexpr (std::is_same_v<T, double>) return ValueType::kNumber;
+  if constexpr (std::is_same_v<T, bool>) return ValueType::kBoolean;
+  if constexpr (std::is_same_v<T, std::string>) return ValueType::kString;
+  if constexpr (std::is_same_v<T, std::vector<int64_t>>) return ValueType::kIntegerList;
+  if constexpr (std::is_same_v<T, TaskParams>) return ValueType::kNumberMap;
+}
+
+template <typename T>
+T from_json(const json& value) {
+  if constexpr (std::is_same_v<T, int64_t>) {
+    return *json_integer(value);
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    return *json_unsigned(value);
+  } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+    std::vector<int64_t> list;
+    for (const auto& element : value) list.push_back(*json_integer(element));
+    return list;
+  } else {
+    return value.get<T>();
+  }
+}
+
+template <typename Access>
+ConfigField field(const char* key, Access access, const char* meaning, Bounds bounds = {},
+                  std::vector<std::string> choices = {}) {
+  using T = std::decay_t<decltype(access(std::declval<Config&>()))>;
+  return {key,
+          value_type_of<T>(),
+          meaning,
+          bounds,
+          std::move(choices),
+          [access](const Config& config) { return json(access(config)); },
+          [access](Config& config, const json& value) { access(config) = from_json<T>(value); }};
+}
+
+Bounds at_least(double low) { return {low, false, std::nullopt, false}; }
+Bounds above(double low) { return {low, true, std::nullopt, false}; }
+Bounds closed(double low, double high) { return {low, false, high, false}; }
+Bounds half_open(double low, double high) { return {low, false, high, true}; }
+
+}  // namespace
+
+// KEY(a.b) gives both the key "a.b" and the accessor of config.a.b, so a key can never
+// disagree with the member it names.
+#define KEY(path) #path, [](auto& config) -> auto& { return config.path; }
+
+const std::vector<ConfigField>& config_fields() {
+  static const std::vector<ConfigField> fields = {
+      field(KEY(description), "free text about the experiment, carried into run folders and reports"),
+
+      field(KEY(task.name), "the task to learn (copy, reverse, sort, ...); the task registry checks it"),
+      field(KEY(task.params), "task-specific numbers, e.g. {\"vocab\": 32}; the task fills defaults and checks them"),
+      field(KEY(task.len_min), "shortest training source length; lengths are uniform in [len_min, len_max]",
+            at_least(1)),
+      field(KEY(task.len_max), "longest training source length", at_least(1)),
+      field(KEY(task.seed), "fixes the task's own draws (mqmtar vocabulary) and the data streams"),
+
+      field(KEY(model.layers), "decoder blocks", at_least(1)),
+      field(KEY(model.d_model), "width of the residual stream", at_least(1)),
+      field(KEY(model.heads), "attention heads per layer", at_least(1)),
+      field(KEY(model.d_head), "size of each head's queries, keys and values", at_least(1)),
+      field(KEY(model.d_mlp), "hidden width of the gated MLP", at_least(1)),
+      field(KEY(model.init_std), "standard deviation of the normal weight init", at_least(0)),
+      field(KEY(model.prefill_chunk), "queries per chunk when evaluating long sequences (bounds memory)",
+            at_least(1)),
+
+      field(KEY(model.attention.normalizer), "maps attention scores to weights", {},
+            {"softmax", "sparsemax", "entmax15", "entmax", "topk", "adaptive_softmax", "stickbreaking"}),
+      field(KEY(model.attention.alpha), "entmax: the fixed alpha, or the initial alpha when learned",
+            at_least(1)),
+      field(KEY(model.attention.learn_alpha), "entmax: learn one alpha per head (Correia et al. 2019)"),
+      field(KEY(model.attention.topk), "topk: keys kept per query", at_least(1)),
+      field(KEY(model.attention.scaling), "length scaling of the queries", {},
+            {"none", "ssmax", "learned", "asentmax"}),
+      field(KEY(model.attention.scaling_delta), "learned, asentmax: delta, the constant term of the factor"),
+      field(KEY(model.attention.scaling_gamma_range), "asentmax: r in gamma = r * tanh(...)", above(0)),
+      field(KEY(model.attention.scaling_bias), "asentmax: bias in the beta and gamma projections"),
+      field(KEY(model.attention.scaling_init_std), "asentmax: projection weight init std (0 = zero init)",
+            at_least(0)),
+      field(KEY(model.attention.positions), "position encoding; nape = ALiBi heads plus NoPE heads", {},
+            {"nope", "rope", "alibi", "nape"}),
+      field(KEY(model.attention.rope_base), "rope: frequency base", above(0)),
+      field(KEY(model.attention.alibi_heads), "nape: number of ALiBi heads (-1 = heads / 2)", at_least(-1)),
+      field(KEY(model.attention.alibi_slopes), "ALiBi slopes: linear 1/(h+1), exp 2^-h", {}, {"linear", "exp"}),
+
+      field(KEY(train.steps), "optimizer steps", at_least(1)),
+      field(KEY(train.batch_size), "sequences per step", at_least(1)),
+      field(KEY(train.lr), "peak learning rate (AdamW)", above(0)),
+      field(KEY(train.warmup), "steps of linear warmup; at most train.steps", at_least(0)),
+      field(KEY(train.schedule), "learning rate decay after warmup", {}, {"cosine", "linear", "constant"}),
+      field(KEY(train.min_lr_ratio), "final lr = lr * min_lr_ratio", closed(0, 1)),
+      field(KEY(train.beta1), "AdamW beta1", half_open(0, 1)),
+      field(KEY(train.beta2), "AdamW beta2", half_open(0, 1)),
+      field(KEY(train.weight_decay), "AdamW decoupled weight decay", at_least(0)),
+      field(KEY(train.grad_clip), "largest global gradient norm; 0 disables clipping", at_least(0)),
+      field(KEY(train.seed), "fixes the model init and the batch order"),
+      field(KEY(train.device), "where to run; auto = cuda when available", {}, {"cpu", "cuda", "auto"}),
+      field(KEY(train.dtype), "compute dtype; weights stay float32", {}, {"float32", "bfloat16"}),
+      field(KEY(train.threads), "LibTorch intra-op threads", at_least(1)),
+      field(KEY(train.log_every), "steps between log lines", at_least(1)),
+      field(KEY(train.eval_every), "steps between in-distribution validations", at_least(1)),
+      field(KEY(train.val_samples), "samples in each in-distribution validation", at_least(1)),
+      field(KEY(train.checkpoint_every), "steps between checkpoints", at_least(1)),
+      field(KEY(train.keep_checkpoints), "most recent checkpoints kept on disk", at_least(1)),
+
+      field(KEY(eval.lengths), "source lengths to evaluate; [] = 1x, 2x, 4x, 8x task.len_max", at_least(1)),
+      field(KEY(eval.samples), "samples per length", at_least(1)),
+      field(KEY(eval.batch_size), "sequences per evaluation batch", at_least(1)),
+      field(KEY(eval.decode), "teacher_forced: exact match in one pass; greedy: decode until EOS", {},
+            {"teacher_forced", "greedy"}),
+      field(KEY(eval.decode_cap), "greedy: cap on the total length, as a multiple of the source length", above(0)),
+      field(KEY(eval.checkpoint), "which checkpoint to evaluate; best = best in-distribution validation", {},
+            {"last", "best"}),
+      field(KEY(eval.attention_stats), "also record attention statistics per length"),
+  };
+  return fields;
+}
+
+#undef KEY
+
+}  // namespace lengen::config

@@ -1,0 +1,168 @@
+// JSON config files and `--set` overrides into Config, and Config back into JSON.
+#include "lengen/config_io.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/config_field.h"
+#include "lengen/errors.h"
+
+namespace lengen {
+
+namespace {
+
+using config::ConfigField;
+using config::ValueType;
+using nlohmann::json;
+
+bool is_section(const std::string& key) {
+  const auto& sections = config::config_sections();
+  return std::find(sections.begin(), sections.end(), key) != sections.end();
+}
+
+std::string unknown_key_message(const std::string& key) {
+  std::vector<std::string> candidates = config::config_sections();
+  for (const auto& field : config::config_fields()) candidates.push_back(field.key);
+  std::string message = "unknown config key '" + key + "'";
+  std::string suggestion = closest_match(key, candidates);
+  return suggestion.empty() ? message : message + " (did you mean '" + suggestion + "'?)";
+}
+
+// task.params.NAME: one entry of an object-of-numbers key, or nullptr when `key` is not one.
+const ConfigField* map_field_of_entry(const std::string& key) {
+  for (const auto& field : config::config_fields()) {
+    if (field.type == ValueType::kNumberMap && key.size() > field.key.size() + 1 &&
+        key.compare(0, field.key.size() + 1, field.key + ".") == 0) {
+      return &field;
+    }
+  }
+  return nullptr;
+}
+
+void set_field(Config& config, const ConfigField& field, const json& value, const std::string& source) {
+  std::string problem = config::value_problem(field, value);
+  if (!problem.empty()) throw UserError(source + ": " + problem);
+  field.set(config, value);
+}
+
+// Sets every key of a JSON object whose keys live under `prefix` ("" for the top level).
+void set_section(Config& config, const std::string& prefix, const json& object, const std::string& source) {
+  if (!object.is_object()) {
+    std::string what = prefix.empty() ? "the config" : "config key '" + prefix + "'";
+    throw UserError(source + ": " + what + " must be an object, got " + config::shown(object));
+  }
+  for (const auto& [name, value] : object.items()) {
+    set_config_value(config, prefix.empty() ? name : prefix + "." + name, value, source);
+  }
+}
+
+// "line:column" (both from 1, as editors count) of nlohmann's 1-based byte of the error.
+std::string text_position(const std::string& text, size_t byte) {
+  size_t index = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  size_t line = 1 + std::count(text.begin(), text.begin() + index, '\n');
+  size_t line_start = index == 0 ? std::string::npos : text.rfind('\n', index - 1);
+  size_t column = line_start == std::string::npos ? index + 1 : index - line_start;
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line 1, column 2: " head.
+std::string parse_error_reason(const json::parse_error& error) {
+  std::string message = error.what();
+  size_t head = message.find("parse error");
+  size_t colon = head == std::string::npos ? std::string::npos : message.find(": ", head);
+  return colon == std::string::npos ? message : message.substr(colon + 2);
+}
+
+json parse_json(const std::string& text, const std::string& source) {
+  try {
+    return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& error) {
+    throw UserError(source + ":" + text_position(text, error.byte) + ": invalid JSON: " +
+                    parse_error_reason(error));
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw UserError(path + ": no such config file");
+  if (std::filesystem::is_directory(path, error)) throw UserError(path + ": is a directory, not a config file");
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw UserError(path + ": cannot read the config file");
+  return text.str();
+}
+
+// The value text of an override as JSON: strings are taken raw, lists may drop their
+// brackets, anything else is read as JSON.
+json override_value(ValueType type, const std::string& text) {
+  if (type == ValueType::kString) return text;
+  std::string json_text = text;
+  if (type == ValueType::kIntegerList && (text.empty() || text.front() != '[')) json_text = "[" + text + "]";
+  json value = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  // Text that is not JSON at all stays a string, so the type error quotes what was typed.
+  return value.is_discarded() ? json(text) : value;
+}
+
+}  // namespace
+
+void set_config_value(Config& config, const std::string& key, const json& value, const std::string& source) {
+  if (const ConfigField* field = config::find_field(key)) {
+    set_field(config, *field, value, source);
+  } else if (const ConfigField* map_field = map_field_of_entry(key)) {
+    json entries = map_field->get(config);
+    entries[key.substr(map_field->key.size() + 1)] = value;
+    set_field(config, *map_field, entries, source);
+  } else if (is_section(key)) {
+    set_section(config, key, value, source);
+  } else {
+    throw UserError(source + ": " + unknown_key_message(key));
+  }
+}
+
+void apply_override(Config& config, const std::string& assignment) {
+  std::string source = "--set " + assignment;
+  size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw UserError(source + ": an override must look like key.path=value");
+  }
+  std::string key = assignment.substr(0, equals);
+  std::string text = assignment.substr(equals + 1);
+  // Sections and task.params entries take JSON, like a number does.
+  const ConfigField* field = config::find_field(key);
+  ValueType type = field ? field->type : ValueType::kNumber;
+  set_config_value(config, key, override_value(type, text), source);
+}
+
+Config config_from_json(const json& json_config, const std::string& source) {
+  Config config;
+  set_section(config, "", json_config, source);
+  validate_config(config, source);
+  return config;
+}
+
+Config config_from_string(const std::string& text, const std::string& source) {
+  return config_from_json(parse_json(text, source), source);
+}
+
+Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  Config config;
+  set_section(config, "", parse_json(read_file(path), path), path);
+  for (const auto& assignment : overrides) apply_override(config, assignment);
+  validate_config(config, path);
+  return config;
+}
+
+json config_to_json(const Config& config) {
+  json result = json::object();
+  for (const auto& field : config::config_fields()) {
+    std::string pointer = "/" + field.key;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    result[json::json_pointer(pointer)] = field.get(config);
+  }
+  return result;
+}
+
+}  // namespace lengen
