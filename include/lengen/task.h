@@ -29,8 +29,12 @@ class Task {
   virtual int64_t num_symbols() const = 0;
   // Shortest source length the task can generate with its parameters.
   virtual int64_t min_length() const { return 1; }
-  // One sample with a source of exactly `length` symbols (length >= min_length()).
+  // One sample of source length `length` (>= min_length()); its source has source_length(length)
+  // symbols.
   virtual Sample sample(Rng& rng, int64_t length) const = 0;
+  // Symbols in a source of length `length`: `length` itself, except where a task keeps the
+  // reference's convention (flip-flop drops the read's bit, mqmtar appends its queries).
+  virtual int64_t source_length(int64_t length) const { return length; }
   // The resolved parameters (defaults filled in), for config files and logs.
   virtual TaskParams params() const = 0;
 };

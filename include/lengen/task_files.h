@@ -1,0 +1,60 @@
+#pragma once
+// Data files as the reference generator writes them: parallel NAME.src / NAME.trg files, one
+// sample per line, symbols as integers separated by single spaces. Evaluation splits are
+// named test_{i}_{L} (i: index, L: source length).
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lengen/task.h"
+
+namespace lengen {
+
+// Writes samples one at a time into NAME.src.part / NAME.trg.part, buffered; commit() renames
+// them to NAME.src / NAME.trg, so an interrupted write never leaves half a data set behind.
+class SampleWriter {
+ public:
+  explicit SampleWriter(std::string stem);
+  ~SampleWriter();  // Removes the .part files unless commit() succeeded.
+  SampleWriter(const SampleWriter&) = delete;
+  SampleWriter& operator=(const SampleWriter&) = delete;
+
+  void write(const Sample& sample);
+  void commit();
+
+ private:
+  struct Output {
+    std::string path;
+    std::FILE* file = nullptr;
+    std::string buffer;
+  };
+  void flush(Output& output);
+  void discard();
+  void append(Output& output, const Symbols& symbols);
+
+  std::string stem_;
+  Output src_;
+  Output trg_;
+  bool committed_ = false;
+};
+
+void write_samples(const std::string& stem, const std::vector<Sample>& samples);
+
+// Reads NAME.src / NAME.trg. Empty lines, anything but integers separated by single spaces,
+// symbols outside [0, num_symbols) and files of different line counts throw UserError
+// "FILE:LINE: what is wrong".
+std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols);
+
+struct EvalSplit {
+  int64_t length;
+  std::string stem;  // DIR/test_{i}_{L}, without extension
+};
+
+std::string eval_split_stem(const std::string& dir, int64_t index, int64_t length);
+
+// The test_{i}_{L} splits in `dir`, sorted by L (then i). A .src without its .trg, or a
+// missing directory, throws UserError.
+std::vector<EvalSplit> list_eval_splits(const std::string& dir);
+
+}  // namespace lengen

@@ -1,0 +1,23 @@
+// copy: the target is the source itself.
+#include "task_factories.h"
+#include "uniform_source_task.h"
+
+namespace lengen {
+
+namespace {
+
+class CopyTask : public UniformSourceTask {
+ public:
+  explicit CopyTask(const TaskParams& params) : UniformSourceTask("copy", params) {}
+
+ protected:
+  Symbols target_for(const Symbols& src) const override { return src; }
+};
+
+}  // namespace
+
+std::unique_ptr<Task> make_copy_task(const TaskParams& params, uint64_t) {
+  return std::make_unique<CopyTask>(params);
+}
+
+}  // namespace lengen

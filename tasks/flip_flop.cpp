@@ -1,0 +1,58 @@
+// flip-flop: a tape of (command, bit) pairs; the target is the bit of the last write.
+//
+// Format, as in the reference generator: for length L there are n = L/2 pairs (L odd rounds
+// down). The first command is always write, the last is read and its bit is dropped, so the
+// source has 2n - 1 symbols: L - 1 for even L, L - 2 for odd L. Symbols: bits 0 and 1, then
+// the commands write = 2, ignore = 3, read = 4. Like every task the sequence is BOS src SEP trg
+// EOS: we keep the SEP (the reference has none) so all tasks decode the same way.
+#include "task_factories.h"
+#include "task_params.h"
+
+namespace lengen {
+
+namespace {
+
+constexpr int32_t kWrite = 2;
+constexpr int32_t kIgnore = 3;
+constexpr int32_t kRead = 4;
+constexpr double kDefaultWriteProb = 0.8;
+
+class FlipFlopTask : public Task {
+ public:
+  explicit FlipFlopTask(double write_prob) : write_prob_(write_prob) {}
+
+  std::string name() const override { return "flip_flop"; }
+  int64_t num_symbols() const override { return kRead + 1; }
+  // Room for the first write and the final read.
+  int64_t min_length() const override { return 4; }
+  int64_t source_length(int64_t length) const override { return 2 * (length / 2) - 1; }
+  TaskParams params() const override { return {{"write_prob", write_prob_}}; }
+
+  Sample sample(Rng& rng, int64_t length) const override {
+    const int64_t pairs = length / 2;
+    Symbols src;
+    src.reserve(static_cast<size_t>(2 * pairs - 1));
+    int32_t written = 0;
+    for (int64_t i = 0; i + 1 < pairs; ++i) {
+      int32_t command = i == 0 || bernoulli(rng, write_prob_) ? kWrite : kIgnore;
+      int32_t bit = static_cast<int32_t>(uniform_int(rng, 0, 1));
+      if (command == kWrite) written = bit;
+      src.push_back(command);
+      src.push_back(bit);
+    }
+    src.push_back(kRead);
+    return {std::move(src), {written}};
+  }
+
+ private:
+  double write_prob_;
+};
+
+}  // namespace
+
+std::unique_ptr<Task> make_flip_flop_task(const TaskParams& params, uint64_t) {
+  ParamReader reader("flip_flop", params, {{"write_prob", kDefaultWriteProb}});
+  return std::make_unique<FlipFlopTask>(reader.open_interval("write_prob", 0.0, 1.0));
+}
+
+}  // namespace lengen

@@ -1,0 +1,68 @@
+// local count: runs of one symbol, no two adjacent runs alike; the target at each position
+// is its 0-based index within its run. Run lengths are uniform in [2, max_reps].
+//
+// Sources have exactly L symbols, so the runs are fitted to L: the last run is cut to what is
+// left, and a run that would leave a single symbol behind is made one longer (or, at max_reps,
+// one shorter). Only with max_reps = 2 and odd L does that leave one run of length 1.
+// Sources and targets share the symbol range [0, max(vocab, max_reps)).
+#include <algorithm>
+#include <limits>
+
+#include "task_factories.h"
+#include "task_params.h"
+
+namespace lengen {
+
+namespace {
+
+constexpr int64_t kDefaultVocab = 32;
+constexpr int64_t kDefaultMaxReps = 8;
+constexpr int64_t kMinRun = 2;
+
+class LocalCountTask : public Task {
+ public:
+  LocalCountTask(int64_t vocab, int64_t max_reps) : vocab_(vocab), max_reps_(max_reps) {}
+
+  std::string name() const override { return "local_count"; }
+  int64_t num_symbols() const override { return std::max(vocab_, max_reps_); }
+  int64_t min_length() const override { return kMinRun; }
+  TaskParams params() const override {
+    return {{"vocab", static_cast<double>(vocab_)}, {"max_reps", static_cast<double>(max_reps_)}};
+  }
+
+  Sample sample(Rng& rng, int64_t length) const override {
+    Sample sample;
+    sample.src.reserve(static_cast<size_t>(length));
+    sample.trg.reserve(static_cast<size_t>(length));
+    int32_t previous = -1;
+    for (int64_t left = length; left > 0;) {
+      int64_t run = std::min(uniform_int(rng, kMinRun, max_reps_), left);
+      if (left - run == 1) run += run < max_reps_ ? 1 : -1;
+      // Uniform over the vocab minus the previous run's symbol.
+      int32_t symbol = static_cast<int32_t>(uniform_int(rng, 0, vocab_ - (previous < 0 ? 1 : 2)));
+      if (previous >= 0 && symbol >= previous) ++symbol;
+      for (int32_t index = 0; index < run; ++index) {
+        sample.src.push_back(symbol);
+        sample.trg.push_back(index);
+      }
+      previous = symbol;
+      left -= run;
+    }
+    return sample;
+  }
+
+ private:
+  int64_t vocab_;
+  int64_t max_reps_;
+};
+
+}  // namespace
+
+std::unique_ptr<Task> make_local_count_task(const TaskParams& params, uint64_t) {
+  ParamReader reader("local_count", params, {{"vocab", kDefaultVocab}, {"max_reps", kDefaultMaxReps}});
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  return std::make_unique<LocalCountTask>(reader.integer("vocab", 2, kMax),
+                                          reader.integer("max_reps", kMinRun, kMax));
+}
+
+}  // namespace lengen

@@ -1,0 +1,118 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lengen/errors.h"
+#include "lengen/task_files.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TaskFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           ("lengen_files_" + std::string(info->name()) + "_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string stem(const std::string& name) const { return (dir_ / name).string(); }
+  void write_text(const std::string& path, const std::string& text) const { std::ofstream(path) << text; }
+  std::string read_text(const std::string& path) const {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  // The error for reading data.src / data.trg with these contents.
+  std::string read_error(const std::string& src, const std::string& trg, int64_t num_symbols = 10) const {
+    write_text(stem("data") + ".src", src);
+    write_text(stem("data") + ".trg", trg);
+    try {
+      read_samples(stem("data"), num_symbols);
+    } catch (const UserError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TaskFiles, WritesTheReferenceFormatAndReadsItBack) {
+  std::vector<Sample> samples = {{{1, 22, 3}, {3, 22, 1}}, {{0}, {1}}, {{12345, 7}, {9}}};
+  write_samples(stem("train"), samples);
+  EXPECT_EQ(read_text(stem("train") + ".src"), "1 22 3\n0\n12345 7\n");
+  EXPECT_EQ(read_text(stem("train") + ".trg"), "3 22 1\n1\n9\n");
+  EXPECT_FALSE(fs::exists(stem("train") + ".src.part"));
+  std::vector<Sample> back = read_samples(stem("train"), 12346);
+  ASSERT_EQ(back.size(), samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    EXPECT_EQ(back[i].src, samples[i].src);
+    EXPECT_EQ(back[i].trg, samples[i].trg);
+  }
+}
+
+TEST_F(TaskFiles, ReadsWithoutFinalNewlineAndWithCrLf) {
+  write_text(stem("data") + ".src", "1 2\r\n3");
+  write_text(stem("data") + ".trg", "2 1\r\n3\n");
+  std::vector<Sample> samples = read_samples(stem("data"), 4);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].src, (Symbols{1, 2}));
+  EXPECT_EQ(samples[1].src, (Symbols{3}));
+  EXPECT_EQ(samples[1].trg, (Symbols{3}));
+}
+
+TEST_F(TaskFiles, UnfinishedWriterLeavesNothing) {
+  {
+    SampleWriter writer(stem("train"));
+    writer.write({{1}, {1}});
+  }
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(TaskFiles, MalformedLinesNameFileAndLine) {
+  const std::string src = stem("data") + ".src";
+  const std::string trg = stem("data") + ".trg";
+  EXPECT_EQ(read_error("1 2\n3 x\n", "1\n2\n"), src + ":2: 'x' is not an integer");
+  EXPECT_EQ(read_error("1 2\n3 4.5\n", "1\n2\n"), src + ":2: '4.5' is not an integer");
+  EXPECT_EQ(read_error("1 2\n3\n", "1\n\n"), trg + ":2: empty line (every sample needs at least one symbol)");
+  EXPECT_EQ(read_error("1  2\n", "1\n"), src + ":1: expected integers separated by single spaces");
+  EXPECT_EQ(read_error("1 2 \n", "1\n"), src + ":1: expected integers separated by single spaces");
+  EXPECT_EQ(read_error("1 2\n3\n", "1\n2\n3\n"), src + ":3: file ends after 2 lines but " + trg + " has 3");
+  EXPECT_EQ(read_error("1 2\n3\n", "1\n"), trg + ":2: file ends after 1 lines but " + src + " has 2");
+  EXPECT_EQ(read_error("1 2\n3\n", "1\n10\n"), trg + ":2: symbol 10 is out of range [0, 10)");
+  EXPECT_EQ(read_error("-1\n", "1\n"), src + ":1: symbol -1 is out of range [0, 10)");
+  EXPECT_EQ(read_error("99999999999999999999\n", "1\n"),
+            src + ":1: '99999999999999999999' is not an integer");
+}
+
+TEST_F(TaskFiles, MissingFileIsAUserError) { EXPECT_THROW(read_samples(stem("absent"), 10), UserError); }
+
+TEST_F(TaskFiles, ListsEvalSplitsByLength) {
+  for (const std::string name : {"test_1_128", "test_0_64", "test_2_1024", "train"}) {
+    write_samples(stem(name), {{{1}, {1}}});
+  }
+  write_text(stem("test_x_5") + ".src", "1\n");
+  std::vector<EvalSplit> splits = list_eval_splits(dir_.string());
+  ASSERT_EQ(splits.size(), 3u);
+  EXPECT_EQ(splits[0].length, 64);
+  EXPECT_EQ(splits[0].stem, stem("test_0_64"));
+  EXPECT_EQ(splits[1].length, 128);
+  EXPECT_EQ(splits[2].length, 1024);
+  EXPECT_EQ(eval_split_stem(dir_.string(), 2, 1024), stem("test_2_1024"));
+}
+
+TEST_F(TaskFiles, EvalSplitWithoutTargetsIsAUserError) {
+  write_text(stem("test_0_64") + ".src", "1\n");
+  EXPECT_THROW(list_eval_splits(dir_.string()), UserError);
+  EXPECT_THROW(list_eval_splits(stem("absent")), UserError);
+}
+
+}  // namespace
+}  // namespace lengen
