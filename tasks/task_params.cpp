@@ -1,6 +1,7 @@
 #include "task_params.h"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -50,8 +51,10 @@ int64_t ParamReader::integer(const std::string& name, int64_t min, int64_t max) 
   bool in_range = std::isfinite(value) && value >= static_cast<double>(min) &&
                   value <= static_cast<double>(max) && value == std::floor(value);
   if (!in_range) {
-    std::string range = max == INT64_MAX ? ">= " + std::to_string(min)
-                                         : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    // Upper limits that only guard against overflow are not worth mentioning.
+    std::string range = max >= std::numeric_limits<int32_t>::max()
+                            ? ">= " + std::to_string(min)
+                            : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
     throw UserError(param_error(task_, name, "must be an integer " + range + ", got " + format_value(value)));
   }
   return static_cast<int64_t>(value);

@@ -1,0 +1,221 @@
+// `lengen data`: writes a task's training and evaluation splits as .src/.trg files in the
+// reference generator's format, e.g. to train from fixed files or to share data sets.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "lengen/data_streams.h"
+#include "lengen/errors.h"
+#include "lengen/task.h"
+#include "lengen/task_files.h"
+
+namespace lengen::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Below this many samples in all, progress appears only when asked for.
+constexpr int64_t kAutoProgressSamples = 100000;
+constexpr std::chrono::milliseconds kProgressInterval{500};
+
+struct DataOptions {
+  std::string task;
+  std::vector<std::string> params;
+  uint64_t seed = 0;
+  std::string out;
+  int64_t train = 0;
+  int64_t len_min = 0;
+  int64_t len_max = 0;
+  std::vector<int64_t> eval_lengths;
+  int64_t eval_size = 1000;
+  bool progress = false;
+  bool force = false;
+};
+
+TaskParams parse_params(const std::vector<std::string>& assignments) {
+  TaskParams params;
+  for (const auto& assignment : assignments) {
+    size_t equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw UserError("--param " + assignment + ": expected key=value, e.g. --param vocab=64");
+    }
+    std::string value = assignment.substr(equals + 1);
+    char* end = nullptr;
+    double number = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') {
+      throw UserError("--param " + assignment + ": '" + value + "' is not a number");
+    }
+    params[assignment.substr(0, equals)] = number;
+  }
+  return params;
+}
+
+std::string describe(const Task& task) {
+  std::string text = task.name();
+  for (const auto& [name, value] : task.params()) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%g", value);
+    text += " " + name + "=" + number;
+  }
+  return text;
+}
+
+void check_options(const Task& task, const DataOptions& options) {
+  if (options.train < 0) throw UserError("--train " + std::to_string(options.train) + " is negative");
+  if (options.eval_size < 1)
+    throw UserError("--eval-size " + std::to_string(options.eval_size) + " is below 1");
+  if (options.train > 0 && (options.len_min == 0 || options.len_max == 0)) {
+    throw UserError("--train needs --len-min and --len-max");
+  }
+  auto too_short = [&](const std::string& what, int64_t length) {
+    if (length < task.min_length()) {
+      throw UserError(what + " " + std::to_string(length) + " is shorter than " + task.name() +
+                      " allows with these parameters (at least " + std::to_string(task.min_length()) + ")");
+    }
+  };
+  if (options.train > 0) {
+    if (options.len_max < options.len_min) {
+      throw UserError("--len-max " + std::to_string(options.len_max) + " is below --len-min " +
+                      std::to_string(options.len_min));
+    }
+    too_short("--len-min", options.len_min);
+  }
+  for (int64_t length : options.eval_lengths) too_short("evaluation length", length);
+  if (options.train == 0 && options.eval_lengths.empty()) {
+    throw UserError("nothing to write: give --train N and/or --eval-lengths");
+  }
+}
+
+// Files that writing would replace or mix with: train.* when writing training data, and any
+// existing test_* split when writing evaluation splits (old lengths would be evaluated too).
+std::vector<std::string> conflicting_files(const DataOptions& options) {
+  std::vector<std::string> found;
+  if (options.train > 0) {
+    for (const char* name : {"train.src", "train.trg"}) {
+      if (fs::exists(fs::path(options.out) / name)) found.push_back(name);
+    }
+  }
+  if (!options.eval_lengths.empty()) {
+    for (const auto& split : list_eval_splits(options.out)) {
+      found.push_back(fs::path(split.stem).filename().string() + ".src");
+    }
+  }
+  return found;
+}
+
+// A progress line on stderr, redrawn in place on a terminal, at most every kProgressInterval.
+class Progress {
+ public:
+  Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total) {}
+
+  void update(const std::string& split, int64_t done) {
+    if (!enabled_ || Clock::now() < next_) return;
+    next_ = Clock::now() + kProgressInterval;
+    written_ = done;
+    std::fprintf(stderr, "%slengen data: %s, %lld/%lld samples (%.0f%%)%s", terminal_ ? "\r" : "",
+                 split.c_str(), static_cast<long long>(done), static_cast<long long>(total_),
+                 100.0 * done / total_, terminal_ ? "" : "\n");
+  }
+
+  void finish() {
+    if (enabled_ && terminal_ && written_ > 0) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool enabled_;
+  int64_t total_;
+  bool terminal_ = isatty(fileno(stderr));
+  Clock::time_point next_ = Clock::now() + kProgressInterval;
+  int64_t written_ = 0;
+};
+
+void run_data(const DataOptions& options) {
+  auto task = make_task(options.task, parse_params(options.params), options.seed);
+  check_options(*task, options);
+  std::error_code error;
+  fs::create_directories(options.out, error);
+  if (error) throw UserError("cannot create " + options.out + ": " + error.message());
+  std::vector<std::string> conflicts = conflicting_files(options);
+  if (!conflicts.empty() && !options.force) {
+    std::string list;
+    for (size_t i = 0; i < conflicts.size() && i < 4; ++i) list += (i ? ", " : "") + conflicts[i];
+    if (conflicts.size() > 4) list += ", ...";
+    throw UserError(options.out + " already holds data (" + list + "); use --force to replace it");
+  }
+  if (options.force && !options.eval_lengths.empty()) {
+    for (const auto& split : list_eval_splits(options.out)) {
+      fs::remove(split.stem + ".src");
+      fs::remove(split.stem + ".trg");
+    }
+  }
+
+  const auto start = Clock::now();
+  const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
+  Progress progress(options.progress || (isatty(fileno(stderr)) && total >= kAutoProgressSamples), total);
+  int64_t done = 0;
+  std::cout << "lengen data: " << describe(*task) << ", seed " << options.seed << ", into " << options.out
+            << "\n";
+  if (options.train > 0) {
+    SampleWriter writer((fs::path(options.out) / "train").string());
+    Rng rng(derive_seed(options.seed, kTrainStream));
+    for (int64_t i = 0; i < options.train; ++i) {
+      writer.write(task->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
+      if ((++done & 1023) == 0) progress.update("train", done);
+    }
+    writer.commit();
+    std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."
+              << options.len_max << "\n";
+  }
+  for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
+    const int64_t length = options.eval_lengths[i];
+    const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
+    SampleWriter writer(stem);
+    // Sample k draws from its own rng, seeded as fixed_samples() seeds it, so these files hold the
+    // same samples as evaluation generated in-process from the same seed.
+    const uint64_t split_seed = derive_seed(derive_seed(options.seed, kEvalStream(length)), length);
+    for (int64_t k = 0; k < options.eval_size; ++k) {
+      Rng rng(derive_seed(split_seed, static_cast<uint64_t>(k)));
+      writer.write(task->sample(rng, length));
+      progress.update("length " + std::to_string(length), ++done);
+    }
+    writer.commit();
+    std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
+              << " samples, length " << length << "\n";
+  }
+  progress.finish();
+  std::printf("  done in %.2f s\n", std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+}  // namespace
+
+void add_data_command(CLI::App& app) {
+  auto options = std::make_shared<DataOptions>();
+  auto* cmd = app.add_subcommand("data", "Write a task's train and test_{i}_{L} splits as .src/.trg files");
+  cmd->add_option("--task", options->task, "task name")->required();
+  cmd->add_option("--param", options->params, "task parameter, e.g. --param vocab=64 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--seed", options->seed, "seed of the task and of all data")->capture_default_str();
+  cmd->add_option("--out", options->out, "output directory (created if missing)")->required();
+  cmd->add_option("--train", options->train, "number of training samples")->capture_default_str();
+  cmd->add_option("--len-min", options->len_min, "shortest training source length");
+  cmd->add_option("--len-max", options->len_max, "longest training source length");
+  cmd->add_option("--eval-lengths", options->eval_lengths, "evaluation source lengths, e.g. 64,128,256")
+      ->delimiter(',');
+  cmd->add_option("--eval-size", options->eval_size, "samples per evaluation length")->capture_default_str();
+  cmd->add_flag("--progress", options->progress,
+                "show progress on stderr (automatic on a terminal for large N)");
+  cmd->add_flag("--force", options->force, "replace existing data files (old test_* splits are removed)");
+  cmd->callback([options] { run_data(*options); });
+}
+
+}  // namespace lengen::cli
