@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -180,20 +181,23 @@ void run_data(const DataOptions& options) {
     const int64_t length = options.eval_lengths[i];
     const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
     SampleWriter writer(stem);
-    // Sample k draws from its own rng, seeded as fixed_samples() seeds it, so these files hold the
-    // same samples as evaluation generated in-process from the same seed.
+    // Sample k draws from its own rng, seeded as fixed_samples(task, L, M, derive_seed(seed,
+    // kEvalStream(L))) seeds it (src/train/training_data.cpp), so these files hold the same samples
+    // as evaluation data generated in-process from the same seed.
     const uint64_t split_seed = derive_seed(derive_seed(options.seed, kEvalStream(length)), length);
+    const std::string label = "length " + std::to_string(length);
     for (int64_t k = 0; k < options.eval_size; ++k) {
       Rng rng(derive_seed(split_seed, static_cast<uint64_t>(k)));
       writer.write(task->sample(rng, length));
-      progress.update("length " + std::to_string(length), ++done);
+      progress.update(label, ++done);
     }
     writer.commit();
     std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
               << " samples, length " << length << "\n";
   }
   progress.finish();
-  std::printf("  done in %.2f s\n", std::chrono::duration<double>(Clock::now() - start).count());
+  std::cout << "  done in " << std::fixed << std::setprecision(2)
+            << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";
 }
 
 }  // namespace
