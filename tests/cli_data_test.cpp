@@ -1,0 +1,113 @@
+// `lengen data` end to end: runs the built binary into a temporary directory.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "lengen/task.h"
+#include "lengen/task_files.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliData : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("lengen_cli_data_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `lengen data ARGS`; returns the exit code, keeping stderr in err_.
+  int run(const std::string& args) {
+    const fs::path err_path = dir_ / "stderr.txt";
+    std::string command = std::string(LENGEN_CLI_PATH) + " data " + args + " > " +
+                          (dir_ / "stdout.txt").string() + " 2> " + err_path.string();
+    int status = std::system(command.c_str());
+    std::ifstream in(err_path);
+    err_ = std::string(std::istreambuf_iterator<char>(in), {});
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string out(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+  std::string err_;
+};
+
+TEST_F(CliData, WritesEveryTasksSplits) {
+  for (const auto& name : task_names()) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(run("--task " + name + " --seed 3 --out " + out(name) +
+                  " --train 20 --len-min 32 --len-max 40 --eval-lengths 64,128 --eval-size 5"),
+              0)
+        << err_;
+    auto task = make_task(name, {}, 3);
+    std::vector<Sample> train = read_samples(out(name) + "/train", task->num_symbols());
+    ASSERT_EQ(train.size(), 20u);
+    for (const Sample& sample : train) {
+      EXPECT_GE(sample.src.size(), static_cast<size_t>(task->source_length(32)));
+      EXPECT_LE(sample.src.size(), static_cast<size_t>(task->source_length(40)));
+    }
+    std::vector<EvalSplit> splits = list_eval_splits(out(name));
+    ASSERT_EQ(splits.size(), 2u);
+    EXPECT_EQ(splits[0].stem, eval_split_stem(out(name), 0, 64));
+    EXPECT_EQ(splits[1].stem, eval_split_stem(out(name), 1, 128));
+    for (const auto& split : splits) {
+      std::vector<Sample> samples = read_samples(split.stem, task->num_symbols());
+      ASSERT_EQ(samples.size(), 5u);
+      for (const Sample& sample : samples) {
+        EXPECT_EQ(static_cast<int64_t>(sample.src.size()), task->source_length(split.length));
+      }
+    }
+  }
+}
+
+TEST_F(CliData, SameSeedWritesTheSameFiles) {
+  const std::string args =
+      " --task mqmtar --seed 5 --train 10 --len-min 32 --len-max 64 --eval-lengths 96 --eval-size 4";
+  ASSERT_EQ(run("--out " + out("a") + args), 0) << err_;
+  ASSERT_EQ(run("--out " + out("b") + args), 0) << err_;
+  for (const std::string file : {"train.src", "train.trg", "test_0_96.src", "test_0_96.trg"}) {
+    std::ifstream a(out("a/" + file)), b(out("b/" + file));
+    std::stringstream text_a, text_b;
+    text_a << a.rdbuf();
+    text_b << b.rdbuf();
+    EXPECT_EQ(text_a.str(), text_b.str()) << file;
+  }
+}
+
+TEST_F(CliData, BadParameterIsOneLineAndExitCodeTwo) {
+  EXPECT_EQ(run("--task copy --param vocb=3 --out " + out("x") + " --train 5 --len-min 4 --len-max 8"), 2);
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  EXPECT_NE(err_.find("'vocb'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("did you mean 'vocab'"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(out("x/train.src")));
+}
+
+TEST_F(CliData, RefusesToOverwriteWithoutForce) {
+  const std::string args =
+      " --task copy --out " + out("d") + " --train 5 --len-min 4 --len-max 8 --eval-lengths 16";
+  ASSERT_EQ(run("--seed 1" + args), 0) << err_;
+  std::ifstream before_file(out("d/train.src"));
+  std::stringstream before;
+  before << before_file.rdbuf();
+  EXPECT_EQ(run("--seed 2" + args), 2);
+  EXPECT_NE(err_.find("--force"), std::string::npos) << err_;
+  std::ifstream after_file(out("d/train.src"));
+  std::stringstream after;
+  after << after_file.rdbuf();
+  EXPECT_EQ(before.str(), after.str()) << "nothing lost";
+  EXPECT_EQ(run("--seed 2 --force" + args), 0) << err_;
+}
+
+}  // namespace
+}  // namespace lengen
