@@ -1,0 +1,80 @@
+// Closed-form backwards against finite differences in double, for the scores and for alpha.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <limits>
+
+#include "gradcheck.h"
+#include "lengen/learned_alpha.h"
+#include "lengen/normalizers.h"
+
+namespace lengen {
+namespace {
+
+using testing::gradcheck_error;
+
+constexpr double kTolerance = 1e-6;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Scores with a causal mask (row i sees keys 0..i) and a fully masked first row.
+torch::Tensor masked_scores(int64_t rows, int64_t n) {
+  torch::manual_seed(7);
+  torch::Tensor z = torch::randn({rows, n}, torch::kDouble) * 1.5;
+  z = z.masked_fill(torch::ones({rows, n}, torch::kBool).triu(2), -kInf);
+  z[0].fill_(-kInf);
+  return z;
+}
+
+TEST(NormalizerGradient, ScoresMatchFiniteDifferences) {
+  const torch::Tensor z = masked_scores(6, 9);
+  const std::vector<std::pair<std::string, std::function<torch::Tensor(const torch::Tensor&)>>> cases = {
+      {"softmax", [](const torch::Tensor& x) { return softmax(x); }},
+      {"sparsemax", [](const torch::Tensor& x) { return sparsemax(x); }},
+      {"entmax15", [](const torch::Tensor& x) { return entmax15(x); }},
+      {"entmax 1.25", [](const torch::Tensor& x) { return entmax(x, 1.25); }},
+      {"entmax 1.7", [](const torch::Tensor& x) { return entmax(x, 1.7); }},
+      {"entmax 3", [](const torch::Tensor& x) { return entmax(x, 3.0); }},
+      {"topk 3", [](const torch::Tensor& x) { return topk_softmax(x, 3); }},
+      {"adaptive_softmax", [](const torch::Tensor& x) { return adaptive_softmax(x); }},
+      {"adaptive_softmax sharp", [](const torch::Tensor& x) { return adaptive_softmax(x * 0.1); }},
+      {"stickbreaking", [](const torch::Tensor& x) { return stickbreaking(x); }},
+      {"entmax15 dim 0", [](const torch::Tensor& x) { return entmax15(x.t(), 0); }},
+  };
+  for (const auto& [name, f] : cases) EXPECT_LT(gradcheck_error(f, z), kTolerance) << name;
+}
+
+TEST(NormalizerGradient, AlphaMatchesFiniteDifferences) {
+  const torch::Tensor z = masked_scores(6, 9);
+  for (double a : {1.1, 1.5, 1.9, 2.5}) {
+    const torch::Tensor alpha = torch::full({6, 1}, a, torch::kDouble) + torch::arange(6).view({6, 1}) * 0.01;
+    EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(z, x); }, alpha), kTolerance) << a;
+  }
+  // One alpha per head, broadcast over batch and queries.
+  torch::manual_seed(8);
+  const torch::Tensor scores = torch::randn({2, 3, 4, 5}, torch::kDouble);
+  const torch::Tensor per_head = torch::tensor({1.2, 1.5, 1.8}, torch::kDouble).view({1, 3, 1, 1});
+  EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(scores, x); }, per_head), kTolerance);
+  EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(x, per_head); }, scores), kTolerance);
+}
+
+TEST(NormalizerGradient, LearnedAlphaStaysInRangeAndLearns) {
+  LearnedAlpha learned(4, 1.5);
+  EXPECT_TRUE(torch::allclose(learned->forward(), torch::full({4}, 1.5)));
+  EXPECT_NEAR(LearnedAlpha(1, 2.0)->forward().item<double>(), 1.99, 1e-6);
+  EXPECT_THROW(LearnedAlpha(1, 1.0), std::exception);
+  const torch::Tensor scores = torch::randn({2, 4, 3, 6});
+  const torch::Tensor p = entmax(scores, learned->forward().view({1, -1, 1, 1}));
+  (p * torch::randn(p.sizes())).sum().backward();
+  const torch::Tensor grad = learned->parameters()[0].grad();
+  ASSERT_TRUE(grad.defined());
+  EXPECT_TRUE(torch::isfinite(grad).all().item<bool>());
+  EXPECT_GT(grad.abs().sum().item<double>(), 0.0);
+  {
+    torch::NoGradGuard no_grad;
+    learned->parameters()[0].fill_(-100.0);
+  }
+  EXPECT_NEAR(learned->forward().min().item<double>(), LearnedAlphaImpl::kMinAlpha, 1e-6);
+}
+
+}  // namespace
+}  // namespace lengen

@@ -1,0 +1,166 @@
+// The normalizer test table (normalizer x shape x dtype x mask x alpha), after ggml's
+// test-backend-ops: every case checks the invariants of SPEC §1 on forward and backward.
+#include "lengen/normalizers.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace lengen {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+enum class Mask { kNone, kCausal, kRandom, kFullRows };
+
+struct Case {
+  std::string normalizer;
+  std::vector<int64_t> shape;
+  torch::ScalarType dtype;
+  Mask mask;
+  double alpha;
+
+  std::string describe() const {
+    std::ostringstream out;
+    out << normalizer << " alpha=" << alpha << " shape=" << torch::IntArrayRef(shape) << " dtype=" << dtype
+        << " mask=" << static_cast<int>(mask);
+    return out.str();
+  }
+};
+
+torch::Tensor mask_for(const Case& c) {
+  const int64_t n = c.shape.back();
+  const int64_t rows = c.shape[c.shape.size() - 2];
+  switch (c.mask) {
+    case Mask::kNone:
+      return torch::zeros(c.shape, torch::kBool);
+    case Mask::kCausal:
+      return torch::ones({rows, n}, torch::kBool).triu(1).expand(c.shape);
+    case Mask::kRandom:
+      return torch::rand(c.shape) < 0.3;
+    case Mask::kFullRows: {
+      torch::Tensor mask = torch::rand(c.shape) < 0.3;
+      mask.select(-2, 0).fill_(true);
+      return mask;
+    }
+  }
+  return {};
+}
+
+std::vector<Case> table() {
+  const std::vector<std::pair<std::string, double>> normalizers = {
+      {"softmax", 0}, {"sparsemax", 0}, {"entmax15", 0}, {"entmax", 1.25}, {"entmax", 1.5}, {"entmax", 2.0},
+      {"entmax", 3.0}, {"topk", 0}, {"adaptive_softmax", 0}, {"stickbreaking", 0}};
+  const std::vector<std::vector<int64_t>> shapes = {{1, 1}, {3, 7}, {2, 3, 5, 33}, {4, 300}};
+  std::vector<Case> cases;
+  for (const auto& [name, alpha] : normalizers) {
+    for (const auto& shape : shapes) {
+      for (auto dtype : {torch::kFloat, torch::kDouble, torch::kBFloat16}) {
+        for (auto mask : {Mask::kNone, Mask::kCausal, Mask::kRandom, Mask::kFullRows}) {
+          cases.push_back({name, shape, dtype, mask, alpha});
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+TEST(NormalizerTable, InvariantsHoldForEveryCase) {
+  torch::manual_seed(0);
+  for (const Case& c : table()) {
+    SCOPED_TRACE(c.describe());
+    NormalizerSpec spec;
+    spec.name = c.normalizer;
+    spec.alpha = c.alpha > 0 ? c.alpha : 1.5;
+    spec.topk = 4;
+    const NormalizerFn normalize = make_normalizer(spec);
+
+    const torch::Tensor mask = mask_for(c);
+    const torch::Tensor z = (torch::randn(c.shape) * 2).masked_fill(mask, -kInf).to(c.dtype).requires_grad_(true);
+    const torch::Tensor p = normalize(z, torch::Tensor());
+    ASSERT_EQ(p.scalar_type(), c.dtype);
+    ASSERT_EQ(p.sizes(), z.sizes());
+
+    const torch::Tensor pd = p.detach().to(torch::kDouble);
+    const torch::Tensor full_rows = mask.all(-1);
+    const double tolerance = c.dtype == torch::kBFloat16 ? 2e-2 : (c.dtype == torch::kFloat ? 1e-5 : 1e-12);
+    EXPECT_TRUE(torch::isfinite(pd).all().item<bool>());
+    EXPECT_GE(pd.min().item<double>(), 0.0);
+    EXPECT_EQ(pd.masked_select(mask).abs().sum().item<double>(), 0.0) << "masked entries must be exactly 0";
+    EXPECT_EQ(pd.sum(-1).masked_select(full_rows).abs().sum().item<double>(), 0.0);
+    // Stick-breaking leaves the unassigned stick unused: its rows sum to at most 1.
+    const torch::Tensor sums = pd.sum(-1).masked_select(full_rows.logical_not());
+    if (sums.numel() > 0) {
+      const torch::Tensor excess = c.normalizer == "stickbreaking" ? sums - 1 : (sums - 1).abs();
+      EXPECT_LT(excess.max().item<double>(), tolerance);
+    }
+
+    const torch::Tensor dz = torch::autograd::grad({(p.to(torch::kFloat) * torch::randn(c.shape)).sum()}, {z})[0];
+    EXPECT_TRUE(torch::isfinite(dz.to(torch::kDouble)).all().item<bool>());
+    EXPECT_EQ(dz.to(torch::kDouble).masked_select(mask).abs().sum().item<double>(), 0.0)
+        << "masked entries must get zero gradient";
+  }
+}
+
+TEST(NormalizerTable, SparseNormalizersAreSparseAndSoftmaxIsNot) {
+  const torch::Tensor z = torch::tensor({{3.0, 1.0, 0.2, -1.0, -4.0}}, torch::kDouble);
+  EXPECT_EQ((softmax(z) == 0).sum().item<int64_t>(), 0);
+  EXPECT_GT((sparsemax(z) == 0).sum().item<int64_t>(), 0);
+  EXPECT_GT((entmax15(z) == 0).sum().item<int64_t>(), 0);
+  EXPECT_GT((entmax(z, 1.25) == 0).sum().item<int64_t>(), 0);
+  EXPECT_EQ((topk_softmax(z, 2) > 0).sum().item<int64_t>(), 2);
+}
+
+TEST(NormalizerTable, EntmaxAlphaTwoIsSparsemaxAndOnePointFiveIsEntmax15) {
+  torch::manual_seed(1);
+  const torch::Tensor z = torch::randn({6, 50}, torch::kDouble) * 3;
+  EXPECT_LT((entmax(z, 2.0) - sparsemax(z)).abs().max().item<double>(), 1e-12);
+  EXPECT_LT((entmax(z, 1.5) - entmax15(z)).abs().max().item<double>(), 1e-12);
+  const torch::Tensor alpha = torch::full({6, 1}, 1.5, torch::kDouble);
+  EXPECT_LT((entmax(z, alpha) - entmax15(z)).abs().max().item<double>(), 1e-12);
+}
+
+TEST(NormalizerTable, AlphaTendingToOneTendsToSoftmax) {
+  torch::manual_seed(2);
+  const torch::Tensor z = torch::randn({4, 30}, torch::kDouble);
+  double previous = kInf;
+  for (double alpha : {1.5, 1.1, 1.01, 1.002}) {
+    const double error = (entmax(z, alpha) - softmax(z)).abs().max().item<double>();
+    EXPECT_LT(error, previous) << "alpha " << alpha;
+    previous = error;
+  }
+  EXPECT_LT(previous, 1e-2);
+  EXPECT_TRUE(torch::equal(entmax(z, 1.0005), softmax(z)));
+  const torch::Tensor alpha = torch::tensor({1.0005, 1.5, 1.0, 2.0}, torch::kDouble).view({4, 1});
+  const torch::Tensor mixed = entmax(z, alpha);
+  EXPECT_TRUE(torch::allclose(mixed[0], softmax(z[0])));
+  EXPECT_TRUE(torch::allclose(mixed[2], softmax(z[2])));
+  EXPECT_TRUE(torch::allclose(mixed[3], sparsemax(z[3])));
+}
+
+TEST(NormalizerTable, ShiftInvariant) {
+  torch::manual_seed(3);
+  const torch::Tensor z = torch::randn({5, 40}, torch::kDouble);
+  for (const std::string& name : normalizer_names()) {
+    if (name == "stickbreaking") continue;  // sigmoid gates are not shift invariant
+    const NormalizerFn normalize = make_normalizer({name, 1.3, 8});
+    const double error = (normalize(z + 7.5, {}) - normalize(z, {})).abs().max().item<double>();
+    EXPECT_LT(error, 1e-10) << name;
+  }
+}
+
+TEST(NormalizerTable, AppliesAlongAnyDim) {
+  torch::manual_seed(4);
+  const torch::Tensor z = torch::randn({3, 9, 4}, torch::kDouble);
+  EXPECT_TRUE(torch::allclose(entmax15(z, 1), entmax15(z.transpose(1, 2)).transpose(1, 2)));
+  EXPECT_TRUE(torch::allclose(lengen::softmax(z, 0), torch::softmax(z, 0)));
+  const torch::Tensor alpha = torch::tensor({1.2, 1.6, 2.0}, torch::kDouble).view({3, 1, 1});
+  EXPECT_TRUE(torch::allclose(entmax(z, alpha, 1), entmax(z.transpose(1, 2), alpha).transpose(1, 2)));
+}
+
+}  // namespace
+}  // namespace lengen
