@@ -11,8 +11,8 @@
 
 namespace lengen::testing {
 
-inline double gradcheck_error(const std::function<torch::Tensor(const torch::Tensor&)>& f, const torch::Tensor& x,
-                              double step = 1e-6) {
+inline double gradcheck_error(const std::function<torch::Tensor(const torch::Tensor&)>& f,
+                              const torch::Tensor& x, double step = 1e-6) {
   torch::manual_seed(1234);
   const torch::Tensor input = x.to(torch::kDouble).detach().requires_grad_(true);
   const torch::Tensor weight = torch::randn(f(input).sizes(), torch::kDouble);

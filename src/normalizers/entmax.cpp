@@ -1,11 +1,15 @@
 // alpha-entmax for any alpha > 1: p = [(alpha-1)z - tau]_+^(1/(alpha-1)), tau found by a root
 // finder, alpha a double or a per-row tensor that may be learned.
+#include <ATen/Dispatch.h>
+#include <torch/torch.h>
+
 #include <cmath>
 #include <limits>
-#include <torch/torch.h>
+#include <vector>
 
 #include "lengen/normalizers.h"
 #include "normalizers/normalizer_common.h"
+#include "normalizers/row_kernels.h"
 
 namespace lengen {
 namespace {
@@ -45,8 +49,8 @@ torch::Tensor entmax_forward_aten(const torch::Tensor& z, const torch::Tensor& a
 }
 
 // dz = g*dy - (sum(g*dy)/sum(g))*g with g = p^(2-alpha); d alpha per SPEC §1.
-variable_list entmax_backward_aten(const torch::Tensor& p, const torch::Tensor& dy, const torch::Tensor& alpha,
-                                   bool needs_alpha_grad) {
+variable_list entmax_backward_aten(const torch::Tensor& p, const torch::Tensor& dy,
+                                   const torch::Tensor& alpha, bool needs_alpha_grad) {
   const torch::Tensor as_softmax = softmax_rows(alpha);
   const torch::Tensor support = p > 0;
   const torch::Tensor g = p.pow(2 - alpha.masked_fill(as_softmax, 1.0)).masked_fill(~support, 0.0);
@@ -65,17 +69,104 @@ variable_list entmax_backward_aten(const torch::Tensor& p, const torch::Tensor& 
   return {dz, d_alpha.sum_to_size(alpha.sizes())};
 }
 
+// Solver steps before giving up on tolerance (bisection alone needs ~55 in double).
+constexpr int kMaxSolverSteps = 100;
+
+// Halley's method with a bisection fallback on f(t) = sum [X - t]_+^e - 1, e = 1/(alpha-1),
+// over the entries that can be in the support (X = (alpha-1)(z - max) > -1). The bracket
+// [-1, -m^(1-alpha)] (m candidates) only narrows, and entries at or below its lower end are
+// dropped as it rises. Stops when f or the step is within the dtype's epsilon, then
+// renormalises.
+template <class T>
+void entmax_row(const T* x, T* y, int64_t n, double alpha, std::vector<double>& candidates) {
+  const double alpha_minus_1 = alpha - 1;
+  if (std::abs(alpha_minus_1) < detail::kSoftmaxAlphaTolerance) {
+    detail::softmax_row(x, y, n);
+    return;
+  }
+  const T max = detail::row_max(x, n);
+  if (max == -std::numeric_limits<T>::infinity()) {
+    std::fill(y, y + n, T(0));
+    return;
+  }
+  const double e = 1 / alpha_minus_1;
+  const detail::Power power(e);
+  detail::collect_candidates(x, n, static_cast<T>(max - e), max, alpha_minus_1, candidates);
+  const double tolerance = 4 * std::numeric_limits<T>::epsilon();
+  double lower = -1;
+  double upper = -std::pow(static_cast<double>(candidates.size()), -alpha_minus_1);
+  double t = lower;
+  for (int step = 0; step < kMaxSolverSteps; ++step) {
+    size_t kept = 0;
+    double f = -1, f1 = 0, f2 = 0;
+    for (double value : candidates) {
+      if (value <= lower) continue;
+      candidates[kept++] = value;
+      const double d = value - t;
+      if (d <= 0) continue;
+      const double pe = power(d);
+      f += pe;
+      f1 += pe / d;
+      f2 += pe / (d * d);
+    }
+    candidates.resize(kept);
+    f1 *= -e;
+    f2 *= e * (e - 1);
+    (f >= 0 ? lower : upper) = t;
+    if (std::abs(f) <= tolerance) break;
+    const double halley = t - 2 * f * f1 / (2 * f1 * f1 - f * f2);
+    const double next = (halley > lower && halley < upper) ? halley : (lower + upper) / 2;
+    const bool converged = std::abs(next - t) <= tolerance * std::abs(t);
+    t = next;
+    if (converged) break;
+  }
+  double sum = 0;
+  for (double value : candidates) {
+    if (value > t) sum += power(value - t);
+  }
+  const double scale = 1 / sum;
+  const T a = static_cast<T>(alpha_minus_1);
+  const T tau = static_cast<T>(t);
+  for (int64_t k = 0; k < n; ++k) {
+    const T v = (x[k] - max) * a - tau;
+    y[k] = v > 0 ? static_cast<T>(power(v) * scale) : T(0);
+  }
+}
+
+torch::Tensor entmax_forward_cpu(const torch::Tensor& z_in, const torch::Tensor& alpha) {
+  const torch::Tensor z = z_in.contiguous();
+  torch::Tensor p = torch::empty_like(z);
+  const int64_t n = z.size(-1);
+  const detail::RowAlphaStorage alphas = detail::row_alpha(alpha, z);
+  AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "entmax_forward_cpu", [&] {
+    const scalar_t* z_data = z.data_ptr<scalar_t>();
+    scalar_t* p_data = p.data_ptr<scalar_t>();
+    detail::for_each_row(n == 0 ? 0 : z.numel() / n, n, [&](int64_t row) {
+      thread_local std::vector<double> candidates;
+      entmax_row(z_data + row * n, p_data + row * n, n, alphas.rows[row], candidates);
+    });
+  });
+  return p;
+}
+
 class EntmaxFunction : public torch::autograd::Function<EntmaxFunction> {
  public:
   // alpha: broadcastable to z, size 1 along the last dim, z's dtype.
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& z, const torch::Tensor& alpha) {
-    torch::Tensor p = entmax_forward_aten(z, alpha);
+    torch::Tensor p = detail::use_fused_cpu(z) ? entmax_forward_cpu(z, alpha) : entmax_forward_aten(z, alpha);
     ctx->save_for_backward({p, alpha});
     return p;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const variable_list saved = ctx->get_saved_variables();
+    if (detail::use_fused_cpu(saved[0])) {
+      const detail::RowAlphaStorage alphas = detail::row_alpha(saved[1], saved[0]);
+      detail::FamilyGrads grads = detail::entmax_family_backward_cpu(saved[0], grad_outputs[0], alphas.rows,
+                                                                     ctx->needs_input_grad(1));
+      if (!grads.d_alpha.defined()) return {grads.dz, torch::Tensor()};
+      return {grads.dz, grads.d_alpha.to(saved[1].scalar_type()).sum_to_size(saved[1].sizes())};
+    }
     return entmax_backward_aten(saved[0], grad_outputs[0], saved[1], ctx->needs_input_grad(1));
   }
 };

@@ -1,9 +1,13 @@
 // 1.5-entmax, exact: p = [z/2 - tau]_+^2 with tau from the sorted running mean and mean of
 // squares (Peters et al. 2019).
+#include <ATen/Dispatch.h>
 #include <torch/torch.h>
+
+#include <vector>
 
 #include "lengen/normalizers.h"
 #include "normalizers/normalizer_common.h"
+#include "normalizers/row_kernels.h"
 
 namespace lengen {
 namespace {
@@ -28,16 +32,88 @@ torch::Tensor entmax15_forward_aten(const torch::Tensor& z) {
   return (x - tau_star).clamp_min(0).square().masked_fill(fully_masked, 0.0);
 }
 
+// Newton steps beyond which the solver accepts its closed form (only reached by round-off when
+// an entry sits exactly on the threshold).
+constexpr int kMaxNewtonSteps = 64;
+
+// Exact threshold without sorting, on the entries that can be in the support (X = (z - max)/2
+// > -1). f(t) = sum [X - t]_+^2 is convex and decreasing, so Newton steps from a lower bound
+// stay below the threshold and the candidate set S = {X > t} shrinks towards the support. At
+// each step the closed-form root of sum_S (X - t)^2 = 1 is tried: when every entry of S stays
+// above it, S is the support and the root is exact.
+template <class T>
+void entmax15_row(const T* x, T* y, int64_t n, std::vector<double>& candidates) {
+  const T max = detail::row_max(x, n);
+  if (max == -std::numeric_limits<T>::infinity()) {
+    std::fill(y, y + n, T(0));
+    return;
+  }
+  detail::collect_candidates(x, n, static_cast<T>(max - 2), max, 0.5, candidates);
+  double lower = -1;
+  double tau = lower;
+  for (int step = 0;; ++step) {
+    size_t kept = 0;
+    double s1 = 0, s2 = 0, min_d = std::numeric_limits<double>::infinity();
+    for (double value : candidates) {
+      const double d = value - lower;
+      if (d <= 0) continue;
+      candidates[kept++] = value;
+      s1 += d;
+      s2 += d * d;
+      min_d = std::min(min_d, d);
+    }
+    candidates.resize(kept);
+    const double count = static_cast<double>(kept);
+    const double mean = s1 / count;
+    const double spread = s2 - s1 * mean;
+    if (spread <= 1) {
+      const double root = mean - std::sqrt((1 - spread) / count);
+      if (root <= min_d || step == kMaxNewtonSteps) {
+        tau = lower + root;
+        break;
+      }
+    }
+    const double newton = (s2 - 1) / (2 * s1);
+    if (!(newton > 0) || step == kMaxNewtonSteps) {
+      tau = lower;
+      break;
+    }
+    lower += newton;
+  }
+  const T t = static_cast<T>(tau);
+  for (int64_t k = 0; k < n; ++k) {
+    const T v = (x[k] - max) * T(0.5) - t;
+    y[k] = v > 0 ? v * v : T(0);
+  }
+}
+
+torch::Tensor entmax15_forward_cpu(const torch::Tensor& z_in) {
+  const torch::Tensor z = z_in.contiguous();
+  torch::Tensor p = torch::empty_like(z);
+  const int64_t n = z.size(-1);
+  AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "entmax15_forward_cpu", [&] {
+    const scalar_t* z_data = z.data_ptr<scalar_t>();
+    scalar_t* p_data = p.data_ptr<scalar_t>();
+    detail::for_each_row(n == 0 ? 0 : z.numel() / n, n, [&](int64_t row) {
+      thread_local std::vector<double> candidates;
+      entmax15_row(z_data + row * n, p_data + row * n, n, candidates);
+    });
+  });
+  return p;
+}
+
 class Entmax15Function : public torch::autograd::Function<Entmax15Function> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& z) {
-    torch::Tensor p = entmax15_forward_aten(z);
+    torch::Tensor p = detail::use_fused_cpu(z) ? entmax15_forward_cpu(z) : entmax15_forward_aten(z);
     ctx->save_for_backward({p});
     return p;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const torch::Tensor p = ctx->get_saved_variables()[0];
+    if (detail::use_fused_cpu(p))
+      return {detail::entmax_family_backward_cpu(p, grad_outputs[0], {nullptr, 1.5}, false).dz};
     return {detail::entmax_family_backward_aten(p.sqrt(), grad_outputs[0])};
   }
 };

@@ -1,7 +1,8 @@
 // Normalizers by name, for the attention module and the config.
+#include <torch/torch.h>
+
 #include <cmath>
 #include <string>
-#include <torch/torch.h>
 
 #include "lengen/errors.h"
 #include "lengen/normalizers.h"
@@ -37,7 +38,8 @@ NormalizerFn make_normalizer(const NormalizerSpec& spec) {
   std::string message = "unknown normalizer '" + name + "'";
   const std::string suggestion = closest_match(name, normalizer_names());
   if (!suggestion.empty()) message += "; did you mean '" + suggestion + "'?";
-  throw UserError(message + " (known: softmax, sparsemax, entmax15, entmax, topk, adaptive_softmax, stickbreaking)");
+  throw UserError(message +
+                  " (known: softmax, sparsemax, entmax15, entmax, topk, adaptive_softmax, stickbreaking)");
 }
 
 }  // namespace lengen

@@ -3,6 +3,7 @@
 
 #include "lengen/normalizers.h"
 #include "normalizers/normalizer_common.h"
+#include "normalizers/row_kernels.h"
 
 namespace lengen {
 namespace {
@@ -14,10 +15,20 @@ torch::Tensor softmax_forward_aten(const torch::Tensor& z) {
   return torch::softmax(z, -1).masked_fill(detail::fully_masked_rows(z), 0.0);
 }
 
+// LibTorch's CPU softmax is already a fused kernel; only its NaN rows (every score -inf) need
+// fixing, and they are rare, so the mask is computed only when one is there.
+torch::Tensor softmax_forward_cpu(const torch::Tensor& z) {
+  torch::Tensor p = torch::softmax(z, -1);
+  if (p.numel() > 0 && p.select(-1, 0).isnan().any().item<bool>()) {
+    p.masked_fill_(detail::fully_masked_rows(z), 0.0);
+  }
+  return p;
+}
+
 class SoftmaxFunction : public torch::autograd::Function<SoftmaxFunction> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& z) {
-    torch::Tensor p = softmax_forward_aten(z);
+    torch::Tensor p = detail::use_fused_cpu(z) ? softmax_forward_cpu(z) : softmax_forward_aten(z);
     ctx->save_for_backward({p});
     return p;
   }
@@ -26,6 +37,7 @@ class SoftmaxFunction : public torch::autograd::Function<SoftmaxFunction> {
     const torch::Tensor p = ctx->get_saved_variables()[0];
     const torch::Tensor& dy = grad_outputs[0];
     // Softmax's Jacobian is the entmax family's with g = p.
+    if (detail::use_fused_cpu(p)) return {detail::entmax_family_backward_cpu(p, dy, {}, false).dz};
     return {detail::entmax_family_backward_aten(p, dy)};
   }
 };

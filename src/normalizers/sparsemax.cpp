@@ -1,8 +1,12 @@
 // sparsemax (entmax with alpha = 2): the Euclidean projection onto the simplex.
+#include <ATen/Dispatch.h>
 #include <torch/torch.h>
+
+#include <vector>
 
 #include "lengen/normalizers.h"
 #include "normalizers/normalizer_common.h"
+#include "normalizers/row_kernels.h"
 
 namespace lengen {
 namespace {
@@ -22,16 +26,63 @@ torch::Tensor sparsemax_forward_aten(const torch::Tensor& z) {
   return (x - tau).clamp_min(0).masked_fill(fully_masked, 0.0);
 }
 
+// Michelot's algorithm on the entries within 1 of the max (p <= 1 bounds the threshold):
+// tau = (sum_S z - 1)/|S| never exceeds the true threshold, so S keeps the support while
+// shrinking, and tau is exact once S stops changing.
+template <class T>
+void sparsemax_row(const T* x, T* y, int64_t n, std::vector<double>& candidates) {
+  const T max = detail::row_max(x, n);
+  if (max == -std::numeric_limits<T>::infinity()) {
+    std::fill(y, y + n, T(0));
+    return;
+  }
+  detail::collect_candidates(x, n, static_cast<T>(max - 1), max, 1.0, candidates);
+  double tau = 0;
+  while (true) {
+    double sum = 0;
+    for (double d : candidates) sum += d;
+    tau = (sum - 1) / static_cast<double>(candidates.size());
+    size_t kept = 0;
+    for (double d : candidates) {
+      if (d > tau) candidates[kept++] = d;
+    }
+    if (kept == candidates.size()) break;
+    candidates.resize(kept);
+  }
+  const T t = static_cast<T>(tau);
+  for (int64_t k = 0; k < n; ++k) {
+    const T v = (x[k] - max) - t;
+    y[k] = v > 0 ? v : T(0);
+  }
+}
+
+torch::Tensor sparsemax_forward_cpu(const torch::Tensor& z_in) {
+  const torch::Tensor z = z_in.contiguous();
+  torch::Tensor p = torch::empty_like(z);
+  const int64_t n = z.size(-1);
+  AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "sparsemax_forward_cpu", [&] {
+    const scalar_t* z_data = z.data_ptr<scalar_t>();
+    scalar_t* p_data = p.data_ptr<scalar_t>();
+    detail::for_each_row(n == 0 ? 0 : z.numel() / n, n, [&](int64_t row) {
+      thread_local std::vector<double> candidates;
+      sparsemax_row(z_data + row * n, p_data + row * n, n, candidates);
+    });
+  });
+  return p;
+}
+
 class SparsemaxFunction : public torch::autograd::Function<SparsemaxFunction> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& z) {
-    torch::Tensor p = sparsemax_forward_aten(z);
+    torch::Tensor p = detail::use_fused_cpu(z) ? sparsemax_forward_cpu(z) : sparsemax_forward_aten(z);
     ctx->save_for_backward({p});
     return p;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const torch::Tensor p = ctx->get_saved_variables()[0];
+    if (detail::use_fused_cpu(p))
+      return {detail::entmax_family_backward_cpu(p, grad_outputs[0], {nullptr, 2.0}, false).dz};
     return {detail::entmax_family_backward_aten((p > 0).to(p.scalar_type()), grad_outputs[0])};
   }
 };

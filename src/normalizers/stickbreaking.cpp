@@ -46,7 +46,8 @@ class StickbreakingFunction : public torch::autograd::Function<StickbreakingFunc
 }  // namespace
 
 torch::Tensor stickbreaking(const torch::Tensor& z, int64_t dim) {
-  return detail::along_last_dim(z, dim, [](const torch::Tensor& x) { return StickbreakingFunction::apply(x); });
+  return detail::along_last_dim(z, dim,
+                                [](const torch::Tensor& x) { return StickbreakingFunction::apply(x); });
 }
 
 }  // namespace lengen

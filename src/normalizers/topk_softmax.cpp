@@ -1,6 +1,7 @@
 // top-k softmax: softmax over the k largest scores of each row, the others exactly 0.
-#include <limits>
 #include <torch/torch.h>
+
+#include <limits>
 
 #include "lengen/normalizers.h"
 #include "normalizers/normalizer_common.h"

@@ -1,0 +1,152 @@
+#pragma once
+// Building blocks of the fused CPU kernels (internal). A kernel sees a contiguous [rows, n]
+// float/double tensor and handles each row in a few passes on one thread; rows run in
+// parallel. Threshold searches work in double on the few entries that can be in the support.
+#include <ATen/Parallel.h>
+#include <torch/types.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace lengen::detail {
+
+// Elements handled per parallel task: small rows are grouped so that a task is worth a thread.
+constexpr int64_t kElementsPerTask = 1 << 15;
+// Independent accumulators in the reductions, so that the compiler vectorizes them.
+constexpr int kLanes = 16;
+
+template <class RowFn>
+void for_each_row(int64_t rows, int64_t n, const RowFn& row_fn) {
+  const int64_t grain = std::max<int64_t>(1, kElementsPerTask / std::max<int64_t>(n, 1));
+  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) row_fn(row);
+  });
+}
+
+// alpha of each row: one value for all rows, or one per row (a contiguous double tensor that the
+// caller keeps alive).
+struct RowAlpha {
+  const double* per_row = nullptr;
+  double constant = 1.0;
+  double operator[](int64_t row) const { return per_row != nullptr ? per_row[row] : constant; }
+};
+
+// alpha (broadcastable to [..., 1] of `p`) as a RowAlpha over the rows of p, with its storage.
+struct RowAlphaStorage {
+  torch::Tensor values;
+  RowAlpha rows;
+};
+RowAlphaStorage row_alpha(const torch::Tensor& alpha, const torch::Tensor& p);
+
+template <class T>
+T row_max(const T* x, int64_t n) {
+  T lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, -std::numeric_limits<T>::infinity());
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] = lanes[j] < x[i + j] ? x[i + j] : lanes[j];
+  }
+  T best = *std::max_element(lanes, lanes + kLanes);
+  for (; i < n; ++i) best = best < x[i] ? x[i] : best;
+  return best;
+}
+
+// Appends scale * (x_k - max) for the x_k above `floor` (the only entries that can be in the
+// support) to `out`, skipping blocks with none cheaply.
+template <class T>
+void collect_candidates(const T* x, int64_t n, T floor, double max, double scale, std::vector<double>& out) {
+  out.clear();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    bool any = false;
+    for (int j = 0; j < kLanes; ++j) any |= x[i + j] > floor;
+    if (!any) continue;
+    for (int j = 0; j < kLanes; ++j) {
+      if (x[i + j] > floor) out.push_back(scale * (static_cast<double>(x[i + j]) - max));
+    }
+  }
+  for (; i < n; ++i) {
+    if (x[i] > floor) out.push_back(scale * (static_cast<double>(x[i]) - max));
+  }
+}
+
+// d^e for d > 0, with the exponents of the usual alphas as plain arithmetic (std::pow is the
+// cost of the solver otherwise).
+class Power {
+ public:
+  explicit Power(double exponent) : exponent_(exponent), kind_(kind_of(exponent)) {}
+
+  double operator()(double d) const {
+    switch (kind_) {
+      case Kind::kZero:
+        return 1.0;
+      case Kind::kHalf:
+        return std::sqrt(d);
+      case Kind::kThreeQuarters: {
+        const double r = std::sqrt(d);
+        return r * std::sqrt(r);
+      }
+      case Kind::kOne:
+        return d;
+      case Kind::kTwo:
+        return d * d;
+      case Kind::kThree:
+        return d * d * d;
+      case Kind::kFour: {
+        const double s = d * d;
+        return s * s;
+      }
+      case Kind::kGeneral:
+        break;
+    }
+    return std::pow(d, exponent_);
+  }
+
+ private:
+  enum class Kind { kZero, kHalf, kThreeQuarters, kOne, kTwo, kThree, kFour, kGeneral };
+
+  static Kind kind_of(double e) {
+    const auto near = [e](double v) { return std::abs(e - v) < 1e-12; };
+    if (near(0)) return Kind::kZero;
+    if (near(0.5)) return Kind::kHalf;
+    if (near(0.75)) return Kind::kThreeQuarters;
+    if (near(1)) return Kind::kOne;
+    if (near(2)) return Kind::kTwo;
+    if (near(3)) return Kind::kThree;
+    if (near(4)) return Kind::kFour;
+    return Kind::kGeneral;
+  }
+
+  double exponent_;
+  Kind kind_;
+};
+
+// Writes softmax of row x to y (a fully masked row gives zeros).
+template <class T>
+void softmax_row(const T* x, T* y, int64_t n) {
+  const T max = row_max(x, n);
+  if (max == -std::numeric_limits<T>::infinity()) {
+    std::fill(y, y + n, T(0));
+    return;
+  }
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = std::exp(x[i] - max);
+    sum += y[i];
+  }
+  const T inverse = static_cast<T>(1.0 / sum);
+  for (int64_t i = 0; i < n; ++i) y[i] *= inverse;
+}
+
+// The backward of the entmax family on CPU (see entmax_family_backward_aten): dz for p and dy
+// (contiguous, same shape), alpha per row. With `alpha_grad`, also d alpha per row ([..., 1]).
+struct FamilyGrads {
+  torch::Tensor dz;
+  torch::Tensor d_alpha;
+};
+FamilyGrads entmax_family_backward_cpu(const torch::Tensor& p, const torch::Tensor& dy, RowAlpha alpha,
+                                       bool alpha_grad);
+
+}  // namespace lengen::detail
