@@ -1,0 +1,56 @@
+#pragma once
+// Data-parallel process groups on PyTorch's c10d: a TCPStore for the rendezvous (rank 0
+// serves it), Gloo for CPU tensors and NCCL for CUDA ones when LibTorch has it. Configured
+// like torchrun: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT.
+#include <torch/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "lengen/data_parallel.h"
+
+namespace lengen {
+
+// A worker died, timed out or could not be reached: every rank stops with this error
+// instead of waiting forever.
+class DataParallelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Gradients are summed in flat buffers of about this size: few collectives, bounded memory.
+constexpr int64_t kDefaultBucketBytes = 25 << 20;
+// Long enough for a rank that validates or checkpoints while the others wait; a dead
+// worker is usually noticed at once (its connections close), a hung one after this.
+constexpr std::chrono::seconds kDefaultDistTimeout{60};
+
+struct ProcessGroupOptions {
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;  // picks this process's GPU on a multi-GPU machine
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  std::chrono::milliseconds timeout = kDefaultDistTimeout;  // rendezvous and each collective
+  int64_t bucket_bytes = kDefaultBucketBytes;
+  torch::DeviceType device = torch::kCPU;  // where the training tensors live
+};
+
+// False when lengen was built without Gloo's headers: then only single-process training.
+bool data_parallel_available();
+
+// Joins the group, waiting up to options.timeout for every rank to arrive.
+// Throws DataParallelError when they do not, UserError when this build cannot join.
+std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& options);
+
+// The options torchrun's variables describe (LENGEN_DIST_TIMEOUT: seconds), or nullopt
+// when WORLD_SIZE is unset or 1. A malformed or missing variable is a UserError naming it.
+std::optional<ProcessGroupOptions> process_group_options_from_env(torch::DeviceType device = torch::kCPU);
+
+// join_process_group(process_group_options_from_env()), or nullptr for a single process.
+std::unique_ptr<DataParallel> join_process_group_from_env(torch::DeviceType device = torch::kCPU);
+
+}  // namespace lengen

@@ -1,0 +1,275 @@
+#include "lengen/process_group.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <spdlog/fmt/fmt.h>
+#include <torch/cuda.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "lengen/errors.h"
+
+#ifdef LENGEN_HAVE_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+#endif
+
+namespace lengen {
+
+namespace {
+
+// Environment variables: integers must be whole, in range, and name themselves on error.
+std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+std::string required_env(const char* name, const std::string& why) {
+  auto value = env(name);
+  if (!value) throw UserError("environment variable " + std::string(name) + " is not set (" + why + ")");
+  return *value;
+}
+
+int parse_env_int(const char* name, const std::string& text, int low, int high) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+    throw UserError("environment variable " + std::string(name) + "='" + text + "' is not an integer in [" +
+                    std::to_string(low) + ", " + std::to_string(high) + "]");
+  }
+  return value;
+}
+
+std::chrono::milliseconds parse_env_seconds(const char* name, const std::string& text) {
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds <= 0) {
+    throw UserError("environment variable " + std::string(name) + "='" + text + "' is not a positive number of seconds");
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+}
+
+#ifdef LENGEN_HAVE_GLOO
+
+// c10d's process groups derive from Backend since LibTorch 2.0, from ProcessGroup before.
+#if TORCH_VERSION_MAJOR >= 2
+using Collectives = c10d::Backend;
+#else
+using Collectives = c10d::ProcessGroup;
+#endif
+
+// The message without LibTorch's C++ backtrace, which would bury the one line that matters.
+std::string short_message(const std::exception& error) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
+  return error.what();
+}
+
+double seconds(std::chrono::milliseconds duration) { return duration.count() / 1000.0; }
+
+// Indexes of the tensors that share one flat buffer, in the callers' order: every rank
+// passes the same tensors, so every rank builds the same buckets.
+std::vector<std::vector<size_t>> make_buckets(const std::vector<torch::Tensor>& tensors, int64_t bucket_bytes) {
+  std::vector<std::vector<size_t>> buckets;
+  std::map<std::pair<int, std::string>, std::pair<size_t, int64_t>> open;  // (dtype, device) -> bucket, bytes
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& tensor = tensors[i];
+    if (!tensor.defined()) continue;
+    const auto key = std::make_pair(static_cast<int>(tensor.scalar_type()), tensor.device().str());
+    const int64_t bytes = tensor.numel() * static_cast<int64_t>(tensor.element_size());
+    auto it = open.find(key);
+    if (it == open.end() || it->second.second + bytes > bucket_bytes) {
+      it = open.insert_or_assign(key, std::make_pair(buckets.size(), int64_t{0})).first;
+      buckets.emplace_back();
+    }
+    buckets[it->second.first].push_back(i);
+    it->second.second += bytes;
+  }
+  return buckets;
+}
+
+class C10dGroup final : public DataParallel {
+ public:
+  C10dGroup(const ProcessGroupOptions& options, c10::intrusive_ptr<c10d::Store> store,
+            c10::intrusive_ptr<Collectives> collectives, torch::Device buffer_device)
+      : options_(options),
+        store_(std::move(store)),
+        collectives_(std::move(collectives)),
+        buffer_device_(buffer_device) {}
+
+  int rank() const override { return options_.rank; }
+  int world_size() const override { return options_.world_size; }
+
+  void broadcast(std::vector<torch::Tensor>& tensors) override {
+    run_bucketed(tensors, "broadcast", [this](std::vector<torch::Tensor>& flat) {
+      c10d::BroadcastOptions broadcast_options;
+      broadcast_options.rootRank = 0;
+      return collectives_->broadcast(flat, broadcast_options);
+    });
+  }
+
+  void all_reduce_sum(std::vector<torch::Tensor>& tensors) override {
+    run_bucketed(tensors, "all_reduce_sum", [this](std::vector<torch::Tensor>& flat) {
+      c10d::AllreduceOptions reduce_options;
+      reduce_options.reduceOp = c10d::ReduceOp::SUM;
+      return collectives_->allreduce(flat, reduce_options);
+    });
+  }
+
+ private:
+  // Flattens each bucket into one buffer, starts every bucket's collective before waiting on
+  // any (Gloo runs them on its worker threads), then copies the results back in place.
+  // Undefined tensors (a parameter without a gradient) are skipped.
+  template <typename Collective>
+  void run_bucketed(std::vector<torch::Tensor>& tensors, const char* what, Collective collective) {
+    torch::NoGradGuard no_grad;
+    const auto buckets = make_buckets(tensors, options_.bucket_bytes);
+    std::vector<std::vector<torch::Tensor>> flats(buckets.size());
+    try {
+      std::vector<decltype(collective(flats[0]))> works;
+      for (size_t b = 0; b < buckets.size(); ++b) {
+        std::vector<torch::Tensor> pieces;
+        for (size_t i : buckets[b]) {
+          pieces.push_back(tensors[i].reshape({-1}).to(buffer_device_));
+        }
+        flats[b] = {torch::cat(pieces)};
+        works.push_back(collective(flats[b]));
+      }
+      for (auto& work : works) work->wait();
+    } catch (const std::exception& error) {
+      throw DataParallelError(std::string(what) + " failed on rank " + std::to_string(options_.rank) + " of " +
+                              std::to_string(options_.world_size) + ": " + short_message(error) +
+                              " (a worker died, or none answered within LENGEN_DIST_TIMEOUT=" +
+                              fmt::format("{:g}", seconds(options_.timeout)) + " s)");
+    }
+    for (size_t b = 0; b < buckets.size(); ++b) {
+      int64_t offset = 0;
+      for (size_t i : buckets[b]) {
+        auto& tensor = tensors[i];
+        tensor.copy_(flats[b][0].narrow(0, offset, tensor.numel()).view(tensor.sizes()));
+        offset += tensor.numel();
+      }
+    }
+  }
+
+  ProcessGroupOptions options_;
+  c10::intrusive_ptr<c10d::Store> store_;  // rank 0 serves the rendezvous for as long as the group lives
+  c10::intrusive_ptr<Collectives> collectives_;
+  // Gloo reduces host buffers (any Gloo build can), NCCL device ones; tensors elsewhere
+  // (e.g. a CUDA gradient under Gloo) travel through a copy.
+  torch::Device buffer_device_;
+};
+
+// Gloo binds to one interface: GLOO_SOCKET_IFNAME as in PyTorch, the loopback for a
+// single-machine job, else the address this machine's hostname resolves to.
+std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master_addr) {
+  if (auto interface = env("GLOO_SOCKET_IFNAME")) return c10d::ProcessGroupGloo::createDeviceForInterface(*interface);
+  if (master_addr == "127.0.0.1" || master_addr == "localhost" || master_addr == "::1") {
+    return c10d::ProcessGroupGloo::createDeviceForHostname(master_addr);
+  }
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options) {
+  c10d::TCPStoreOptions store_options;
+  store_options.port = static_cast<std::uint16_t>(options.master_port);
+  store_options.isServer = options.rank == 0;
+  store_options.numWorkers = static_cast<std::size_t>(options.world_size);
+  store_options.waitWorkers = true;
+  store_options.timeout = options.timeout;
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(options.master_addr, store_options);
+  } catch (const std::exception& error) {
+    throw DataParallelError(fmt::format(
+        "rank {} of {} could not meet the others at {}:{} within {:g} s: {}", options.rank, options.world_size,
+        options.master_addr, options.master_port, seconds(options.timeout), short_message(error)));
+  }
+}
+
+c10::intrusive_ptr<Collectives> make_collectives(const ProcessGroupOptions& options,
+                                                 const c10::intrusive_ptr<c10d::Store>& store) {
+#ifdef USE_C10D_NCCL
+  if (options.device == torch::kCUDA) {
+    auto nccl_options = c10d::ProcessGroupNCCL::Options::create();
+    nccl_options->timeout = options.timeout;
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, options.rank, options.world_size, nccl_options);
+  }
+#endif
+  auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
+  gloo_options->devices.push_back(gloo_device(options.master_addr));
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank, options.world_size, gloo_options);
+}
+
+#endif  // LENGEN_HAVE_GLOO
+
+}  // namespace
+
+bool data_parallel_available() {
+#ifdef LENGEN_HAVE_GLOO
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& options) {
+#ifdef LENGEN_HAVE_GLOO
+  if (options.device == torch::kCUDA && torch::cuda::is_available()) {
+    // Each rank of a machine on its own GPU; the trainer's "cuda" then means this one.
+    const auto gpu = static_cast<c10::DeviceIndex>(options.local_rank % torch::cuda::device_count());
+    c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->setDevice(c10::Device(c10::DeviceType::CUDA, gpu));
+  }
+  auto store = connect_store(options);
+  c10::intrusive_ptr<Collectives> collectives;
+  try {
+    collectives = make_collectives(options, store);
+  } catch (const std::exception& error) {
+    throw DataParallelError(fmt::format("rank {} of {} could not connect to the others: {}", options.rank,
+                                        options.world_size, short_message(error)));
+  }
+  torch::Device buffer_device = torch::kCPU;
+#ifdef USE_C10D_NCCL
+  if (options.device == torch::kCUDA) buffer_device = torch::kCUDA;
+#endif
+  return std::make_unique<C10dGroup>(options, std::move(store), std::move(collectives), buffer_device);
+#else
+  (void)options;
+  throw UserError(
+      "data-parallel training needs Gloo's headers (libgloo-dev, see scripts/setup.sh) at build time; "
+      "this lengen was built without them, so run a single process (unset WORLD_SIZE)");
+#endif
+}
+
+std::optional<ProcessGroupOptions> process_group_options_from_env(torch::DeviceType device) {
+  constexpr int kMaxRanks = 1 << 20;
+  auto world_text = env("WORLD_SIZE");
+  if (!world_text) return std::nullopt;
+  ProcessGroupOptions options;
+  options.world_size = parse_env_int("WORLD_SIZE", *world_text, 1, kMaxRanks);
+  if (options.world_size == 1) return std::nullopt;
+  const std::string why = "WORLD_SIZE=" + *world_text + " asks for data-parallel training";
+  options.rank = parse_env_int("RANK", required_env("RANK", why), 0, options.world_size - 1);
+  if (auto local_rank = env("LOCAL_RANK")) options.local_rank = parse_env_int("LOCAL_RANK", *local_rank, 0, kMaxRanks);
+  options.master_addr = required_env("MASTER_ADDR", why);
+  options.master_port = parse_env_int("MASTER_PORT", required_env("MASTER_PORT", why), 1, 65535);
+  if (auto timeout = env("LENGEN_DIST_TIMEOUT")) options.timeout = parse_env_seconds("LENGEN_DIST_TIMEOUT", *timeout);
+  options.device = device;
+  return options;
+}
+
+std::unique_ptr<DataParallel> join_process_group_from_env(torch::DeviceType device) {
+  auto options = process_group_options_from_env(device);
+  if (!options) return nullptr;
+  return join_process_group(*options);
+}
+
+}  // namespace lengen
