@@ -1,0 +1,91 @@
+#pragma once
+// Length-generalization evaluation (SPEC §5): a trained model scored at each of a list of
+// source lengths, with exact match, token accuracy, loss and attention statistics per length.
+// Results live in RUN/results.json, keyed by decode mode and length, so evaluations at new
+// lengths add to the earlier ones.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lengen/config.h"
+#include "lengen/metrics.h"
+#include "lengen/model.h"
+#include "lengen/task.h"
+
+namespace lengen {
+
+constexpr const char* kTeacherForced = "teacher_forced";
+constexpr const char* kGreedy = "greedy";
+
+// Means per query row of one layer's attention, per head.
+struct LayerAttentionSummary {
+  std::vector<double> nonzero_per_query;  // [H] keys with nonzero weight
+  std::vector<double> entropy;            // [H] nats
+};
+
+struct LengthResult {
+  int64_t length = 0;       // the task's length parameter L (test_{i}_{L})
+  std::string decode;       // kTeacherForced or kGreedy
+  SequenceMetrics metrics;  // greedy: exact match and token accuracy of the generated tokens
+  double loss = 0.0;        // teacher-forced token-mean cross entropy (both modes)
+  std::vector<LayerAttentionSummary> attention;  // empty when statistics are off
+
+  // Means over all layers and heads (0 without statistics).
+  double mean_nonzero_per_query() const;
+  double mean_entropy() const;
+};
+
+// The lengths to evaluate: eval.lengths, or 1x, 2x, 4x, 8x task.len_max when it is empty.
+std::vector<int64_t> evaluation_lengths(const Config& config);
+
+// The most tokens greedy decoding may generate after a source of `source_size` symbols: the
+// reference caps source + generated symbols at decode_cap x source, plus one for the EOS.
+int64_t greedy_token_cap(int64_t source_size, double decode_cap);
+
+// Position-wise comparison of generated tokens against trg + EOS, over the target's length;
+// exact when both are identical (a sequence that runs on past the EOS is wrong).
+SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
+                                const std::vector<Sample>& samples);
+
+// Scores `samples` (all of length parameter `length`) in batches of eval.batch_size with the
+// eval.decode mode. Puts the model in eval mode; runs without grad.
+LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
+                              const EvalConfig& eval);
+
+// Evaluation data per length: eval.samples fixed samples of the task from each length's own
+// seed stream (disjoint from training and validation), or with `data_dir` the test_{i}_{L}
+// splits found there (their lengths; at most eval.samples samples each).
+struct EvalSet {
+  int64_t length;
+  std::vector<Sample> samples;
+};
+std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir);
+
+// The checkpoint named by `which`: "last" (newest step checkpoint), "best" (best.pt) or a
+// path. A missing one throws UserError.
+std::string resolve_checkpoint(const std::string& run_dir, const std::string& which);
+
+struct RunEvaluation {
+  std::string checkpoint;
+  int64_t step = 0;
+  std::vector<LengthResult> results;
+};
+
+// Loads the run's model from `checkpoint` ("last", "best" or a path), evaluates it on the
+// config's lengths (or `data_dir`), and merges the results into RUN/results.json.
+RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
+                           const std::string& data_dir = "");
+
+nlohmann::json length_result_to_json(const LengthResult& result);
+
+// Adds `evaluation` to `existing` results.json content (keeping other lengths and modes) and
+// refreshes the run's description (task, method, training length).
+nlohmann::json merge_results(nlohmann::json existing, const Config& config, const RunEvaluation& evaluation);
+
+// The stdout table: length, multiple of the longest training length, exact match %, token
+// accuracy %, nonzero keys per query, entropy.
+std::string results_table(const std::vector<LengthResult>& results, int64_t train_len_max);
+
+}  // namespace lengen

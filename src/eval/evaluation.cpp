@@ -1,0 +1,145 @@
+#include "lengen/evaluation.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lengen/batch.h"
+#include "lengen/data_streams.h"
+#include "lengen/decode.h"
+#include "lengen/errors.h"
+#include "lengen/rng.h"
+#include "lengen/sequence.h"
+#include "lengen/task_files.h"
+#include "lengen/training_data.h"
+
+namespace lengen {
+
+namespace {
+
+double mean_over_heads(const std::vector<LayerAttentionSummary>& layers,
+                       const std::vector<double> LayerAttentionSummary::*field) {
+  double sum = 0.0;
+  size_t count = 0;
+  for (const auto& layer : layers) {
+    for (double value : layer.*field) sum += value;
+    count += (layer.*field).size();
+  }
+  return count > 0 ? sum / static_cast<double>(count) : 0.0;
+}
+
+std::vector<LayerAttentionSummary> summarize(const AttentionStats& stats) {
+  std::vector<LayerAttentionSummary> layers;
+  for (const HeadStats& head_stats : stats.layers) {
+    LayerAttentionSummary layer;
+    if (head_stats.rows > 0 && head_stats.nonzero_sum.defined()) {
+      const double rows = static_cast<double>(head_stats.rows);
+      auto nonzero = head_stats.nonzero_sum.to(torch::kDouble).contiguous();
+      auto entropy = head_stats.entropy_sum.to(torch::kDouble).contiguous();
+      for (int64_t h = 0; h < nonzero.size(0); ++h) {
+        layer.nonzero_per_query.push_back(nonzero[h].item<double>() / rows);
+        layer.entropy.push_back(entropy[h].item<double>() / rows);
+      }
+    }
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
+}  // namespace
+
+double LengthResult::mean_nonzero_per_query() const {
+  return mean_over_heads(attention, &LayerAttentionSummary::nonzero_per_query);
+}
+
+double LengthResult::mean_entropy() const { return mean_over_heads(attention, &LayerAttentionSummary::entropy); }
+
+std::vector<int64_t> evaluation_lengths(const Config& config) {
+  if (!config.eval.lengths.empty()) return config.eval.lengths;
+  const int64_t base = config.task.len_max;
+  return {base, 2 * base, 4 * base, 8 * base};
+}
+
+int64_t greedy_token_cap(int64_t source_size, double decode_cap) {
+  const auto total = static_cast<int64_t>(std::ceil(decode_cap * static_cast<double>(source_size)));
+  return std::max<int64_t>(total - source_size, 0) + 1;
+}
+
+SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
+                                const std::vector<Sample>& samples) {
+  SequenceMetrics metrics;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    std::vector<int32_t> expected;
+    for (int32_t symbol : samples[i].trg) expected.push_back(symbol_to_token(symbol));
+    expected.push_back(kEos);
+    int64_t correct = 0;
+    for (size_t t = 0; t < expected.size() && t < generated[i].size(); ++t) correct += generated[i][t] == expected[t];
+    metrics.samples += 1;
+    metrics.tokens += static_cast<int64_t>(expected.size());
+    metrics.correct_tokens += correct;
+    metrics.exact += generated[i] == expected;
+  }
+  return metrics;
+}
+
+LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
+                              const EvalConfig& eval) {
+  if (eval.decode != kTeacherForced && eval.decode != kGreedy) {
+    throw UserError("unknown eval.decode '" + eval.decode + "' (expected teacher_forced or greedy)");
+  }
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const auto device = model->parameters().front().device();
+  const bool greedy = eval.decode == kGreedy;
+  LengthResult result;
+  result.length = length;
+  result.decode = eval.decode;
+  AttentionStats stats;
+  AttentionStats* stats_target = eval.attention_stats ? &stats : nullptr;
+  SequenceMetrics teacher_forced;
+  SequenceMetrics generated;
+  for (size_t first = 0; first < samples.size(); first += static_cast<size_t>(eval.batch_size)) {
+    const size_t last = std::min(samples.size(), first + static_cast<size_t>(eval.batch_size));
+    const std::vector<Sample> chunk(samples.begin() + first, samples.begin() + last);
+    // Greedy mode takes its statistics from decoding, where the model attends to its own output.
+    teacher_forced.add(score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
+    if (!greedy) continue;
+    std::vector<std::vector<int32_t>> prompts;
+    std::vector<int64_t> caps;
+    for (const Sample& sample : chunk) {
+      prompts.push_back(encode_prompt(sample.src));
+      caps.push_back(greedy_token_cap(static_cast<int64_t>(sample.src.size()), eval.decode_cap));
+    }
+    generated.add(score_generated(greedy_decode(model, prompts, caps, stats_target), chunk));
+  }
+  result.metrics = greedy ? generated : teacher_forced;
+  result.loss = teacher_forced.loss();
+  if (stats_target != nullptr) result.attention = summarize(stats);
+  return result;
+}
+
+std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir) {
+  std::vector<EvalSet> sets;
+  if (data_dir.empty()) {
+    for (int64_t length : evaluation_lengths(config)) {
+      sets.push_back({length, fixed_samples(task, length, config.eval.samples,
+                                            derive_seed(config.task.seed, kEvalStream(length)))});
+    }
+    return sets;
+  }
+  for (const EvalSplit& split : list_eval_splits(data_dir)) {
+    auto samples = read_samples(split.stem, task.num_symbols());
+    if (static_cast<int64_t>(samples.size()) > config.eval.samples) samples.resize(config.eval.samples);
+    // Several splits of one length (test_0_L, test_1_L) count as one set.
+    if (!sets.empty() && sets.back().length == split.length) {
+      sets.back().samples.insert(sets.back().samples.end(), samples.begin(), samples.end());
+    } else {
+      sets.push_back({split.length, std::move(samples)});
+    }
+  }
+  if (sets.empty()) throw UserError(data_dir + " has no test_{i}_{L}.src/.trg files");
+  return sets;
+}
+
+}  // namespace lengen

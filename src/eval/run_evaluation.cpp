@@ -1,0 +1,108 @@
+// A run folder's evaluation: model from a checkpoint, results merged into results.json.
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "lengen/checkpoint.h"
+#include "lengen/errors.h"
+#include "lengen/evaluation.h"
+#include "lengen/run_folder.h"
+#include "lengen/sequence.h"
+#include "lengen/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen {
+
+std::string resolve_checkpoint(const std::string& run_dir, const std::string& which) {
+  RunFolder run(run_dir);
+  std::string path = which;
+  if (which == "last") {
+    path = run.latest_checkpoint();
+    if (path.empty()) throw UserError(run_dir + " has no step checkpoint in " + run.checkpoint_dir());
+  } else if (which == "best") {
+    path = run.best_checkpoint_path();
+  }
+  if (!fs::is_regular_file(path)) throw UserError("checkpoint " + path + " does not exist");
+  return path;
+}
+
+RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
+                           const std::string& data_dir) {
+  auto task = make_task(config.task.name, config.task.params, config.task.seed);
+  torch::set_num_threads(static_cast<int>(config.train.threads));
+  const torch::Device device = resolve_device(config.train.device);
+  Decoder model(config.model, vocab_size(task->num_symbols()));
+  RunEvaluation evaluation;
+  evaluation.checkpoint = resolve_checkpoint(run_dir, checkpoint);
+  evaluation.step = load_checkpoint(evaluation.checkpoint, model, nullptr).step;
+  model->to(device);
+  model->set_query_chunk(config.model.prefill_chunk);
+  for (EvalSet& set : evaluation_sets(*task, config, data_dir)) {
+    evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval));
+    const LengthResult& result = evaluation.results.back();
+    spdlog::info("length {}: exact match {:.1f}% over {} samples", result.length,
+                 100 * result.metrics.exact_match(), result.metrics.samples);
+  }
+  RunFolder run(run_dir);
+  nlohmann::json existing = fs::exists(run.results_path()) ? read_json_file(run.results_path()) : nlohmann::json{};
+  write_file_atomically(run.results_path(), merge_results(existing, config, evaluation).dump(2) + "\n");
+  return evaluation;
+}
+
+nlohmann::json length_result_to_json(const LengthResult& result) {
+  const SequenceMetrics& m = result.metrics;
+  nlohmann::json json = {{"length", result.length},         {"decode", result.decode},
+                         {"samples", m.samples},            {"exact_match", m.exact_match()},
+                         {"token_accuracy", m.token_accuracy()}, {"exact", m.exact},
+                         {"tokens", m.tokens},              {"correct_tokens", m.correct_tokens},
+                         {"loss", result.loss}};
+  if (!result.attention.empty()) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto& layer : result.attention) {
+      layers.push_back({{"nonzero_per_query", layer.nonzero_per_query}, {"entropy", layer.entropy}});
+    }
+    json["attention"] = {{"nonzero_per_query", result.mean_nonzero_per_query()},
+                         {"entropy", result.mean_entropy()},
+                         {"layers", layers}};
+  }
+  return json;
+}
+
+nlohmann::json merge_results(nlohmann::json existing, const Config& config, const RunEvaluation& evaluation) {
+  if (!existing.is_object()) existing = nlohmann::json::object();
+  const AttentionConfig& attention = config.model.attention;
+  existing["task"] = config.task.name;
+  existing["train_len_min"] = config.task.len_min;
+  existing["train_len_max"] = config.task.len_max;
+  existing["seed"] = config.train.seed;
+  existing["method"] = {
+      {"normalizer", attention.normalizer}, {"scaling", attention.scaling}, {"positions", attention.positions}};
+  for (const LengthResult& result : evaluation.results) {
+    auto entry = length_result_to_json(result);
+    entry["checkpoint"] = fs::path(evaluation.checkpoint).filename().string();
+    entry["step"] = evaluation.step;
+    existing["results"][result.decode][std::to_string(result.length)] = entry;
+  }
+  return existing;
+}
+
+std::string results_table(const std::vector<LengthResult>& results, int64_t train_len_max) {
+  std::ostringstream out;
+  out << fmt::format("{:>8}  {:>8}  {:>9}  {:>9}  {:>12}  {:>8}\n", "length", "multiple", "exact %", "token %",
+                     "nonzero/q", "entropy");
+  for (const LengthResult& result : results) {
+    const double multiple = static_cast<double>(result.length) / static_cast<double>(train_len_max);
+    const bool stats = !result.attention.empty();
+    out << fmt::format("{:>8}  {:>7.3g}x  {:>9.1f}  {:>9.1f}  {:>12}  {:>8}\n", result.length, multiple,
+                       100 * result.metrics.exact_match(), 100 * result.metrics.token_accuracy(),
+                       stats ? fmt::format("{:.2f}", result.mean_nonzero_per_query()) : "-",
+                       stats ? fmt::format("{:.3f}", result.mean_entropy()) : "-");
+  }
+  return out.str();
+}
+
+}  // namespace lengen
