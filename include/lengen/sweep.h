@@ -1,0 +1,62 @@
+#pragma once
+// Sweeps: one JSON file expands into many runs. A sweep file holds
+//   "base": a config file path (relative to the sweep file) or an inline config object,
+//   "grid": {"key.path": [values...], ...}: the cartesian product, first key outermost; a value
+//           may be an object of several "key.path": value overrides with a "name",
+//   "list": [{overrides}, ...]: extra runs appended after the grid,
+//   "set":  {overrides}: applied to every run before its own overrides.
+// Each run gets a readable, unique folder name from its overrides (asentmax-nape-seed2).
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lengen/config.h"
+
+namespace lengen {
+
+// One "key.path" = JSON value assignment.
+using SweepOverride = std::pair<std::string, nlohmann::json>;
+
+struct SweepRun {
+  std::string name;
+  std::vector<SweepOverride> overrides;  // the sweep's "set" first, then the run's own
+};
+
+struct Sweep {
+  std::string description;
+  nlohmann::json base;  // the base config as JSON (keys it lacks keep their defaults)
+  std::vector<SweepRun> runs;
+};
+
+// Parses and expands a sweep; `base_dir` resolves a relative "base" path. Structural problems
+// (unknown top-level key, empty axis, bad override object) throw UserError naming `source`.
+// Override values are checked later, per run, by run_config.
+Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
+                      const std::string& source = "sweep");
+Sweep load_sweep(const std::string& path);
+
+// The run's resolved config: base, then its overrides, then validation (and the task's own
+// parameter checks). An invalid value throws UserError naming the run.
+Config run_config(const Sweep& sweep, const SweepRun& run);
+
+// A name component for one override: strings as they are ("nape"), numbers and booleans
+// after the key's last part ("seed2", "lr0.001", "learn_alpha-true"); only [A-Za-z0-9._-].
+std::string override_name(const std::string& key, const nlohmann::json& value);
+
+// "i/N" with 0 <= i < N; anything else throws UserError.
+struct Shard {
+  int64_t index = 0;
+  int64_t count = 1;
+};
+Shard parse_shard(const std::string& text);
+
+// Indices of the runs of shard `shard` out of `total`: shard.index, shard.index + count, ...
+std::vector<size_t> shard_runs(size_t total, const Shard& shard);
+
+// runs/SWEEP/sweep.json: the description and each run's name and overrides, for the report.
+nlohmann::json sweep_manifest(const Sweep& sweep);
+
+}  // namespace lengen

@@ -1,0 +1,240 @@
+#include "lengen/sweep.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "lengen/config_io.h"
+#include "lengen/errors.h"
+#include "lengen/run_folder.h"
+#include "lengen/task.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+constexpr const char* kNameKey = "name";
+
+nlohmann::json plain(const ordered_json& value) { return nlohmann::json::parse(value.dump()); }
+
+std::string sanitize(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    out += keep ? c : '_';
+  }
+  return out;
+}
+
+// One choice on an axis or one list entry: its overrides and its name component.
+struct Choice {
+  std::string name;
+  std::vector<SweepOverride> overrides;
+};
+
+std::vector<SweepOverride> overrides_of(const ordered_json& object, const std::string& where) {
+  if (!object.is_object()) throw UserError(where + ": expected an object of \"key.path\": value overrides");
+  std::vector<SweepOverride> overrides;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (it.key() != kNameKey) overrides.emplace_back(it.key(), plain(it.value()));
+  }
+  return overrides;
+}
+
+Choice choice_of(const std::string& key, const ordered_json& value, const std::string& where) {
+  if (!value.is_object()) return {override_name(key, plain(value)), {{key, plain(value)}}};
+  Choice choice{"", overrides_of(value, where)};
+  if (value.contains(kNameKey)) {
+    if (!value[kNameKey].is_string()) throw UserError(where + ": \"name\" must be a string");
+    choice.name = sanitize(value[kNameKey].get<std::string>());
+  } else {
+    for (const auto& [k, v] : choice.overrides) choice.name += (choice.name.empty() ? "" : "-") + override_name(k, v);
+  }
+  return choice;
+}
+
+// Appends "-2", "-3", ... to names seen before, so every run has its own folder.
+void make_names_unique(std::vector<SweepRun>& runs) {
+  std::map<std::string, int> seen;
+  std::set<std::string> taken;
+  for (const auto& run : runs) taken.insert(run.name);
+  for (auto& run : runs) {
+    if (++seen[run.name] == 1) continue;
+    std::string candidate;
+    for (int k = seen[run.name];; ++k) {
+      candidate = run.name + "-" + std::to_string(k);
+      if (!taken.count(candidate)) break;
+    }
+    taken.insert(candidate);
+    run.name = candidate;
+  }
+}
+
+// Sets "a.b.c" inside a config object; an object value is merged into an existing section.
+void set_path(nlohmann::json& config, const std::string& key, const nlohmann::json& value) {
+  nlohmann::json* node = &config;
+  size_t start = 0;
+  for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
+    node = &(*node)[key.substr(start, dot - start)];
+    if (!node->is_object()) *node = nlohmann::json::object();
+    start = dot + 1;
+  }
+  nlohmann::json& leaf = (*node)[key.substr(start)];
+  if (value.is_object() && leaf.is_object()) {
+    leaf.merge_patch(value);
+  } else {
+    leaf = value;
+  }
+}
+
+}  // namespace
+
+std::string override_name(const std::string& key, const nlohmann::json& value) {
+  const std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+  if (value.is_string()) return sanitize(value.get<std::string>());
+  if (value.is_boolean()) return sanitize(last + "-" + value.dump());
+  if (value.is_array()) {
+    std::string joined;
+    for (const auto& item : value) joined += (joined.empty() ? "" : "_") + (item.is_string() ? item.get<std::string>() : item.dump());
+    return sanitize(last + joined);
+  }
+  return sanitize(last + value.dump());
+}
+
+Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, const std::string& source) {
+  if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
+  static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    if (!kKeys.count(it.key())) throw UserError(source + ": unknown key '" + it.key() + "' (expected description, base, grid, list, set)");
+  }
+  Sweep sweep;
+  sweep.description = json.value("description", "");
+  if (!json.contains("base")) throw UserError(source + ": missing \"base\" (a config path or an inline config)");
+  const auto& base = json["base"];
+  if (base.is_string()) {
+    fs::path path = base.get<std::string>();
+    if (path.is_relative()) path = fs::path(base_dir) / path;
+    sweep.base = read_json_file(path.string());
+  } else if (base.is_object()) {
+    sweep.base = plain(base);
+  } else {
+    throw UserError(source + ": \"base\" must be a config path or an inline config object");
+  }
+  std::vector<SweepOverride> common;
+  if (json.contains("set")) common = overrides_of(json["set"], source + ": \"set\"");
+
+  std::vector<std::vector<Choice>> axes;
+  if (json.contains("grid")) {
+    const auto& grid = json["grid"];
+    if (!grid.is_object()) throw UserError(source + ": \"grid\" must be an object of \"key.path\": [values]");
+    for (auto it = grid.begin(); it != grid.end(); ++it) {
+      const std::string where = source + ": grid \"" + it.key() + "\"";
+      if (!it.value().is_array() || it.value().empty()) throw UserError(where + " must be a non-empty list");
+      std::vector<Choice> axis;
+      for (const auto& value : it.value()) axis.push_back(choice_of(it.key(), value, where));
+      axes.push_back(std::move(axis));
+    }
+  }
+  // Cartesian product, the first axis outermost (an odometer over the axes).
+  if (!axes.empty()) {
+    std::vector<size_t> digits(axes.size(), 0);
+    while (true) {
+      SweepRun run{"", common};
+      for (size_t a = 0; a < axes.size(); ++a) {
+        const Choice& choice = axes[a][digits[a]];
+        if (!choice.name.empty()) run.name += (run.name.empty() ? "" : "-") + choice.name;
+        run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
+      }
+      sweep.runs.push_back(std::move(run));
+      size_t a = axes.size();
+      while (a > 0 && ++digits[a - 1] == axes[a - 1].size()) digits[--a] = 0;
+      if (a == 0) break;
+    }
+  }
+  if (json.contains("list")) {
+    if (!json["list"].is_array()) throw UserError(source + ": \"list\" must be a list of override objects");
+    for (size_t i = 0; i < json["list"].size(); ++i) {
+      const std::string where = source + ": list entry " + std::to_string(i);
+      if (!json["list"][i].is_object()) throw UserError(where + " must be an object of overrides");
+      Choice choice = choice_of("", json["list"][i], where);
+      SweepRun run{choice.name, common};
+      run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
+      sweep.runs.push_back(std::move(run));
+    }
+  }
+  if (sweep.runs.empty()) sweep.runs.push_back({"", common});
+  for (auto& run : sweep.runs) {
+    if (run.name.empty()) run.name = "run";
+  }
+  make_names_unique(sweep.runs);
+  return sweep;
+}
+
+Sweep load_sweep(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot read " + path);
+  ordered_json json;
+  try {
+    json = ordered_json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UserError(path + ": invalid JSON: " + e.what());
+  }
+  return sweep_from_json(json, fs::path(path).parent_path().string(), path);
+}
+
+Config run_config(const Sweep& sweep, const SweepRun& run) {
+  nlohmann::json merged = sweep.base;
+  for (const auto& [key, value] : run.overrides) set_path(merged, key, value);
+  const std::string source = "sweep run " + run.name;
+  Config config = config_from_json(merged, source);
+  try {
+    make_task(config.task.name, config.task.params, config.task.seed);
+  } catch (const UserError& e) {
+    throw UserError(source + ": " + e.what());
+  }
+  return config;
+}
+
+Shard parse_shard(const std::string& text) {
+  Shard shard;
+  const size_t slash = text.find('/');
+  try {
+    size_t used_index = 0, used_count = 0;
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    shard.index = std::stoll(text.substr(0, slash), &used_index);
+    shard.count = std::stoll(text.substr(slash + 1), &used_count);
+    if (used_index != slash || used_count != text.size() - slash - 1) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw UserError("--shard " + text + ": expected i/N, e.g. 0/4");
+  }
+  if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) {
+    throw UserError("--shard " + text + ": need 0 <= i < N");
+  }
+  return shard;
+}
+
+std::vector<size_t> shard_runs(size_t total, const Shard& shard) {
+  std::vector<size_t> indices;
+  for (size_t i = static_cast<size_t>(shard.index); i < total; i += static_cast<size_t>(shard.count)) {
+    indices.push_back(i);
+  }
+  return indices;
+}
+
+nlohmann::json sweep_manifest(const Sweep& sweep) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& run : sweep.runs) {
+    nlohmann::json overrides = nlohmann::json::object();
+    for (const auto& [key, value] : run.overrides) overrides[key] = value;
+    runs.push_back({{"name", run.name}, {"overrides", overrides}});
+  }
+  return {{"description", sweep.description}, {"runs", runs}};
+}
+
+}  // namespace lengen
