@@ -6,5 +6,6 @@ namespace lengen::cli {
 
 void add_info_command(CLI::App& app);
 void add_data_command(CLI::App& app);
+void add_config_command(CLI::App& app);
 
 }  // namespace lengen::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "lengen 0.1");
   lengen::cli::add_info_command(app);
   lengen::cli::add_data_command(app);
+  lengen::cli::add_config_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "config/config_field.h"
+#include "lengen/task.h"
 
 namespace lengen::config {
 
@@ -64,7 +65,7 @@ const std::vector<ConfigField>& config_fields() {
   static const std::vector<ConfigField> fields = {
       field(KEY(description), "free text about the experiment, carried into run folders and reports"),
 
-      field(KEY(task.name), "the task to learn (copy, reverse, sort, ...); the task registry checks it"),
+      field(KEY(task.name), "the task to learn", {}, task_names()),
       field(KEY(task.params), "task-specific numbers, e.g. {\"vocab\": 32}; the task fills defaults and checks them"),
       field(KEY(task.len_min), "shortest training source length; lengths are uniform in [len_min, len_max]",
             at_least(1)),
