@@ -1,0 +1,78 @@
+#pragma once
+// Reports across runs: the results.json of every run of a sweep (or one run) grouped by method
+// (normalizer + scaling + positions), as mean ± std over the runs of each method (seeds), per
+// evaluation length. Written as report.md, CSV files and gnuplot plots (PNG and SVG).
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+struct Method {
+  std::string normalizer, scaling, positions;
+  bool operator==(const Method& other) const {
+    return normalizer == other.normalizer && scaling == other.scaling && positions == other.positions;
+  }
+};
+
+// "ASEntmax (entmax15 + asentmax) / nape"; combinations without a common name read
+// "sparsemax + learned / rope".
+std::string method_label(const Method& method);
+
+struct RunResults {
+  std::string name;
+  Method method;
+  int64_t train_len_max = 0;
+  nlohmann::json results;  // results.json's "results": decode mode -> length -> metrics
+};
+
+// The runs under `dir`: the runs listed in DIR/sweep.json that have a results.json, or DIR
+// itself when it holds a results.json, or else every DIR/*/results.json. None throws UserError.
+std::vector<RunResults> collect_runs(const std::string& dir);
+
+// The decode mode to report: teacher_forced when any run has it, else greedy.
+std::string default_decode(const std::vector<RunResults>& runs);
+
+struct Summary {
+  double mean = 0.0;
+  double std = 0.0;  // sample standard deviation (n - 1); 0 for a single value
+  int64_t n = 0;
+};
+Summary summarize_values(const std::vector<double>& values);
+
+// One metric per method and length. `metric`: exact_match, token_accuracy (both as %) or
+// nonzero_per_query.
+struct MetricTable {
+  std::string metric;
+  std::vector<Method> methods;  // in order of first appearance
+  std::vector<int64_t> lengths;  // ascending
+  std::vector<std::vector<std::optional<Summary>>> cells;  // [method][length]
+};
+MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode, const std::string& metric);
+
+std::string markdown_table(const MetricTable& table, int64_t train_len_max);
+// Long format: one line per method and length.
+std::string csv_table(const MetricTable& table, int64_t train_len_max);
+
+// gnuplot on PATH, or "" when there is none.
+std::string find_gnuplot();
+
+// Writes the gnuplot data file and script for `table` into `dir` (NAME.dat, NAME.gp); when
+// `gnuplot` is given runs it there to make NAME.png and NAME.svg. Returns false if it failed.
+bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
+                 const std::string& y_label, const std::string& gnuplot);
+
+struct ReportOptions {
+  std::string out_dir;           // default: DIR
+  std::string decode;            // default: default_decode
+  std::string gnuplot = "auto";  // "auto": find_gnuplot(); "": no plots
+};
+
+// Writes report.md, exact_match.csv, token_accuracy.csv, nonzero_per_query.csv and the plots.
+// Returns report.md's text.
+std::string write_report(const std::string& dir, const ReportOptions& options);
+
+}  // namespace lengen

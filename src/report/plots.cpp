@@ -1,0 +1,94 @@
+// Plots of a metric against length, one line per method, through gnuplot. The data file and
+// the script stay next to the images so a user can restyle them and rerun `gnuplot NAME.gp`.
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "lengen/report.h"
+#include "lengen/run_folder.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen {
+
+namespace {
+
+// A single-quoted gnuplot string: quotes are doubled.
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool run_quietly(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+
+// pngcairo draws better; the plain png terminal is the fallback some gnuplot builds have.
+std::string png_terminal(const std::string& gnuplot) {
+  return run_quietly(shell_quoted(gnuplot) + " -e 'set terminal pngcairo'") ? "pngcairo" : "png";
+}
+
+}  // namespace
+
+std::string find_gnuplot() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return "";
+  std::istringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(dir) / "gnuplot";
+    if (fs::is_regular_file(candidate) && access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
+bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
+                 const std::string& y_label, const std::string& gnuplot) {
+  // One block per method (gnuplot's "index"), rows: length mean std.
+  std::ostringstream data;
+  std::vector<size_t> plotted;
+  for (size_t m = 0; m < table.methods.size(); ++m) {
+    std::ostringstream block;
+    for (size_t l = 0; l < table.lengths.size(); ++l) {
+      const auto& cell = table.cells[m][l];
+      if (cell) block << fmt::format("{} {:.6g} {:.6g}\n", table.lengths[l], cell->mean, cell->std);
+    }
+    if (block.str().empty()) continue;
+    if (!plotted.empty()) data << "\n\n";
+    data << "# " << method_label(table.methods[m]) << "\n" << block.str();
+    plotted.push_back(m);
+  }
+  write_file_atomically(dir + "/" + name + ".dat", data.str());
+  if (plotted.empty()) return false;
+
+  std::ostringstream script;
+  script << "# " << y_label << " against source length; run `gnuplot " << name << ".gp` in this folder.\n"
+         << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot))
+         << " noenhanced size 900,560\n"
+         << "set output '" << name << ".png'\n"
+         << "set logscale x 2\nset grid\nset key outside right top\n"
+         << "set xlabel 'source length'\nset ylabel " << quoted(y_label) << "\n"
+         << "plot ";
+  for (size_t i = 0; i < plotted.size(); ++i) {
+    script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i
+           << " using 1:2:3 with yerrorlines linewidth 2 title " << quoted(method_label(table.methods[plotted[i]]));
+  }
+  script << "\nset terminal svg noenhanced size 900,560\nset output '" << name << ".svg'\nreplot\n";
+  write_file_atomically(dir + "/" + name + ".gp", script.str());
+  if (gnuplot.empty()) return false;
+  const bool ok = run_quietly("cd " + shell_quoted(dir) + " && " + shell_quoted(gnuplot) + " " + name + ".gp");
+  if (!ok) spdlog::warn("gnuplot failed on {}/{}.gp", dir, name);
+  return ok;
+}
+
+}  // namespace lengen

@@ -1,0 +1,189 @@
+// Runs -> per-method tables of mean ± std over runs, as markdown and CSV.
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "lengen/errors.h"
+#include "lengen/report.h"
+#include "lengen/run_folder.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen {
+
+namespace {
+
+// Common names of the paper's methods; anything else is labelled by its parts.
+std::string common_name(const Method& method) {
+  static const std::map<std::pair<std::string, std::string>, std::string> kNames = {
+      {{"softmax", "none"}, "Softmax"},        {{"softmax", "ssmax"}, "SSMax"},
+      {{"entmax15", "none"}, "Entmax 1.5"},    {{"entmax15", "asentmax"}, "ASEntmax"},
+      {{"sparsemax", "none"}, "Sparsemax"},    {{"stickbreaking", "none"}, "Stick-breaking"},
+      {{"topk", "none"}, "Top-k softmax"},     {{"adaptive_softmax", "none"}, "Adaptive softmax"},
+  };
+  auto it = kNames.find({method.normalizer, method.scaling});
+  return it == kNames.end() ? "" : it->second;
+}
+
+RunResults read_run(const std::string& name, const std::string& results_path) {
+  const nlohmann::json json = read_json_file(results_path);
+  RunResults run;
+  run.name = name;
+  try {
+    const auto& method = json.at("method");
+    run.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
+                  method.at("positions").get<std::string>()};
+    run.train_len_max = json.at("train_len_max").get<int64_t>();
+    run.results = json.at("results");
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(results_path + ": not a lengen results file (" + e.what() + ")");
+  }
+  return run;
+}
+
+std::string multiple_text(int64_t length, int64_t train_len_max) {
+  if (train_len_max <= 0) return "";
+  return fmt::format("{:g}x", static_cast<double>(length) / static_cast<double>(train_len_max));
+}
+
+bool is_percent(const std::string& metric) { return metric == "exact_match" || metric == "token_accuracy"; }
+
+}  // namespace
+
+std::string method_label(const Method& method) {
+  const std::string parts = method.normalizer + " + " + method.scaling;
+  const std::string name = common_name(method);
+  return (name.empty() ? parts : name + " (" + parts + ")") + " / " + method.positions;
+}
+
+std::vector<RunResults> collect_runs(const std::string& dir) {
+  std::vector<RunResults> runs;
+  const fs::path root(dir);
+  if (fs::exists(root / "sweep.json")) {
+    for (const auto& entry : read_json_file((root / "sweep.json").string()).at("runs")) {
+      const std::string name = entry.at("name").get<std::string>();
+      const fs::path results = root / name / "results.json";
+      if (fs::exists(results)) runs.push_back(read_run(name, results.string()));
+    }
+  } else if (fs::exists(root / "results.json")) {
+    runs.push_back(read_run(root.filename().string(), (root / "results.json").string()));
+  } else if (fs::is_directory(root)) {
+    std::vector<fs::path> folders;
+    for (const auto& entry : fs::directory_iterator(root)) {
+      if (fs::exists(entry.path() / "results.json")) folders.push_back(entry.path());
+    }
+    std::sort(folders.begin(), folders.end());
+    for (const auto& folder : folders) {
+      runs.push_back(read_run(folder.filename().string(), (folder / "results.json").string()));
+    }
+  }
+  if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
+  return runs;
+}
+
+std::string default_decode(const std::vector<RunResults>& runs) {
+  for (const auto& run : runs) {
+    if (run.results.contains("teacher_forced")) return "teacher_forced";
+  }
+  return "greedy";
+}
+
+Summary summarize_values(const std::vector<double>& values) {
+  Summary summary;
+  summary.n = static_cast<int64_t>(values.size());
+  if (values.empty()) return summary;
+  for (double value : values) summary.mean += value;
+  summary.mean /= static_cast<double>(values.size());
+  if (values.size() > 1) {
+    double squares = 0.0;
+    for (double value : values) squares += (value - summary.mean) * (value - summary.mean);
+    summary.std = std::sqrt(squares / static_cast<double>(values.size() - 1));
+  }
+  return summary;
+}
+
+MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode, const std::string& metric) {
+  MetricTable table;
+  table.metric = metric;
+  std::set<int64_t> lengths;
+  // values[method][length]
+  std::vector<std::map<int64_t, std::vector<double>>> values;
+  const double scale = is_percent(metric) ? 100.0 : 1.0;
+  for (const auto& run : runs) {
+    auto found = std::find(table.methods.begin(), table.methods.end(), run.method);
+    const size_t m = static_cast<size_t>(found - table.methods.begin());
+    if (found == table.methods.end()) {
+      table.methods.push_back(run.method);
+      values.emplace_back();
+    }
+    if (!run.results.contains(decode)) continue;
+    for (const auto& [length_text, entry] : run.results.at(decode).items()) {
+      const int64_t length = std::stoll(length_text);
+      const nlohmann::json* value = nullptr;
+      if (metric == "nonzero_per_query") {
+        const bool has = entry.contains("attention") && entry.at("attention").contains("nonzero_per_query");
+        if (has) value = &entry.at("attention").at("nonzero_per_query");
+      } else if (entry.contains(metric)) {
+        value = &entry.at(metric);
+      }
+      if (value == nullptr || !value->is_number()) continue;
+      lengths.insert(length);
+      values[m][length].push_back(scale * value->get<double>());
+    }
+  }
+  table.lengths.assign(lengths.begin(), lengths.end());
+  for (const auto& by_length : values) {
+    std::vector<std::optional<Summary>> row;
+    for (int64_t length : table.lengths) {
+      auto it = by_length.find(length);
+      row.push_back(it == by_length.end() ? std::nullopt : std::optional<Summary>(summarize_values(it->second)));
+    }
+    table.cells.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
+  const int digits = is_percent(table.metric) ? 1 : 2;
+  std::ostringstream out;
+  out << "| method |";
+  for (int64_t length : table.lengths) out << " " << length << " (" << multiple_text(length, train_len_max) << ") |";
+  out << "\n|---|";
+  for (size_t i = 0; i < table.lengths.size(); ++i) out << "---|";
+  out << "\n";
+  for (size_t m = 0; m < table.methods.size(); ++m) {
+    out << "| " << method_label(table.methods[m]) << " |";
+    for (const auto& cell : table.cells[m]) {
+      if (!cell) {
+        out << " - |";
+      } else {
+        out << fmt::format(" {:.{}f} ± {:.{}f} (n={}) |", cell->mean, digits, cell->std, digits, cell->n);
+      }
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string csv_table(const MetricTable& table, int64_t train_len_max) {
+  std::ostringstream out;
+  out << "method,normalizer,scaling,positions,length,multiple,mean,std,n\n";
+  for (size_t m = 0; m < table.methods.size(); ++m) {
+    const Method& method = table.methods[m];
+    for (size_t l = 0; l < table.lengths.size(); ++l) {
+      const auto& cell = table.cells[m][l];
+      if (!cell) continue;
+      out << '"' << method_label(method) << "\"," << method.normalizer << "," << method.scaling << ","
+          << method.positions << "," << table.lengths[l] << "," << multiple_text(table.lengths[l], train_len_max)
+          << "," << fmt::format("{:.6g},{:.6g},{}", cell->mean, cell->std, cell->n) << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace lengen
