@@ -49,7 +49,8 @@ int free_port() {
 }
 
 // Runs body(group) on `world` ranks, one thread each, all in this process.
-void on_ranks(int world, const std::function<void(DataParallel&)>& body, int64_t bucket_bytes = kDefaultBucketBytes) {
+void on_ranks(int world, const std::function<void(DataParallel&)>& body,
+              int64_t bucket_bytes = kDefaultBucketBytes) {
   const int port = free_port();
   std::vector<std::thread> threads;
   for (int rank = 0; rank < world; ++rank) {
@@ -86,7 +87,8 @@ TEST(ProcessGroup, BucketedAllReduceSumsMixedShapesAndDtypes) {
         kWorld,
         [&](DataParallel& group) {
           std::vector<torch::Tensor> tensors;
-          for (size_t i = 0; i < shapes.size(); ++i) tensors.push_back(rank_values(group.rank(), shapes[i], dtypes[i]));
+          for (size_t i = 0; i < shapes.size(); ++i)
+            tensors.push_back(rank_values(group.rank(), shapes[i], dtypes[i]));
           tensors.insert(tensors.begin() + 2, torch::Tensor());  // a parameter without a gradient
           group.all_reduce_sum(tensors);
           EXPECT_FALSE(tensors[2].defined());
@@ -162,8 +164,12 @@ TEST(ProcessGroup, ReadsTorchrunsVariables) {
     EXPECT_FALSE(process_group_options_from_env());
   }
   {
-    ScopedEnv env({{"WORLD_SIZE", "4"}, {"RANK", "3"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "node7"},
-                   {"MASTER_PORT", "29501"}, {"LENGEN_DIST_TIMEOUT", "2.5"}});
+    ScopedEnv env({{"WORLD_SIZE", "4"},
+                   {"RANK", "3"},
+                   {"LOCAL_RANK", "1"},
+                   {"MASTER_ADDR", "node7"},
+                   {"MASTER_PORT", "29501"},
+                   {"LENGEN_DIST_TIMEOUT", "2.5"}});
     auto options = process_group_options_from_env();
     ASSERT_TRUE(options);
     EXPECT_EQ(options->world_size, 4);
@@ -174,7 +180,8 @@ TEST(ProcessGroup, ReadsTorchrunsVariables) {
     EXPECT_EQ(options->timeout, std::chrono::milliseconds(2500));
   }
   const std::vector<std::pair<std::string, std::optional<std::string>>> good = {
-      {"WORLD_SIZE", "2"}, {"RANK", "1"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "127.0.0.1"},
+      {"WORLD_SIZE", "2"},      {"RANK", "1"},
+      {"LOCAL_RANK", "1"},      {"MASTER_ADDR", "127.0.0.1"},
       {"MASTER_PORT", "29500"}, {"LENGEN_DIST_TIMEOUT", std::nullopt}};
   auto with = [&](const std::string& name, std::optional<std::string> value) {
     auto values = good;
@@ -256,8 +263,8 @@ class DataParallelTraining : public ::testing::Test {
   // Runs `lengen ARGS` with `env` prefixed; returns the exit code, keeping stderr in err_.
   int run_cli(const std::string& args, const std::string& env = "") {
     const fs::path err = root_ / "stderr.txt";
-    const std::string command =
-        env + " " + LENGEN_CLI_PATH + " " + args + " > " + (root_ / "stdout.txt").string() + " 2> " + err.string();
+    const std::string command = env + " " + LENGEN_CLI_PATH + " " + args + " > " +
+                                (root_ / "stdout.txt").string() + " 2> " + err.string();
     const int status = std::system(command.c_str());
     std::ifstream in(err);
     err_ = std::string(std::istreambuf_iterator<char>(in), {});
@@ -328,9 +335,9 @@ TEST_F(DataParallelTraining, LaunchStopsPromptlyWhenAWorkerDies) {
   config.train.steps = 100000;  // runs until a worker is killed
   config.train.log_every = 100;
   const std::string config_path = write_config(config);
-  const std::string command = std::string("LENGEN_DIST_TIMEOUT=5 ") + LENGEN_CLI_PATH + " launch --nproc 2 --grace 2 -- train " +
-                              config_path + " --out " + (root_ / "run").string() + " 2> " +
-                              (root_ / "stderr.txt").string();
+  const std::string command = std::string("LENGEN_DIST_TIMEOUT=5 ") + LENGEN_CLI_PATH +
+                              " launch --nproc 2 --grace 2 -- train " + config_path + " --out " +
+                              (root_ / "run").string() + " 2> " + (root_ / "stderr.txt").string();
   const pid_t launcher = ::fork();
   ASSERT_GE(launcher, 0);
   if (launcher == 0) {
@@ -338,7 +345,8 @@ TEST_F(DataParallelTraining, LaunchStopsPromptlyWhenAWorkerDies) {
     ::_exit(127);
   }
   // Waits for training to run (rank 0 logs a step), then kills rank 1's process.
-  const fs::path children = "/proc/" + std::to_string(launcher) + "/task/" + std::to_string(launcher) + "/children";
+  const fs::path children =
+      "/proc/" + std::to_string(launcher) + "/task/" + std::to_string(launcher) + "/children";
   std::vector<pid_t> workers;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < give_up) {
@@ -367,7 +375,8 @@ TEST_F(DataParallelTraining, LaunchStopsPromptlyWhenAWorkerDies) {
 TEST_F(DataParallelTraining, LaunchNamesTheRankOfAFailedWorker) {
   Config config = tiny_copy_config();
   // 16 samples do not split over 3 workers: every rank refuses, the first to exit is named.
-  ASSERT_EQ(run_cli("launch --nproc 3 -- train " + write_config(config) + " --out " + (root_ / "run").string()), 2);
+  ASSERT_EQ(
+      run_cli("launch --nproc 3 -- train " + write_config(config) + " --out " + (root_ / "run").string()), 2);
   EXPECT_NE(err_.find("must be divisible by the 3 data-parallel workers"), std::string::npos) << err_;
   EXPECT_NE(err_.find("data-parallel worker rank"), std::string::npos) << err_;
   EXPECT_NE(err_.find("exited with code 2"), std::string::npos) << err_;

@@ -57,8 +57,8 @@ int free_port() {
 
 // This process's environment with the worker's rendezvous variables replacing any inherited.
 std::vector<std::string> worker_environment(int rank, int world_size, int port) {
-  const std::vector<std::string> names = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-                                          "MASTER_PORT"};
+  const std::vector<std::string> names = {"RANK",        "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+                                          "MASTER_ADDR", "MASTER_PORT"};
   std::vector<std::string> result;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string text = *entry;
@@ -101,7 +101,8 @@ pid_t start_worker(const std::string& program, std::vector<std::string> argv, st
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
-    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+           ")";
   }
   return "stopped with status " + std::to_string(status);
 }
@@ -161,18 +162,20 @@ void run_launch(const LaunchArgs& args) {
       --alive;
       ended.emplace_back(rank, status);
     }
-    std::stable_sort(ended.begin(), ended.end(),
-                     [](const auto& a, const auto& b) { return WIFSIGNALED(a.second) && !WIFSIGNALED(b.second); });
+    std::stable_sort(ended.begin(), ended.end(), [](const auto& a, const auto& b) {
+      return WIFSIGNALED(a.second) && !WIFSIGNALED(b.second);
+    });
     for (const auto& [rank, ended_status] : ended) {
-      const bool ok = WIFEXITED(ended_status) && (WEXITSTATUS(ended_status) == 0 ||
-                                                  (interrupted && WEXITSTATUS(ended_status) == kInterruptedExitCode));
+      const bool ok =
+          WIFEXITED(ended_status) && (WEXITSTATUS(ended_status) == 0 ||
+                                      (interrupted && WEXITSTATUS(ended_status) == kInterruptedExitCode));
       if (ok || failed_rank >= 0) continue;
       failed_rank = static_cast<int>(rank);
       failed_status = ended_status;
       if (alive > 0) spdlog::error("rank {} {}; stopping the other workers", rank, describe(ended_status));
       signal_running(pids, running, SIGTERM);
-      kill_at = Clock::now() +
-                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args.grace_seconds));
+      kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(args.grace_seconds));
     }
     if (!ended.empty()) continue;
     if (failed_rank >= 0 && !killed && Clock::now() >= kill_at) {

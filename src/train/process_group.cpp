@@ -54,7 +54,8 @@ std::chrono::milliseconds parse_env_seconds(const char* name, const std::string&
   char* end = nullptr;
   const double seconds = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds <= 0) {
-    throw UserError("environment variable " + std::string(name) + "='" + text + "' is not a positive number of seconds");
+    throw UserError("environment variable " + std::string(name) + "='" + text +
+                    "' is not a positive number of seconds");
   }
   return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
 }
@@ -70,7 +71,8 @@ using Collectives = c10d::ProcessGroup;
 
 // The message without LibTorch's C++ backtrace, which would bury the one line that matters.
 std::string short_message(const std::exception& error) {
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error))
+    return c10_error->what_without_backtrace();
   return error.what();
 }
 
@@ -78,7 +80,8 @@ double seconds(std::chrono::milliseconds duration) { return duration.count() / 1
 
 // Indexes of the tensors that share one flat buffer, in the callers' order: every rank
 // passes the same tensors, so every rank builds the same buckets.
-std::vector<std::vector<size_t>> make_buckets(const std::vector<torch::Tensor>& tensors, int64_t bucket_bytes) {
+std::vector<std::vector<size_t>> make_buckets(const std::vector<torch::Tensor>& tensors,
+                                              int64_t bucket_bytes) {
   std::vector<std::vector<size_t>> buckets;
   std::map<std::pair<int, std::string>, std::pair<size_t, int64_t>> open;  // (dtype, device) -> bucket, bytes
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -146,8 +149,8 @@ class C10dGroup final : public DataParallel {
       }
       for (auto& work : works) work->wait();
     } catch (const std::exception& error) {
-      throw DataParallelError(std::string(what) + " failed on rank " + std::to_string(options_.rank) + " of " +
-                              std::to_string(options_.world_size) + ": " + short_message(error) +
+      throw DataParallelError(std::string(what) + " failed on rank " + std::to_string(options_.rank) +
+                              " of " + std::to_string(options_.world_size) + ": " + short_message(error) +
                               " (a worker died, or none answered within LENGEN_DIST_TIMEOUT=" +
                               fmt::format("{:g}", seconds(options_.timeout)) + " s)");
     }
@@ -172,7 +175,8 @@ class C10dGroup final : public DataParallel {
 // Gloo binds to one interface: GLOO_SOCKET_IFNAME as in PyTorch, the loopback for a
 // single-machine job, else the address this machine's hostname resolves to.
 std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master_addr) {
-  if (auto interface = env("GLOO_SOCKET_IFNAME")) return c10d::ProcessGroupGloo::createDeviceForInterface(*interface);
+  if (auto interface = env("GLOO_SOCKET_IFNAME"))
+    return c10d::ProcessGroupGloo::createDeviceForInterface(*interface);
   if (master_addr == "127.0.0.1" || master_addr == "localhost" || master_addr == "::1") {
     return c10d::ProcessGroupGloo::createDeviceForHostname(master_addr);
   }
@@ -189,9 +193,9 @@ c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options
   try {
     return c10::make_intrusive<c10d::TCPStore>(options.master_addr, store_options);
   } catch (const std::exception& error) {
-    throw DataParallelError(fmt::format(
-        "rank {} of {} could not meet the others at {}:{} within {:g} s: {}", options.rank, options.world_size,
-        options.master_addr, options.master_port, seconds(options.timeout), short_message(error)));
+    throw DataParallelError(fmt::format("rank {} of {} could not meet the others at {}:{} within {:g} s: {}",
+                                        options.rank, options.world_size, options.master_addr,
+                                        options.master_port, seconds(options.timeout), short_message(error)));
   }
 }
 
@@ -258,10 +262,12 @@ std::optional<ProcessGroupOptions> process_group_options_from_env(torch::DeviceT
   if (options.world_size == 1) return std::nullopt;
   const std::string why = "WORLD_SIZE=" + *world_text + " asks for data-parallel training";
   options.rank = parse_env_int("RANK", required_env("RANK", why), 0, options.world_size - 1);
-  if (auto local_rank = env("LOCAL_RANK")) options.local_rank = parse_env_int("LOCAL_RANK", *local_rank, 0, kMaxRanks);
+  if (auto local_rank = env("LOCAL_RANK"))
+    options.local_rank = parse_env_int("LOCAL_RANK", *local_rank, 0, kMaxRanks);
   options.master_addr = required_env("MASTER_ADDR", why);
   options.master_port = parse_env_int("MASTER_PORT", required_env("MASTER_PORT", why), 1, 65535);
-  if (auto timeout = env("LENGEN_DIST_TIMEOUT")) options.timeout = parse_env_seconds("LENGEN_DIST_TIMEOUT", *timeout);
+  if (auto timeout = env("LENGEN_DIST_TIMEOUT"))
+    options.timeout = parse_env_seconds("LENGEN_DIST_TIMEOUT", *timeout);
   options.device = device;
   return options;
 }
