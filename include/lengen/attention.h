@@ -1,0 +1,64 @@
+#pragma once
+// Multi-head attention assembled from three independent choices named in the config:
+// a normalizer (lengen/normalizers.h), a length scaling (lengen/length_scaling.h) and a
+// position encoding (lengen/positions.h). This is the one place they are combined.
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include <memory>
+
+#include "lengen/config.h"
+#include "lengen/learned_alpha.h"
+#include "lengen/length_scaling.h"
+#include "lengen/normalizers.h"
+#include "lengen/positions.h"
+
+namespace lengen {
+
+// Keys and values seen so far by one layer, for incremental decoding.
+struct LayerCache {
+  torch::Tensor keys;       // [B, H, S, d_head], already rotated
+  torch::Tensor values;     // [B, H, S, d_head]
+  torch::Tensor positions;  // [B, S], -1 for padding
+};
+
+// Sums over query rows, per head, of how many keys get nonzero weight and of the
+// entropy of the weights; `rows` counts the (non-padding) query rows.
+struct HeadStats {
+  torch::Tensor nonzero_sum;  // [H], double
+  torch::Tensor entropy_sum;  // [H], double
+  int64_t rows = 0;
+};
+
+class AttentionImpl : public torch::nn::Module {
+ public:
+  AttentionImpl(const ModelConfig& config);
+
+  // x: normalised block input [B, T, d_model]; positions: absolute positions [B, T], -1 for
+  // padding (a padded key is never attended). With a cache, the new keys are appended and
+  // the queries attend to everything cached. Queries are processed `query_chunk` at a time
+  // so memory grows as chunk x keys, not keys^2. Statistics are added to `stats` if given.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache = nullptr,
+                        HeadStats* stats = nullptr);
+
+  void set_query_chunk(int64_t chunk) { query_chunk_ = chunk; }
+  LengthScaling scaling() const { return scaling_; }
+  const PositionEncoding& positions() const { return positions_; }
+
+ private:
+  torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                       const torch::Tensor& query_positions, const torch::Tensor& key_positions, HeadStats* stats);
+
+  int64_t heads_;
+  int64_t d_head_;
+  int64_t query_chunk_;
+  torch::nn::Linear q_proj_{nullptr}, k_proj_{nullptr}, v_proj_{nullptr}, out_proj_{nullptr};
+  LengthScaling scaling_{nullptr};
+  PositionEncoding positions_;
+  NormalizerFn normalizer_;
+  LearnedAlpha learned_alpha_{nullptr};
+};
+TORCH_MODULE(Attention);
+
+}  // namespace lengen

@@ -1,0 +1,33 @@
+#pragma once
+// Exact match and token accuracy over the target positions (SPEC §5).
+#include <cstdint>
+
+#include "lengen/batch.h"
+#include "lengen/model.h"
+
+namespace lengen {
+
+struct SequenceMetrics {
+  int64_t samples = 0;
+  int64_t exact = 0;           // samples whose every target token (and the EOS) is right
+  int64_t tokens = 0;          // target tokens scored
+  int64_t correct_tokens = 0;
+  double loss_sum = 0.0;       // summed over scored tokens
+
+  void add(const SequenceMetrics& other);
+  double exact_match() const { return samples > 0 ? static_cast<double>(exact) / samples : 0.0; }
+  double token_accuracy() const { return tokens > 0 ? static_cast<double>(correct_tokens) / tokens : 0.0; }
+  double loss() const { return tokens > 0 ? loss_sum / tokens : 0.0; }
+};
+
+// Counts from argmax predictions against targets on the masked positions.
+SequenceMetrics count_matches(const torch::Tensor& predictions, const torch::Tensor& target,
+                              const torch::Tensor& loss_mask);
+
+// One teacher-forced pass (chunked prefill, no grad). Greedy decoding gets a sequence right
+// exactly when the teacher-forced argmax is right at every target position (by induction
+// on the prefix), so this gives greedy exact match in one pass; token accuracy here is
+// teacher-forced.
+SequenceMetrics score_teacher_forced(Decoder& model, const Batch& batch, AttentionStats* stats = nullptr);
+
+}  // namespace lengen

@@ -1,0 +1,91 @@
+#pragma once
+// The decoder of SPEC §4 (Gemma-2-like, random init): scaled embedding, blocks with
+// sandwich RMSNorms around attention and a GeGLU-tanh MLP, final RMSNorm, untied head.
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include <vector>
+
+#include "lengen/attention.h"
+#include "lengen/config.h"
+
+namespace lengen {
+
+class RMSNormImpl : public torch::nn::Module {
+ public:
+  explicit RMSNormImpl(int64_t dim);
+  torch::Tensor forward(const torch::Tensor& x);
+
+ private:
+  torch::Tensor weight_;  // the norm scales by (1 + weight), so weight starts at 0
+};
+TORCH_MODULE(RMSNorm);
+
+class MlpImpl : public torch::nn::Module {
+ public:
+  MlpImpl(int64_t d_model, int64_t d_mlp);
+  torch::Tensor forward(const torch::Tensor& x);
+
+ private:
+  torch::nn::Linear gate_{nullptr}, up_{nullptr}, down_{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+class BlockImpl : public torch::nn::Module {
+ public:
+  explicit BlockImpl(const ModelConfig& config);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache, HeadStats* stats);
+  Attention attention() const { return attention_; }
+
+ private:
+  RMSNorm pre_attention_norm_{nullptr}, post_attention_norm_{nullptr};
+  RMSNorm pre_mlp_norm_{nullptr}, post_mlp_norm_{nullptr};
+  Attention attention_{nullptr};
+  Mlp mlp_{nullptr};
+};
+TORCH_MODULE(Block);
+
+// One cache per layer; empty until the first forward with it.
+struct KVCache {
+  std::vector<LayerCache> layers;
+  int64_t length() const { return layers.empty() || !layers[0].keys.defined() ? 0 : layers[0].keys.size(2); }
+};
+
+// Per layer, per head attention statistics.
+struct AttentionStats {
+  std::vector<HeadStats> layers;
+};
+
+class DecoderImpl : public torch::nn::Module {
+ public:
+  DecoderImpl(const ModelConfig& config, int64_t vocab);
+
+  // tokens [B, T] (int64). positions [B, T]: absolute positions, -1 for (left) padding;
+  // undefined means 0..T-1 (or continuing after the cache). Returns logits [B, T, vocab].
+  torch::Tensor forward(const torch::Tensor& tokens, torch::Tensor positions = {}, KVCache* cache = nullptr,
+                        AttentionStats* stats = nullptr);
+
+  // Queries per chunk in attention (0 = all at once); bounds evaluation memory.
+  void set_query_chunk(int64_t chunk);
+  const ModelConfig& config() const { return config_; }
+  int64_t vocab() const { return vocab_; }
+  Block block(size_t layer) const { return blocks_[layer]; }
+
+ private:
+  ModelConfig config_;
+  int64_t vocab_;
+  torch::nn::Embedding embedding_{nullptr};
+  std::vector<Block> blocks_;
+  RMSNorm final_norm_{nullptr};
+  torch::nn::Linear head_{nullptr};
+};
+TORCH_MODULE(Decoder);
+
+// Every weight matrix and the embedding ~ N(0, std); norm weights 0. Length-scaling
+// parameters keep their own initialisation (SPEC §2).
+void initialize_weights(DecoderImpl& model, double std);
+
+}  // namespace lengen

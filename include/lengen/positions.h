@@ -1,0 +1,44 @@
+#pragma once
+// Position encodings (SPEC §3): "nope" (causal mask only), "rope" (GPT-NeoX rotate-half on
+// q and k of every head), "alibi" (a distance bias on every head) and "nape" (ALiBi on the
+// first heads, NoPE on the rest, which are the ones length scaling touches).
+#include <torch/types.h>
+
+#include <string>
+#include <vector>
+
+#include "lengen/config.h"
+
+namespace lengen {
+
+class PositionEncoding {
+ public:
+  PositionEncoding(const AttentionConfig& config, int64_t heads, int64_t d_head);
+
+  // Rotates q or k [B, H, T, d_head] by their absolute positions [B, T] (rope only).
+  torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& positions) const;
+
+  // Score bias -m_h * (i - j) for query positions [B, Tq] and key positions [B, Tk]:
+  // [B, H, Tq, Tk], or an undefined tensor when no head has a bias.
+  torch::Tensor bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions) const;
+
+  // The heads length scaling applies to: all heads, or under NAPE the NoPE heads.
+  int64_t first_scaled_head() const { return first_scaled_head_; }
+  // ALiBi slope per head (0 for heads without a bias).
+  const std::vector<double>& slopes() const { return slopes_; }
+
+ private:
+  std::string kind_;
+  int64_t d_head_;
+  double rope_base_;
+  int64_t first_scaled_head_ = 0;
+  std::vector<double> slopes_;
+  torch::Tensor slope_tensor_;  // [H] as a float tensor, for the bias
+};
+
+std::vector<std::string> position_names();
+
+// Slopes of `count` ALiBi heads: "linear" 1/(h+1), "exp" 2^-h.
+std::vector<double> alibi_slopes(int64_t count, const std::string& kind);
+
+}  // namespace lengen

@@ -1,0 +1,29 @@
+#pragma once
+// Where training samples come from: generated on the fly from a task, or read from
+// .src/.trg files. Sample k of step s depends only on (seed, s, k), so resuming at any
+// step, or splitting a batch across data-parallel ranks, draws exactly the same data.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lengen/task.h"
+
+namespace lengen {
+
+class TrainingData {
+ public:
+  virtual ~TrainingData() = default;
+  // Samples [first, first + count) of the global batch of `step`.
+  virtual std::vector<Sample> batch(int64_t step, int64_t first, int64_t count) const = 0;
+};
+
+// Source lengths uniform in [len_min, len_max].
+std::unique_ptr<TrainingData> generated_data(const Task& task, int64_t len_min, int64_t len_max, uint64_t seed);
+
+// Samples drawn uniformly (with replacement) from a fixed set, e.g. train.src/.trg.
+std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t seed);
+
+// A fixed set of `count` samples of one exact source length (validation and evaluation).
+std::vector<Sample> fixed_samples(const Task& task, int64_t length, int64_t count, uint64_t seed);
+
+}  // namespace lengen

@@ -1,0 +1,116 @@
+#include "lengen/attention.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <limits>
+
+#include "lengen/errors.h"
+
+namespace lengen {
+
+namespace {
+
+NormalizerSpec normalizer_spec(const AttentionConfig& config) {
+  NormalizerSpec spec;
+  spec.name = config.normalizer;
+  spec.alpha = config.alpha;
+  spec.topk = config.topk;
+  return spec;
+}
+
+torch::nn::Linear projection(int64_t in, int64_t out) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+}
+
+void add_stats(const torch::Tensor& weights, const torch::Tensor& query_valid, HeadStats* stats) {
+  torch::NoGradGuard no_grad;
+  auto w = weights.to(torch::kDouble);               // [B, H, Tq, Tk]
+  auto valid = query_valid.to(torch::kDouble).unsqueeze(1);  // [B, 1, Tq]
+  auto nonzero = (w > 0).to(torch::kDouble).sum(-1) * valid;
+  auto entropy = -(w * torch::log(w.clamp_min(1e-300))).sum(-1) * valid;
+  auto nonzero_sum = nonzero.sum(std::vector<int64_t>{0, 2}).cpu();
+  auto entropy_sum = entropy.sum(std::vector<int64_t>{0, 2}).cpu();
+  stats->nonzero_sum = stats->nonzero_sum.defined() ? stats->nonzero_sum + nonzero_sum : nonzero_sum;
+  stats->entropy_sum = stats->entropy_sum.defined() ? stats->entropy_sum + entropy_sum : entropy_sum;
+  stats->rows += query_valid.sum().item<int64_t>();
+}
+
+}  // namespace
+
+AttentionImpl::AttentionImpl(const ModelConfig& config)
+    : heads_(config.heads),
+      d_head_(config.d_head),
+      query_chunk_(config.prefill_chunk),
+      positions_(config.attention, config.heads, config.d_head),
+      normalizer_(make_normalizer(normalizer_spec(config.attention))) {
+  const int64_t inner = config.heads * config.d_head;
+  q_proj_ = register_module("q_proj", projection(config.d_model, inner));
+  k_proj_ = register_module("k_proj", projection(config.d_model, inner));
+  v_proj_ = register_module("v_proj", projection(config.d_model, inner));
+  out_proj_ = register_module("out_proj", projection(inner, config.d_model));
+  scaling_ = register_module(
+      "scaling", LengthScaling(config.attention, config.d_model, config.heads, positions_.first_scaled_head()));
+  if (config.attention.learn_alpha) {
+    if (config.attention.normalizer != "entmax") {
+      throw UserError("model.attention.learn_alpha needs normalizer 'entmax', got '" + config.attention.normalizer + "'");
+    }
+    learned_alpha_ = register_module("alpha", LearnedAlpha(config.heads, config.attention.alpha));
+  }
+}
+
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache,
+                                     HeadStats* stats) {
+  const int64_t batch = x.size(0), length = x.size(1);
+  auto split_heads = [&](const torch::Tensor& t) {
+    return t.view({batch, length, heads_, d_head_}).transpose(1, 2);  // [B, H, T, d_head]
+  };
+  auto q = positions_.rotate(split_heads(q_proj_(x)), positions);
+  auto k = positions_.rotate(split_heads(k_proj_(x)), positions);
+  auto v = split_heads(v_proj_(x));
+  auto factor = scaling_(x, positions);
+  if (factor.defined()) q = q * factor.to(q.dtype());
+
+  auto key_positions = positions;
+  if (cache != nullptr) {
+    if (cache->keys.defined()) {
+      k = torch::cat({cache->keys, k}, 2);
+      v = torch::cat({cache->values, v}, 2);
+      key_positions = torch::cat({cache->positions, positions}, 1);
+    }
+    cache->keys = k;
+    cache->values = v;
+    cache->positions = key_positions;
+  }
+
+  const int64_t cached = k.size(2) - length;
+  const int64_t chunk = query_chunk_ > 0 ? query_chunk_ : length;
+  std::vector<torch::Tensor> outputs;
+  for (int64_t start = 0; start < length; start += chunk) {
+    const int64_t size = std::min(chunk, length - start);
+    // Keys past the chunk's last query are all in its future (positions increase along T).
+    const int64_t visible = cached + start + size;
+    outputs.push_back(attend(q.narrow(2, start, size), k.narrow(2, 0, visible), v.narrow(2, 0, visible),
+                             positions.narrow(1, start, size), key_positions.narrow(1, 0, visible), stats));
+  }
+  auto out = outputs.size() == 1 ? outputs[0] : torch::cat(outputs, 2);  // [B, H, T, d_head]
+  return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+}
+
+torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                    const torch::Tensor& query_positions, const torch::Tensor& key_positions,
+                                    HeadStats* stats) {
+  // Scores and weights in fp32 whatever the activations' dtype (SPEC §4).
+  auto scores = torch::matmul(q.to(torch::kFloat), k.to(torch::kFloat).transpose(-2, -1)) / std::sqrt(double(d_head_));
+  auto bias = positions_.bias(query_positions, key_positions);
+  if (bias.defined()) scores = scores + bias;
+  auto visible = (key_positions.unsqueeze(1) <= query_positions.unsqueeze(2)) & (key_positions.unsqueeze(1) >= 0);
+  scores = scores.masked_fill(visible.logical_not().unsqueeze(1), -std::numeric_limits<float>::infinity());
+  torch::Tensor alpha;
+  if (learned_alpha_) alpha = learned_alpha_->forward().view({1, -1, 1, 1});
+  auto weights = normalizer_(scores, alpha);
+  if (stats != nullptr) add_stats(weights, query_positions >= 0, stats);
+  return torch::matmul(weights.to(v.dtype()), v);
+}
+
+}  // namespace lengen

@@ -1,0 +1,37 @@
+#include "lengen/metrics.h"
+
+#include <torch/torch.h>
+
+#include "lengen/loss.h"
+
+namespace lengen {
+
+void SequenceMetrics::add(const SequenceMetrics& other) {
+  samples += other.samples;
+  exact += other.exact;
+  tokens += other.tokens;
+  correct_tokens += other.correct_tokens;
+  loss_sum += other.loss_sum;
+}
+
+SequenceMetrics count_matches(const torch::Tensor& predictions, const torch::Tensor& target,
+                              const torch::Tensor& loss_mask) {
+  auto correct = (predictions == target) & loss_mask;
+  auto wrong = (predictions != target) & loss_mask;
+  SequenceMetrics metrics;
+  metrics.samples = target.size(0);
+  metrics.exact = (wrong.sum(1) == 0).sum().item<int64_t>();
+  metrics.tokens = loss_mask.sum().item<int64_t>();
+  metrics.correct_tokens = correct.sum().item<int64_t>();
+  return metrics;
+}
+
+SequenceMetrics score_teacher_forced(Decoder& model, const Batch& batch, AttentionStats* stats) {
+  torch::NoGradGuard no_grad;
+  auto logits = model->forward(batch.input, batch.positions, nullptr, stats);
+  auto metrics = count_matches(logits.argmax(-1), batch.target, batch.loss_mask);
+  metrics.loss_sum = masked_cross_entropy(logits, batch.target, batch.loss_mask).item<double>() * metrics.tokens;
+  return metrics;
+}
+
+}  // namespace lengen

@@ -1,0 +1,69 @@
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "lengen/model.h"
+
+namespace lengen {
+
+BlockImpl::BlockImpl(const ModelConfig& config) {
+  pre_attention_norm_ = register_module("pre_attention_norm", RMSNorm(config.d_model));
+  attention_ = register_module("attention", Attention(config));
+  post_attention_norm_ = register_module("post_attention_norm", RMSNorm(config.d_model));
+  pre_mlp_norm_ = register_module("pre_mlp_norm", RMSNorm(config.d_model));
+  mlp_ = register_module("mlp", Mlp(config.d_model, config.d_mlp));
+  post_mlp_norm_ = register_module("post_mlp_norm", RMSNorm(config.d_model));
+}
+
+torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache,
+                                 HeadStats* stats) {
+  auto h = x + post_attention_norm_(attention_(pre_attention_norm_(x), positions, cache, stats));
+  return h + post_mlp_norm_(mlp_(pre_mlp_norm_(h)));
+}
+
+DecoderImpl::DecoderImpl(const ModelConfig& config, int64_t vocab) : config_(config), vocab_(vocab) {
+  embedding_ = register_module("embedding", torch::nn::Embedding(vocab, config.d_model));
+  for (int64_t layer = 0; layer < config.layers; ++layer) {
+    blocks_.push_back(register_module("block" + std::to_string(layer), Block(config)));
+  }
+  final_norm_ = register_module("final_norm", RMSNorm(config.d_model));
+  head_ = register_module("head", torch::nn::Linear(torch::nn::LinearOptions(config.d_model, vocab).bias(false)));
+  initialize_weights(*this, config.init_std);
+}
+
+torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
+                                   AttentionStats* stats) {
+  if (!positions.defined()) {
+    const int64_t offset = cache != nullptr ? cache->length() : 0;
+    positions = torch::arange(offset, offset + tokens.size(1), tokens.options().dtype(torch::kLong))
+                    .unsqueeze(0)
+                    .expand({tokens.size(0), tokens.size(1)});
+  }
+  if (cache != nullptr && cache->layers.empty()) cache->layers.resize(blocks_.size());
+  if (stats != nullptr && stats->layers.empty()) stats->layers.resize(blocks_.size());
+  auto x = embedding_(tokens) * std::sqrt(static_cast<double>(config_.d_model));
+  for (size_t layer = 0; layer < blocks_.size(); ++layer) {
+    x = blocks_[layer](x, positions, cache != nullptr ? &cache->layers[layer] : nullptr,
+                       stats != nullptr ? &stats->layers[layer] : nullptr);
+  }
+  return head_(final_norm_(x)).to(torch::kFloat);
+}
+
+void DecoderImpl::set_query_chunk(int64_t chunk) {
+  for (auto& block : blocks_) block->attention()->set_query_chunk(chunk);
+}
+
+void initialize_weights(DecoderImpl& model, double std) {
+  torch::NoGradGuard no_grad;
+  for (auto& item : model.named_parameters()) {
+    const auto& name = item.key();
+    if (name.find("scaling.") != std::string::npos || name.find(".alpha.") != std::string::npos) continue;
+    if (name.find("norm") != std::string::npos) {
+      item.value().zero_();
+    } else {
+      item.value().normal_(0.0, std);
+    }
+  }
+}
+
+}  // namespace lengen
