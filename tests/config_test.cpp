@@ -236,6 +236,9 @@ TEST(ConfigTest, UnknownKeySuggestsTheClosestKey) {
   EXPECT_EQ(config_error(R"({"trian": {"lr": 0.1}})"),
             "test.json: unknown config key 'trian' (did you mean 'train'?)");
   EXPECT_EQ(config_error(R"({"zzzzzzzzzzzz": 1})"), "test.json: unknown config key 'zzzzzzzzzzzz'");
+  EXPECT_EQ(config_error(R"({"lr": 0.1})"), "test.json: unknown config key 'lr' (did you mean 'train.lr'?)");
+  EXPECT_EQ(config_error(R"({"train": {"normalizer": "sparsemax"}})"),
+            "test.json: unknown config key 'train.normalizer' (did you mean 'model.attention.normalizer'?)");
 }
 
 TEST(ConfigTest, WrongTypesNameTheKeyAndTheValue) {
@@ -295,6 +298,13 @@ TEST(ConfigTest, ValidateCatchesConfigsBuiltInCode) {
   Config config;
   config.train.batch_size = 0;
   EXPECT_EQ(error_of([&] { validate_config(config, "sweep"); }), "sweep: train.batch_size must be >= 1, got 0");
+}
+
+TEST(ConfigTest, DuplicateKeysAreErrors) {
+  EXPECT_EQ(config_error(R"({"train": {"lr": 0.1, "steps": 500, "lr": 0.2}})"),
+            "test.json: duplicate config key 'train.lr'");
+  EXPECT_EQ(config_error(R"({"model": {"attention": {"alpha": 1.2}}, "model": {}})"),
+            "test.json: duplicate config key 'model'");
 }
 
 TEST(ConfigTest, JsonSyntaxErrorsGiveLineAndColumn) {

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "config/config_field.h"
 #include "lengen/errors.h"
@@ -22,11 +24,25 @@ bool is_section(const std::string& key) {
   return std::find(sections.begin(), sections.end(), key) != sections.end();
 }
 
+std::string leaf_of(const std::string& key) { return key.substr(key.rfind('.') + 1); }
+
+// A known key put in the wrong section ("lr" at the top level) is named by its one full key.
+std::string key_with_same_leaf(const std::string& key) {
+  std::string found;
+  for (const auto& field : config::config_fields()) {
+    if (leaf_of(field.key) != leaf_of(key)) continue;
+    if (!found.empty()) return "";
+    found = field.key;
+  }
+  return found;
+}
+
 std::string unknown_key_message(const std::string& key) {
   std::vector<std::string> candidates = config::config_sections();
   for (const auto& field : config::config_fields()) candidates.push_back(field.key);
   std::string message = "unknown config key '" + key + "'";
-  std::string suggestion = closest_match(key, candidates);
+  std::string suggestion = key_with_same_leaf(key);
+  if (suggestion.empty()) suggestion = closest_match(key, candidates);
   return suggestion.empty() ? message : message + " (did you mean '" + suggestion + "'?)";
 }
 
@@ -75,9 +91,43 @@ std::string parse_error_reason(const json::parse_error& error) {
   return colon == std::string::npos ? message : message.substr(colon + 2);
 }
 
+// JSON keeps the last of two equal keys without a word; in a config that hides a mistake.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string source) : source_(std::move(source)) {}
+
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) objects_.push_back({});
+    if (event == json::parse_event_t::object_end) objects_.pop_back();
+    if (event == json::parse_event_t::key) {
+      Object& object = objects_.back();
+      object.current = parsed.get<std::string>();
+      if (!object.keys.insert(object.current).second) {
+        throw UserError(source_ + ": duplicate config key '" + current_path() + "'");
+      }
+    }
+    return true;
+  }
+
+ private:
+  struct Object {
+    std::set<std::string> keys;
+    std::string current;
+  };
+
+  std::string current_path() const {
+    std::string path;
+    for (const auto& object : objects_) path += (path.empty() ? "" : ".") + object.current;
+    return path;
+  }
+
+  std::string source_;
+  std::vector<Object> objects_;
+};
+
 json parse_json(const std::string& text, const std::string& source) {
   try {
-    return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    return json::parse(text, DuplicateKeyCheck(source), /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& error) {
     throw UserError(source + ":" + text_position(text, error.byte) + ": invalid JSON: " +
                     parse_error_reason(error));
