@@ -5,6 +5,7 @@
 namespace lengen::cli {
 
 void add_info_command(CLI::App& app);
+CLI::App* add_bench_command(CLI::App& app);  // returns `bench`, for its other subcommands
 void add_data_command(CLI::App& app);
 void add_config_command(CLI::App& app);
 

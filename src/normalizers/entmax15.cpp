@@ -42,13 +42,13 @@ constexpr int kMaxNewtonSteps = 64;
 // each step the closed-form root of sum_S (X - t)^2 = 1 is tried: when every entry of S stays
 // above it, S is the support and the root is exact.
 template <class T>
-void entmax15_row(const T* x, T* y, int64_t n, std::vector<double>& candidates) {
+void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
   const T max = detail::row_max(x, n);
   if (max == -std::numeric_limits<T>::infinity()) {
     std::fill(y, y + n, T(0));
     return;
   }
-  detail::collect_candidates(x, n, static_cast<T>(max - 2), max, 0.5, candidates);
+  candidates.collect(x, n, static_cast<T>(max - 2), max, 0.5);
   double lower = -1;
   double tau = lower;
   for (int step = 0;; ++step) {
@@ -83,8 +83,10 @@ void entmax15_row(const T* x, T* y, int64_t n, std::vector<double>& candidates) 
   const T t = static_cast<T>(tau);
   for (int64_t k = 0; k < n; ++k) {
     const T v = (x[k] - max) * T(0.5) - t;
-    y[k] = v > 0 ? v * v : T(0);
+    y[k] = v > 0 ? v : T(0);
   }
+  // A separate loop: fused with the clamp, GCC turns the square into a branch and stops vectorizing.
+  for (int64_t k = 0; k < n; ++k) y[k] *= y[k];
 }
 
 torch::Tensor entmax15_forward_cpu(const torch::Tensor& z_in) {
@@ -95,7 +97,7 @@ torch::Tensor entmax15_forward_cpu(const torch::Tensor& z_in) {
     const scalar_t* z_data = z.data_ptr<scalar_t>();
     scalar_t* p_data = p.data_ptr<scalar_t>();
     detail::for_each_row(n == 0 ? 0 : z.numel() / n, n, [&](int64_t row) {
-      thread_local std::vector<double> candidates;
+      thread_local detail::Candidates candidates;
       entmax15_row(z_data + row * n, p_data + row * n, n, candidates);
     });
   });

@@ -1,5 +1,10 @@
 #include "normalizers/row_kernels.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+// sqrt here only sees p >= 0, so errno never matters; without this GCC will not vectorize it.
+#pragma GCC optimize("no-math-errno")
+#endif
+
 #include <ATen/Dispatch.h>
 
 #include "normalizers/normalizer_common.h"
@@ -18,6 +23,102 @@ RowAlphaStorage row_alpha(const torch::Tensor& alpha, const torch::Tensor& p) {
   out.rows.per_row = out.values.data_ptr<double>();
   return out;
 }
+
+namespace {
+
+// g = p^(2 - alpha) on the support, as functors so that each row loop is branch-free and
+// vectorizes: softmax (g = p), sparsemax (g = 1[p > 0]), 1.5-entmax (sqrt p), 1.25-entmax.
+struct GradWeightSoftmax {
+  template <class T>
+  T operator()(T p) const {
+    return p;
+  }
+};
+struct GradWeightSparsemax {
+  template <class T>
+  T operator()(T p) const {
+    return p > 0 ? T(1) : T(0);
+  }
+};
+struct GradWeightSqrt {
+  template <class T>
+  T operator()(T p) const {
+    return std::sqrt(p);
+  }
+};
+struct GradWeightThreeQuarters {
+  template <class T>
+  T operator()(T p) const {
+    const T r = std::sqrt(p);
+    return r * std::sqrt(r);
+  }
+};
+struct GradWeightPower {
+  double exponent;
+  template <class T>
+  T operator()(T p) const {
+    return p > 0 ? static_cast<T>(std::pow(static_cast<double>(p), exponent)) : T(0);
+  }
+};
+
+template <class Fn>
+void with_grad_weight(double exponent, const Fn& fn) {
+  const auto near = [exponent](double v) { return std::abs(exponent - v) < 1e-12; };
+  if (near(1)) return fn(GradWeightSoftmax{});
+  if (near(0)) return fn(GradWeightSparsemax{});
+  if (near(0.5)) return fn(GradWeightSqrt{});
+  if (near(0.75)) return fn(GradWeightThreeQuarters{});
+  fn(GradWeightPower{exponent});
+}
+
+// dz = g*(dy - q), q = sum(g*dy)/sum(g): g is parked in dz between the two passes. Returns q.
+template <class T, class G>
+double family_backward_row(const T* p, const T* dy, T* dz, int64_t n, const G& g_of) {
+  T sum_g[kLanes] = {};
+  T sum_g_dy[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const T g = g_of(p[k + j]);
+      dz[k + j] = g;
+      sum_g[j] += g;
+      sum_g_dy[j] += g * dy[k + j];
+    }
+  }
+  double total_g = 0, total_g_dy = 0;
+  for (; k < n; ++k) {
+    const T g = g_of(p[k]);
+    dz[k] = g;
+    total_g += g;
+    total_g_dy += g * dy[k];
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    total_g += sum_g[j];
+    total_g_dy += sum_g_dy[j];
+  }
+  const double q = total_g > 0 ? total_g_dy / total_g : 0.0;
+  const T q_t = static_cast<T>(q);
+  for (k = 0; k < n; ++k) dz[k] = dz[k] * (dy[k] - q_t);
+  return q;
+}
+
+// d alpha of one row (SPEC §1), from p, dy and q = sum(g*dy)/sum(g).
+template <class T>
+double alpha_grad_row(const T* p, const T* dy, int64_t n, double alpha, double q) {
+  double sum_p_log_p = 0, sum_dy_p = 0, sum_dy_p_log_p = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double pk = p[k];
+    if (pk <= 0) continue;
+    const double p_log_p = pk * std::log(pk);
+    sum_p_log_p += p_log_p;
+    sum_dy_p += dy[k] * pk;
+    sum_dy_p_log_p += dy[k] * p_log_p;
+  }
+  const double am1 = alpha - 1;
+  return (sum_dy_p - q) / (am1 * am1) - (sum_dy_p_log_p - q * sum_p_log_p) / am1;
+}
+
+}  // namespace
 
 FamilyGrads entmax_family_backward_cpu(const torch::Tensor& p_in, const torch::Tensor& dy_in, RowAlpha alpha,
                                        bool alpha_grad) {
@@ -39,32 +140,14 @@ FamilyGrads entmax_family_backward_cpu(const torch::Tensor& p_in, const torch::T
     for_each_row(rows, n, [&](int64_t row) {
       const scalar_t* pr = p_data + row * n;
       const scalar_t* dyr = dy_data + row * n;
-      scalar_t* dzr = dz_data + row * n;
       const double a = alpha[row];
       const bool as_softmax = std::abs(a - 1) < kSoftmaxAlphaTolerance;
-      const Power g_of(as_softmax ? 1.0 : 2.0 - a);
-      // First pass: g (kept in dz) and the row sums; second pass: dz = g * (dy - q).
-      double sum_g = 0, sum_g_dy = 0, sum_p_log_p = 0, sum_dy_p = 0, sum_dy_p_log_p = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        const double pk = pr[k];
-        const double g = pk > 0 ? g_of(pk) : 0.0;
-        dzr[k] = static_cast<scalar_t>(g);
-        sum_g += g;
-        sum_g_dy += g * dyr[k];
-      }
-      const double q = sum_g > 0 ? sum_g_dy / sum_g : 0.0;
-      for (int64_t k = 0; k < n; ++k) dzr[k] = static_cast<scalar_t>(dzr[k] * (dyr[k] - q));
-      if (d_alpha == nullptr || as_softmax || sum_g == 0) return;
-      for (int64_t k = 0; k < n; ++k) {
-        const double pk = pr[k];
-        if (pk <= 0) continue;
-        const double p_log_p = pk * std::log(pk);
-        sum_p_log_p += p_log_p;
-        sum_dy_p += dyr[k] * pk;
-        sum_dy_p_log_p += dyr[k] * p_log_p;
-      }
-      const double am1 = a - 1;
-      d_alpha[row] = (sum_dy_p - q) / (am1 * am1) - (sum_dy_p_log_p - q * sum_p_log_p) / am1;
+      double q = 0;
+      with_grad_weight(as_softmax ? 1.0 : 2.0 - a, [&](const auto& g_of) {
+        q = family_backward_row(pr, dyr, dz_data + row * n, n, g_of);
+      });
+      // At alpha = 1 the alpha gradient is indeterminate; learned alpha is kept away from it.
+      if (d_alpha != nullptr && !as_softmax) d_alpha[row] = alpha_grad_row(pr, dyr, n, a, q);
     });
   });
   return out;

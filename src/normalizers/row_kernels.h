@@ -53,74 +53,35 @@ T row_max(const T* x, int64_t n) {
   return best;
 }
 
-// Appends scale * (x_k - max) for the x_k above `floor` (the only entries that can be in the
-// support) to `out`, skipping blocks with none cheaply.
-template <class T>
-void collect_candidates(const T* x, int64_t n, T floor, double max, double scale, std::vector<double>& out) {
-  out.clear();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    bool any = false;
-    for (int j = 0; j < kLanes; ++j) any |= x[i + j] > floor;
-    if (!any) continue;
-    for (int j = 0; j < kLanes; ++j) {
-      if (x[i + j] > floor) out.push_back(scale * (static_cast<double>(x[i + j]) - max));
-    }
-  }
-  for (; i < n; ++i) {
-    if (x[i] > floor) out.push_back(scale * (static_cast<double>(x[i]) - max));
-  }
-}
-
-// d^e for d > 0, with the exponents of the usual alphas as plain arithmetic (std::pow is the
-// cost of the solver otherwise).
-class Power {
+// The entries of a row that can be in the support, in double: a buffer kept per thread that
+// only grows, with a count that the threshold searches shrink.
+class Candidates {
  public:
-  explicit Power(double exponent) : exponent_(exponent), kind_(kind_of(exponent)) {}
+  double* begin() { return values_.data(); }
+  double* end() { return values_.data() + count_; }
+  double& operator[](size_t i) { return values_[i]; }
+  size_t size() const { return count_; }
+  // Keeps the first `count` values (count <= size()).
+  void resize(size_t count) { count_ = count; }
 
-  double operator()(double d) const {
-    switch (kind_) {
-      case Kind::kZero:
-        return 1.0;
-      case Kind::kHalf:
-        return std::sqrt(d);
-      case Kind::kThreeQuarters: {
-        const double r = std::sqrt(d);
-        return r * std::sqrt(r);
-      }
-      case Kind::kOne:
-        return d;
-      case Kind::kTwo:
-        return d * d;
-      case Kind::kThree:
-        return d * d * d;
-      case Kind::kFour: {
-        const double s = d * d;
-        return s * s;
-      }
-      case Kind::kGeneral:
-        break;
+  // Sets the candidates to scale * (x_k - max) for the x_k above `floor`. Branch-free: every
+  // value is written and the count advances only for those kept (a kept/dropped branch would
+  // be mispredicted for a good share of attention scores).
+  template <class T>
+  void collect(const T* x, int64_t n, T floor, double max, double scale) {
+    if (values_.size() < static_cast<size_t>(n) + 1) values_.resize(n + 1);
+    double* out = values_.data();
+    size_t count = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      out[count] = scale * (static_cast<double>(x[i]) - max);
+      count += x[i] > floor;
     }
-    return std::pow(d, exponent_);
+    count_ = count;
   }
 
  private:
-  enum class Kind { kZero, kHalf, kThreeQuarters, kOne, kTwo, kThree, kFour, kGeneral };
-
-  static Kind kind_of(double e) {
-    const auto near = [e](double v) { return std::abs(e - v) < 1e-12; };
-    if (near(0)) return Kind::kZero;
-    if (near(0.5)) return Kind::kHalf;
-    if (near(0.75)) return Kind::kThreeQuarters;
-    if (near(1)) return Kind::kOne;
-    if (near(2)) return Kind::kTwo;
-    if (near(3)) return Kind::kThree;
-    if (near(4)) return Kind::kFour;
-    return Kind::kGeneral;
-  }
-
-  double exponent_;
-  Kind kind_;
+  std::vector<double> values_;
+  size_t count_ = 0;
 };
 
 // Writes softmax of row x to y (a fully masked row gives zeros).

@@ -30,13 +30,13 @@ torch::Tensor sparsemax_forward_aten(const torch::Tensor& z) {
 // tau = (sum_S z - 1)/|S| never exceeds the true threshold, so S keeps the support while
 // shrinking, and tau is exact once S stops changing.
 template <class T>
-void sparsemax_row(const T* x, T* y, int64_t n, std::vector<double>& candidates) {
+void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
   const T max = detail::row_max(x, n);
   if (max == -std::numeric_limits<T>::infinity()) {
     std::fill(y, y + n, T(0));
     return;
   }
-  detail::collect_candidates(x, n, static_cast<T>(max - 1), max, 1.0, candidates);
+  candidates.collect(x, n, static_cast<T>(max - 1), max, 1.0);
   double tau = 0;
   while (true) {
     double sum = 0;
@@ -64,7 +64,7 @@ torch::Tensor sparsemax_forward_cpu(const torch::Tensor& z_in) {
     const scalar_t* z_data = z.data_ptr<scalar_t>();
     scalar_t* p_data = p.data_ptr<scalar_t>();
     detail::for_each_row(n == 0 ? 0 : z.numel() / n, n, [&](int64_t row) {
-      thread_local std::vector<double> candidates;
+      thread_local detail::Candidates candidates;
       sparsemax_row(z_data + row * n, p_data + row * n, n, candidates);
     });
   });

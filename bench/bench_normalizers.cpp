@@ -1,0 +1,65 @@
+// Google Benchmark: forward+backward of each normalizer on causal attention-shaped fp32 scores
+// ([batch*heads, n, n], N(0, 1), future keys at -inf), single-threaded, beside torch::softmax.
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "lengen/normalizers.h"
+
+namespace {
+
+constexpr int64_t kTargetElements = int64_t{1} << 21;
+
+torch::Tensor causal_scores(int64_t n) {
+  const int64_t batch_heads = std::max<int64_t>(1, kTargetElements / (n * n));
+  const torch::Tensor future = torch::ones({n, n}, torch::kBool).triu(1);
+  return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
+}
+
+void forward_backward(benchmark::State& state, const std::function<torch::Tensor(const torch::Tensor&)>& f) {
+  torch::manual_seed(0);
+  const torch::Tensor scores = causal_scores(state.range(0));
+  const torch::Tensor grad = torch::randn(scores.sizes());
+  for (auto _ : state) {
+    const torch::Tensor z = scores.detach().requires_grad_(true);
+    f(z).backward(grad);
+  }
+  state.SetItemsProcessed(state.iterations() * scores.numel());
+}
+
+void register_all() {
+  const std::vector<std::pair<std::string, std::function<torch::Tensor(const torch::Tensor&)>>> normalizers =
+      {
+          {"torch_softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }},
+          {"softmax", [](const torch::Tensor& z) { return lengen::softmax(z); }},
+          {"sparsemax", [](const torch::Tensor& z) { return lengen::sparsemax(z); }},
+          {"entmax15", [](const torch::Tensor& z) { return lengen::entmax15(z); }},
+          {"entmax_alpha1.5", [](const torch::Tensor& z) { return lengen::entmax(z, 1.5); }},
+          {"entmax_alpha1.25", [](const torch::Tensor& z) { return lengen::entmax(z, 1.25); }},
+          {"topk32", [](const torch::Tensor& z) { return lengen::topk_softmax(z, 32); }},
+          {"adaptive_softmax", [](const torch::Tensor& z) { return lengen::adaptive_softmax(z); }},
+          {"stickbreaking", [](const torch::Tensor& z) { return lengen::stickbreaking(z); }},
+      };
+  for (const auto& [name, f] : normalizers) {
+    benchmark::RegisterBenchmark(name.c_str(), forward_backward, f)
+        ->Arg(128)
+        ->Arg(512)
+        ->Arg(2048)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  torch::set_num_threads(1);
+  benchmark::Initialize(&argc, argv);
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

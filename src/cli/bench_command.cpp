@@ -1,0 +1,130 @@
+// `lengen bench normalizers`: forward+backward time of each normalizer on causal
+// attention-shaped scores, as a ratio to LibTorch's own softmax measured in the same run (so
+// the ratios mean something on any machine). Other `bench` subcommands attach to the parent.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "lengen/normalizers.h"
+
+namespace lengen::cli {
+namespace {
+
+// Elements per benchmark input: enough rows that per-call overheads do not dominate.
+constexpr int64_t kTargetElements = int64_t{1} << 21;
+
+struct BenchOptions {
+  std::vector<int64_t> lengths = {128, 512, 2048};
+  int threads = 1;
+  int repeats = 5;
+  bool json = false;
+};
+
+struct Contender {
+  std::string name;
+  std::function<torch::Tensor(const torch::Tensor&)> normalize;
+};
+
+std::vector<Contender> contenders() {
+  return {
+      {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }},
+      {"softmax", [](const torch::Tensor& z) { return lengen::softmax(z); }},
+      {"sparsemax", [](const torch::Tensor& z) { return sparsemax(z); }},
+      {"entmax15", [](const torch::Tensor& z) { return entmax15(z); }},
+      {"entmax alpha=1.5", [](const torch::Tensor& z) { return entmax(z, 1.5); }},
+      {"entmax alpha=1.25", [](const torch::Tensor& z) { return entmax(z, 1.25); }},
+      {"topk k=32", [](const torch::Tensor& z) { return topk_softmax(z, 32); }},
+      {"adaptive_softmax", [](const torch::Tensor& z) { return adaptive_softmax(z); }},
+      {"stickbreaking", [](const torch::Tensor& z) { return stickbreaking(z); }},
+  };
+}
+
+// [batch*heads, n, n] fp32 scores ~ N(0, 1) under a causal mask, like q.k/sqrt(d_h) at init.
+torch::Tensor causal_scores(int64_t n) {
+  const int64_t batch_heads = std::max<int64_t>(1, kTargetElements / (n * n));
+  const torch::Tensor future = torch::ones({n, n}, torch::kBool).triu(1);
+  return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
+}
+
+// Fastest of `repeats` forward+backward passes, after one warm-up, in seconds of process CPU
+// time: on a shared machine wall time mostly measures the neighbours.
+double fastest_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
+                       int repeats) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i <= repeats; ++i) {
+    const torch::Tensor z = scores.detach().requires_grad_(true);
+    const std::clock_t start = std::clock();
+    contender.normalize(z).backward(grad);
+    const double elapsed = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+    if (i > 0) best = std::min(best, elapsed);
+  }
+  return best;
+}
+
+void run_normalizer_bench(const BenchOptions& options) {
+  torch::set_num_threads(options.threads);
+  torch::manual_seed(0);
+  nlohmann::json results = nlohmann::json::array();
+  if (!options.json) {
+    std::printf(
+        "forward+backward, fp32, causal mask, %d thread(s), best of %d, process CPU time; "
+        "ratio = time / torch::softmax time\n",
+        options.threads, options.repeats);
+    std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
+  }
+  for (int64_t n : options.lengths) {
+    const torch::Tensor scores = causal_scores(n);
+    const torch::Tensor grad = torch::randn(scores.sizes());
+    double baseline = 0;
+    for (const Contender& contender : contenders()) {
+      const double seconds = fastest_seconds(contender, scores, grad, options.repeats);
+      if (baseline == 0) baseline = seconds;
+      const double ratio = seconds / baseline;
+      if (options.json) {
+        results.push_back({{"n", n},
+                           {"rows", scores.numel() / n},
+                           {"normalizer", contender.name},
+                           {"ms", seconds * 1e3},
+                           {"ratio", ratio},
+                           {"threads", options.threads}});
+      } else {
+        std::printf("%-6lld %-20s %10.3f %8.2f\n", static_cast<long long>(n), contender.name.c_str(),
+                    seconds * 1e3, ratio);
+      }
+    }
+  }
+  if (options.json) std::cout << results.dump(2) << "\n";
+}
+
+}  // namespace
+
+CLI::App* add_bench_command(CLI::App& app) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks of lengen's kernels");
+  bench->require_subcommand(1);
+  auto options = std::make_shared<BenchOptions>();
+  auto* normalizers = bench->add_subcommand(
+      "normalizers", "Forward+backward time of each normalizer relative to torch::softmax");
+  normalizers->add_option("--lengths", options->lengths, "row lengths n (rows x n causal scores)")
+      ->capture_default_str();
+  normalizers->add_option("--threads", options->threads, "intra-op threads")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  normalizers->add_option("--repeats", options->repeats, "timed repeats (the fastest is kept)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  normalizers->add_flag("--json", options->json, "print JSON instead of a table");
+  normalizers->callback([options] { run_normalizer_bench(*options); });
+  return bench;
+}
+
+}  // namespace lengen::cli
