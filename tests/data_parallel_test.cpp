@@ -10,11 +10,13 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -234,8 +236,8 @@ Config tiny_copy_config() {
   config.train.lr = 3e-3;
   config.train.warmup = 4;
   config.train.log_every = 1;
-  config.train.eval_every = 0;
-  config.train.checkpoint_every = 0;
+  config.train.eval_every = 1000;  // validation and the checkpoint come at the last step
+  config.train.checkpoint_every = 1000;
   config.train.val_samples = 16;
   config.train.threads = 1;
   config.eval.lengths = {6};
@@ -330,35 +332,54 @@ TEST_F(DataParallelTraining, TwoRanksTrainLikeOneProcessWithTheSameGlobalBatch) 
             << ", max |weight difference| " << worst_weight << "\n";
 }
 
+// Process ids whose parent is `parent`, in increasing order.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> result;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const auto after_name = stat.rfind(')');
+    if (after_name == std::string::npos) continue;
+    std::istringstream fields(stat.substr(after_name + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    if (fields >> state >> ppid && ppid == parent) result.push_back(std::stoi(name));
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
 TEST_F(DataParallelTraining, LaunchStopsPromptlyWhenAWorkerDies) {
   Config config = tiny_copy_config();
   config.train.steps = 100000;  // runs until a worker is killed
   config.train.log_every = 100;
   const std::string config_path = write_config(config);
-  const std::string command = std::string("LENGEN_DIST_TIMEOUT=5 ") + LENGEN_CLI_PATH +
-                              " launch --nproc 2 --grace 2 -- train " + config_path + " --out " +
-                              (root_ / "run").string() + " 2> " + (root_ / "stderr.txt").string();
+  const std::string command = std::string(LENGEN_CLI_PATH) + " launch --nproc 2 --grace 2 -- train " +
+                              config_path + " --out " + (root_ / "run").string() + " 2> " +
+                              (root_ / "stderr.txt").string();
   const pid_t launcher = ::fork();
   ASSERT_GE(launcher, 0);
   if (launcher == 0) {
+    ::setpgid(0, 0);  // one process group with its workers, so that a failed test can end them all
+    ::setenv("LENGEN_DIST_TIMEOUT", "5", 1);
     ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  // Waits for training to run (rank 0 logs a step), then kills rank 1's process.
-  const fs::path children =
-      "/proc/" + std::to_string(launcher) + "/task/" + std::to_string(launcher) + "/children";
+  std::unique_ptr<void, std::function<void(void*)>> end_all(
+      this, [launcher](void*) { ::kill(-launcher, SIGKILL); });
+  // Waits for training to run (rank 0 has written the run folder), then kills rank 1's process.
   std::vector<pid_t> workers;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < give_up) {
-    std::ifstream in(children);
-    workers.clear();
-    for (pid_t pid; in >> pid;) workers.push_back(pid);
+    workers = children_of(launcher);
     if (workers.size() == 2 && fs::exists(root_ / "run" / "config.json")) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSERT_EQ(workers.size(), 2u);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  // Children are listed in creation order: rank 0, then rank 1.
+  // Rank 1 was started second: the higher process id.
   ASSERT_EQ(::kill(workers[1], SIGKILL), 0);
   const auto killed_at = std::chrono::steady_clock::now();
   int status = 0;
