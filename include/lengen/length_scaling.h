@@ -17,7 +17,7 @@ class LengthScalingImpl : public torch::nn::Module {
 
   // Per-head factors for q, shape [B, heads, T, 1], or an undefined tensor for "none".
   // `x` is the normalised input of the attention block [B, T, d_model] (used by asentmax);
-  // `positions` are absolute 0-based positions [B, T] (pads, at -1, get log(1) = 0).
+  // `positions` are absolute 0-based positions [B, T] (padding, at -1, counts as 0).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& positions);
 
   const std::string& kind() const { return kind_; }

@@ -41,8 +41,10 @@ LengthScalingImpl::LengthScalingImpl(const AttentionConfig& config, int64_t d_mo
 
 torch::Tensor LengthScalingImpl::forward(const torch::Tensor& x, const torch::Tensor& positions) {
   if (kind_ == "none") return {};
-  // l_i = log(i + 2): the first position gets log 2, never 0. [B, 1, T, 1]
-  auto log_length = torch::log(positions.clamp_min(-1).to(torch::kFloat) + 2.0).unsqueeze(1).unsqueeze(-1);
+  // l_i = log(i + 2): the first position gets log 2, never 0. Padding (position -1) is
+  // treated as position 0: its queries are masked anyway, and log 1 = 0 would make
+  // l^gamma infinite (gamma < 0) and its gradient NaN. [B, 1, T, 1]
+  auto log_length = torch::log(positions.clamp_min(0).to(torch::kFloat) + 2.0).unsqueeze(1).unsqueeze(-1);
   torch::Tensor factor;  // [B, scaled heads, T, 1]
   if (kind_ == "ssmax") {
     factor = ssmax_scale_.view({1, -1, 1, 1}) * log_length;

@@ -4,9 +4,22 @@
 
 namespace lengen::cli {
 
+// Thrown by a command that finished without error but must exit with `code`
+// (e.g. 130 after Ctrl-C wrote a checkpoint).
+struct ExitWith {
+  int code;
+};
+constexpr int kInterruptedExitCode = 130;
+constexpr int kDivergedExitCode = 3;
+
 void add_info_command(CLI::App& app);
 CLI::App* add_bench_command(CLI::App& app);  // returns `bench`, for its other subcommands
 void add_data_command(CLI::App& app);
 void add_config_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_launch_command(CLI::App& app);
 
 }  // namespace lengen::cli

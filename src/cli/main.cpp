@@ -6,9 +6,12 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "lengen/allocator.h"
 #include "lengen/errors.h"
+#include "lengen/trainer.h"
 
 int main(int argc, char** argv) {
+  lengen::configure_allocator();
   CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lengen 0.1");
@@ -16,11 +19,21 @@ int main(int argc, char** argv) {
   lengen::cli::add_bench_command(app);
   lengen::cli::add_data_command(app);
   lengen::cli::add_config_command(app);
+  lengen::cli::add_train_command(app);
+  lengen::cli::add_eval_command(app);
+  lengen::cli::add_sweep_command(app);
+  lengen::cli::add_report_command(app);
+  lengen::cli::add_launch_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : lengen::kUserErrorExitCode;
+  } catch (const lengen::cli::ExitWith& e) {
+    return e.code;
+  } catch (const lengen::TrainingDiverged& e) {
+    std::cerr << "lengen: training diverged: " << e.what() << "\n";
+    return lengen::cli::kDivergedExitCode;
   } catch (const lengen::UserError& e) {
     std::cerr << "lengen: error: " << e.what() << "\n";
     return lengen::kUserErrorExitCode;

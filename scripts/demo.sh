@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The demo: install, build, then train softmax and ASEntmax (both NAPE) on copy at lengths
+# 8-16 and compare them at 1x-8x the training length. A few minutes on 2 cores.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${LENGEN_BUILD_DIR:-$root/build}
+out=${LENGEN_DEMO_OUT:-$root/runs/demo}
+
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" --target lengen-cli
+lengen="$build_dir/lengen"
+
+"$lengen" info
+echo
+echo "== Training softmax and ASEntmax on copy (lengths 8-16), two jobs in parallel =="
+"$lengen" sweep "$root/configs/sweeps/demo.json" --out "$out" --jobs 2
+echo
+echo "== Exact match (%) by evaluation length =="
+"$lengen" report "$out"
+echo
+echo "Report with tables and plots: $out/report.md"

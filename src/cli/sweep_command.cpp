@@ -1,0 +1,236 @@
+// `lengen sweep SWEEP.json --out runs/SWEEP`: expands a sweep (lengen/sweep.h) and trains each
+// run as a child `lengen train` process, so a crash or a bad value costs one run, not the sweep.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "lengen/config_io.h"
+#include "lengen/errors.h"
+#include "lengen/run_folder.h"
+#include "lengen/sweep.h"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace lengen::cli {
+
+namespace {
+
+constexpr int kFailureTailLines = 20;
+constexpr int kSweepFailedExitCode = 1;
+
+std::atomic<bool> sweep_stop_requested{false};
+extern "C" void request_sweep_stop(int) { sweep_stop_requested = true; }
+
+struct SweepArgs {
+  std::string sweep_path;
+  std::string out;
+  int64_t jobs = 1;
+  std::string shard = "0/1";
+  bool dry_run = false;
+};
+
+// Where one run's files live: the run folder and, next to it, the config it was started with,
+// its log (child stdout and stderr) and, after a failure, the failure note.
+struct RunPaths {
+  std::string run_dir, config, log, failure;
+  RunPaths(const std::string& out, const std::string& name)
+      : run_dir(out + "/" + name),
+        config(out + "/" + name + ".config.json"),
+        log(out + "/" + name + ".log"),
+        failure(out + "/" + name + ".failure.txt") {}
+};
+
+struct PendingRun {
+  std::string name;
+  RunPaths paths;
+  std::vector<std::string> argv;
+};
+
+std::string last_lines(const std::string& path, int count) {
+  std::ifstream in(path);
+  std::deque<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+    if (static_cast<int>(lines.size()) > count) lines.pop_front();
+  }
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
+
+void record_failure(const RunPaths& paths, const std::string& what, const std::string& detail) {
+  write_file_atomically(paths.failure, what + "\n" + detail);
+}
+
+pid_t spawn(const PendingRun& run) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, run.paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> argv;
+  for (const auto& arg : run.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) throw std::runtime_error("cannot start " + run.argv[0] + ": " + std::strerror(error));
+  return pid;
+}
+
+// Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
+// Returns false (after recording why) when its config is invalid.
+bool prepare(const Sweep& sweep, const SweepRun& run, const SweepArgs& args, PendingRun& pending) {
+  Config config;
+  try {
+    config = run_config(sweep, run);
+  } catch (const UserError& e) {
+    record_failure(pending.paths, "invalid config (not started)", std::string(e.what()) + "\n");
+    return false;
+  }
+  config.train.threads = std::max<int64_t>(1, config.train.threads / args.jobs);
+  RunFolder folder(pending.paths.run_dir);
+  const bool resume = !folder.latest_checkpoint().empty();
+  if (resume && fs::exists(folder.config_path())) {
+    // A resumed run keeps its thread count: the trainer refuses a config that changed.
+    config.train.threads = read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
+  }
+  write_file_atomically(pending.paths.config, config_to_json(config).dump(2) + "\n");
+  pending.argv = {fs::read_symlink("/proc/self/exe").string(), "train", pending.paths.config, "--out", pending.paths.run_dir};
+  if (resume) {
+    pending.argv.push_back("--resume");
+  } else if (folder.has_content()) {
+    pending.argv.push_back("--force");  // failed before its first checkpoint: nothing to keep
+  }
+  return true;
+}
+
+void run_sweep(const SweepArgs& args) {
+  if (args.jobs < 1) throw UserError("--jobs must be at least 1");
+  const Sweep sweep = load_sweep(args.sweep_path);
+  const Shard shard = parse_shard(args.shard);
+  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), shard);
+  if (args.dry_run) {
+    for (size_t index : mine) {
+      const SweepRun& run = sweep.runs[index];
+      const RunPaths paths(args.out, run.name);
+      std::string state = fs::exists(paths.run_dir + "/results.json")   ? "finished"
+                          : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
+                                                                                  : "new";
+      try {
+        run_config(sweep, run);
+      } catch (const UserError& e) {
+        state = std::string("invalid: ") + e.what();
+      }
+      std::cout << run.name << "  [" << state << "]";
+      for (const auto& [key, value] : run.overrides) std::cout << "  " << key << "=" << value.dump();
+      std::cout << "\n";
+    }
+    std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
+    return;
+  }
+  fs::create_directories(args.out);
+  write_file_atomically(args.out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
+
+  std::vector<std::string> failed;
+  std::vector<PendingRun> queue;
+  int64_t skipped = 0;
+  for (size_t index : mine) {
+    const SweepRun& run = sweep.runs[index];
+    PendingRun pending{run.name, RunPaths(args.out, run.name), {}};
+    if (fs::exists(pending.paths.run_dir + "/results.json")) {
+      ++skipped;
+      std::cout << "skip " << run.name << " (finished)\n";
+      continue;
+    }
+    if (!prepare(sweep, run, args, pending)) {
+      failed.push_back(run.name);
+      std::cout << "FAIL " << run.name << ": invalid config, see " << pending.paths.failure << "\n";
+      continue;
+    }
+    queue.push_back(std::move(pending));
+  }
+
+  // Without SA_RESTART, so that waitpid returns on a signal and it is forwarded at once.
+  struct sigaction stop {}, previous_int {}, previous_term {};
+  stop.sa_handler = request_sweep_stop;
+  sigemptyset(&stop.sa_mask);
+  sigaction(SIGINT, &stop, &previous_int);
+  sigaction(SIGTERM, &stop, &previous_term);
+  sweep_stop_requested = false;
+  std::map<pid_t, PendingRun> running;
+  size_t next = 0;
+  int64_t succeeded = 0;
+  bool forwarded = false;
+  while (next < queue.size() || !running.empty()) {
+    while (!sweep_stop_requested && next < queue.size() && static_cast<int64_t>(running.size()) < args.jobs) {
+      const PendingRun& run = queue[next++];
+      std::cout << "start " << run.name << " (log: " << run.paths.log << ")" << std::endl;
+      running.emplace(spawn(run), run);
+    }
+    if (running.empty()) break;
+    if (sweep_stop_requested && !forwarded) {
+      for (const auto& entry : running) kill(entry.first, SIGINT);  // each child checkpoints and exits
+      forwarded = true;
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) continue;  // interrupted by a signal: loop to forward it
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const PendingRun& run = it->second;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (code == 0) {
+      ++succeeded;
+      fs::remove(run.paths.failure);
+      std::cout << "done " << run.name << std::endl;
+    } else {
+      failed.push_back(run.name);
+      record_failure(run.paths, "exit code " + std::to_string(code), last_lines(run.paths.log, kFailureTailLines));
+      std::cout << "FAIL " << run.name << " (exit code " << code << "), see " << run.paths.failure << std::endl;
+    }
+    running.erase(it);
+  }
+  sigaction(SIGINT, &previous_int, nullptr);
+  sigaction(SIGTERM, &previous_term, nullptr);
+
+  std::cout << "sweep " << args.out << ": " << succeeded << " trained, " << skipped << " already finished, "
+            << failed.size() << " failed";
+  if (next < queue.size()) std::cout << ", " << queue.size() - next << " not started (interrupted)";
+  std::cout << "\n";
+  for (const auto& name : failed) std::cout << "  failed: " << name << " (" << args.out << "/" << name << ".failure.txt)\n";
+  if (sweep_stop_requested) throw ExitWith{kInterruptedExitCode};
+  if (!failed.empty()) throw ExitWith{kSweepFailedExitCode};
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  auto* cmd = app.add_subcommand("sweep", "Train every run of a sweep file, each as its own `lengen train`");
+  cmd->add_option("sweep", args->sweep_path, "Sweep file (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--out", args->out, "Sweep folder, e.g. runs/copy_methods")->required();
+  cmd->add_option("--jobs", args->jobs, "Runs at a time; train.threads is divided between them");
+  cmd->add_option("--shard", args->shard, "Only runs i, i+N, i+2N, ... of the sweep (e.g. a job array)");
+  cmd->add_flag("--dry-run", args->dry_run, "List the runs and their state without training");
+  cmd->callback([args] { run_sweep(*args); });
+}
+
+}  // namespace lengen::cli

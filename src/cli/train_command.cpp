@@ -1,0 +1,73 @@
+// `lengen train CONFIG --out runs/NAME`: trains one model into a run folder.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "lengen/config_io.h"
+#include "lengen/evaluation.h"
+#include "lengen/process_group.h"
+#include "lengen/task_files.h"
+#include "lengen/trainer.h"
+
+namespace lengen::cli {
+
+namespace {
+
+struct TrainArgs {
+  std::string config_path;
+  std::string out;
+  std::vector<std::string> overrides;
+  std::string data_dir;
+  bool resume = false;
+  bool force = false;
+};
+
+void run_train(const TrainArgs& args) {
+  Config config = load_config(args.config_path, args.overrides);
+  TrainOptions options;
+  options.run_dir = args.out;
+  options.resume = args.resume;
+  options.force = args.force;
+  options.data_dir = args.data_dir;
+  // Launched by `lengen launch`, torchrun or srun: one rank of a data-parallel group.
+  std::unique_ptr<DataParallel> group;
+  TrainResult result;
+  try {
+    group = join_process_group_from_env(resolve_device(config.train.device).type());
+    options.group = group.get();
+    if (group != nullptr && group->rank() != 0) spdlog::set_level(spdlog::level::warn);
+    result = train(config, options);
+  } catch (const DataParallelError& error) {
+    std::cerr << "lengen: data-parallel error: " << error.what() << "\n";
+    throw ExitWith{1};
+  }
+  if (result.interrupted) throw ExitWith{kInterruptedExitCode};
+  // Rank 0 holds the run folder; the other ranks' work ends with training.
+  if (group != nullptr && group->rank() != 0) return;
+  spdlog::info("trained {} steps into {}", result.steps_done, args.out);
+  // A finished run is evaluated at once; results.json also marks it finished for sweeps.
+  const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
+  const RunEvaluation evaluation =
+      evaluate_run(config, args.out, config.eval.checkpoint, data_has_tests ? args.data_dir : "");
+  std::cout << results_table(evaluation.results, config.task.len_max);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto args = std::make_shared<TrainArgs>();
+  auto* cmd = app.add_subcommand("train", "Train a model from a JSON config into a run folder");
+  cmd->add_option("config", args->config_path, "Config file (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--out", args->out, "Run folder, e.g. runs/copy_asentmax")->required();
+  cmd->add_option("--set", args->overrides, "Override a config key: key.path=value (repeatable)");
+  cmd->add_option("--data", args->data_dir, "Train on DIR/train.src/.trg instead of generated data");
+  auto* resume = cmd->add_flag("--resume", args->resume, "Continue the run from its latest checkpoint");
+  cmd->add_flag("--force", args->force, "Delete an existing run folder and start over")->excludes(resume);
+  cmd->callback([args] { run_train(*args); });
+}
+
+}  // namespace lengen::cli
