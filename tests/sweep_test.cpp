@@ -1,0 +1,163 @@
+// Sweeps: grid expansion and naming, shards, and `lengen sweep` end to end with a failing run
+// and a resumed one.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "lengen/errors.h"
+#include "lengen/run_folder.h"
+#include "lengen/sweep.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+using ordered_json = nlohmann::ordered_json;
+
+std::vector<std::string> names(const Sweep& sweep) {
+  std::vector<std::string> out;
+  for (const auto& run : sweep.runs) out.push_back(run.name);
+  return out;
+}
+
+TEST(SweepExpansion, DISABLED_GridIsACartesianProductInFileOrderWithReadableNames) {
+  const auto json = ordered_json::parse(R"({
+    "description": "methods x positions x seeds",
+    "base": {"task": {"name": "copy"}},
+    "set": {"train.steps": 10},
+    "grid": {
+      "method": [
+        {"name": "softmax", "model.attention.normalizer": "softmax"},
+        {"name": "asentmax", "model.attention.normalizer": "entmax15", "model.attention.scaling": "asentmax"}],
+      "model.attention.positions": ["nape", "rope"],
+      "train.seed": [1, 2]
+    },
+    "list": [{"model.attention.normalizer": "sparsemax", "task.params.vocab": 8}, {"name": "softmax-nape-seed1"}]
+  })");
+  const Sweep sweep = sweep_from_json(json, ".");
+  EXPECT_EQ(sweep.description, "methods x positions x seeds");
+  EXPECT_EQ(names(sweep), (std::vector<std::string>{
+                              "softmax-nape-seed1", "softmax-nape-seed2", "softmax-rope-seed1", "softmax-rope-seed2",
+                              "asentmax-nape-seed1", "asentmax-nape-seed2", "asentmax-rope-seed1",
+                              "asentmax-rope-seed2", "sparsemax-vocab8", "softmax-nape-seed1-2"}));
+  const SweepRun& run = sweep.runs[5];
+  ASSERT_EQ(run.overrides.size(), 5u);
+  EXPECT_EQ(run.overrides[0], SweepOverride("train.steps", 10));  // "set" first
+  EXPECT_EQ(run.overrides[1], SweepOverride("model.attention.normalizer", "entmax15"));
+  EXPECT_EQ(run.overrides[2], SweepOverride("model.attention.scaling", "asentmax"));
+  EXPECT_EQ(run.overrides[4], SweepOverride("train.seed", 2));
+
+  const Config config = run_config(sweep, run);
+  EXPECT_EQ(config.model.attention.normalizer, "entmax15");
+  EXPECT_EQ(config.model.attention.scaling, "asentmax");
+  EXPECT_EQ(config.model.attention.positions, "nape");
+  EXPECT_EQ(config.train.seed, 2u);
+  EXPECT_EQ(config.train.steps, 10);
+  EXPECT_EQ(run_config(sweep, sweep.runs[8]).task.params.at("vocab"), 8);
+
+  const auto manifest = sweep_manifest(sweep);
+  EXPECT_EQ(manifest["runs"].size(), 10u);
+  EXPECT_EQ(manifest["runs"][5]["overrides"]["train.seed"], 2);
+}
+
+TEST(SweepExpansion, OverrideNamesAndInvalidValues) {
+  EXPECT_EQ(override_name("train.lr", 0.001), "lr0.001");
+  EXPECT_EQ(override_name("model.attention.learn_alpha", true), "learn_alpha-true");
+  EXPECT_EQ(override_name("eval.lengths", nlohmann::json::array({16, 32})), "lengths16_32");
+  EXPECT_EQ(override_name("description", "a b/c"), "a_b_c");
+
+  const Sweep sweep = sweep_from_json(ordered_json::parse(R"({"base": {}, "grid": {"train.lr": [-1]}})"), ".");
+  ASSERT_EQ(sweep.runs.size(), 1u);
+  EXPECT_THROW(run_config(sweep, sweep.runs[0]), UserError);
+  EXPECT_THROW(sweep_from_json(ordered_json::parse(R"({"base": {}, "grid": {"train.lr": []}})"), "."), UserError);
+  EXPECT_THROW(sweep_from_json(ordered_json::parse(R"({"base": {}, "gird": {}})"), "."), UserError);
+}
+
+TEST(SweepExpansion, ShardsTakeEveryNthRun) {
+  EXPECT_EQ(shard_runs(7, parse_shard("1/3")), (std::vector<size_t>{1, 4}));
+  EXPECT_EQ(shard_runs(7, parse_shard("0/1")).size(), 7u);
+  EXPECT_THROW(parse_shard("3/3"), UserError);
+  EXPECT_THROW(parse_shard("1"), UserError);
+  EXPECT_THROW(parse_shard("a/2"), UserError);
+}
+
+class SweepCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("lengen_sweep_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "configs");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  int run_cli(const std::string& args) {
+    const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " + (dir_ / "out.txt").string() +
+                                " 2> " + (dir_ / "err.txt").string();
+    const int status = std::system(command.c_str());
+    std::ifstream out(dir_ / "out.txt"), err(dir_ / "err.txt");
+    out_ = std::string(std::istreambuf_iterator<char>(out), {});
+    err_ = std::string(std::istreambuf_iterator<char>(err), {});
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  fs::path dir_;
+  std::string out_, err_;
+};
+
+TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
+  std::ofstream(dir_ / "configs" / "tiny.json") << R"({
+    "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 4},
+    "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
+    "train": {"steps": 6, "batch_size": 4, "warmup": 2, "log_every": 3, "eval_every": 3,
+              "checkpoint_every": 3, "val_samples": 4, "threads": 2},
+    "eval": {"lengths": [4, 8], "samples": 4, "batch_size": 4}
+  })";
+  std::ofstream(dir_ / "tiny_sweep.json") << R"({
+    "description": "two seeds and one bad run",
+    "base": "configs/tiny.json",
+    "grid": {"train.seed": [1, 2]},
+    "list": [{"name": "bad", "model.attention.normalizer": "nosuchmax"}]
+  })";
+  const std::string sweep = (dir_ / "tiny_sweep.json").string();
+  const fs::path out = dir_ / "runs";
+
+  ASSERT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --dry-run"), 0) << err_;
+  EXPECT_NE(out_.find("seed1  [new]"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("bad  [invalid"), std::string::npos) << out_;
+  EXPECT_FALSE(fs::exists(out / "seed1"));
+
+  EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --jobs 2"), 1) << out_ << err_;
+  for (const char* name : {"seed1", "seed2"}) {
+    EXPECT_TRUE(fs::exists(out / name / "results.json")) << name << "\n" << out_;
+    EXPECT_FALSE(fs::exists(out / (std::string(name) + ".failure.txt")));
+    // The two parallel jobs share the base config's two threads.
+    EXPECT_EQ(read_json_file((out / name / "config.json").string())["train"]["threads"], 1);
+  }
+  EXPECT_EQ(read_json_file((out / "seed2" / "config.json").string())["train"]["seed"], 2);
+  ASSERT_TRUE(fs::exists(out / "bad.failure.txt"));
+  std::ifstream failure(out / "bad.failure.txt");
+  const std::string failure_text(std::istreambuf_iterator<char>(failure), {});
+  EXPECT_NE(failure_text.find("nosuchmax"), std::string::npos) << failure_text;
+  EXPECT_NE(out_.find("failed: bad"), std::string::npos) << out_;
+  const auto manifest = read_json_file((out / "sweep.json").string());
+  EXPECT_EQ(manifest["runs"].size(), 3u);
+
+  // An interrupted run (checkpoint, no results) is resumed; a finished one is skipped.
+  fs::remove(out / "seed2" / "results.json");
+  EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --jobs 1 --shard 0/3"), 0) << out_ << err_;
+  EXPECT_NE(out_.find("skip seed1 (finished)"), std::string::npos) << out_;
+  EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --jobs 1 --shard 1/3"), 0) << out_ << err_;
+  EXPECT_NE(out_.find("done seed2"), std::string::npos) << out_;
+  EXPECT_TRUE(fs::exists(out / "seed2" / "results.json"));
+  std::ifstream log(out / "seed2.log");
+  const std::string log_text(std::istreambuf_iterator<char>(log), {});
+  EXPECT_NE(log_text.find("resuming"), std::string::npos) << log_text;
+}
+
+}  // namespace
+}  // namespace lengen
