@@ -379,7 +379,7 @@ TEST(ConfigTest, DocsMatchTheSchema) {
       << "docs/config.md is stale: run `lengen config schema --markdown > docs/config.md`";
 }
 
-TEST(ConfigCliTest, DISABLED_ShowPrintsTheResolvedConfigWithOverrides) {
+TEST(ConfigCliTest, ShowPrintsTheResolvedConfigWithOverrides) {
   CommandResult result =
       run_cli("config show " + kSampleConfig + " --set train.steps=500 --set eval.lengths=16,32");
   ASSERT_EQ(result.exit_code, 0) << result.err;
