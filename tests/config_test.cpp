@@ -145,7 +145,8 @@ CommandResult run_cli(const std::string& arguments) {
   TempDir dir;
   auto out = dir.path() / "stdout";
   auto err = dir.path() / "stderr";
-  std::string command = std::string(LENGEN_CLI_PATH) + " " + arguments + " >" + out.string() + " 2>" + err.string();
+  std::string command =
+      std::string(LENGEN_CLI_PATH) + " " + arguments + " >" + out.string() + " 2>" + err.string();
   int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
 }
@@ -159,8 +160,9 @@ TEST(ConfigTest, DefaultsRoundTrip) {
 }
 
 TEST(ConfigTest, EveryValueRoundTrips) {
-  Config config = load_config(kSampleConfig, {"description=round trip", "task.params.vocab=20", "train.seed=7",
-                                              "model.attention.learn_alpha=true", "model.attention.normalizer=entmax"});
+  Config config =
+      load_config(kSampleConfig, {"description=round trip", "task.params.vocab=20", "train.seed=7",
+                                  "model.attention.learn_alpha=true", "model.attention.normalizer=entmax"});
   json written = config_to_json(config);
   EXPECT_EQ(config_to_json(config_from_json(written)), written);
   EXPECT_EQ(config_to_json(config_from_string(written.dump(2))), written);
@@ -250,7 +252,8 @@ TEST(ConfigTest, WrongTypesNameTheKeyAndTheValue) {
             "test.json: config key 'train.seed' must be a non-negative integer, got -1");
   EXPECT_EQ(config_error(R"({"eval": {"attention_stats": 1}})"),
             "test.json: config key 'eval.attention_stats' must be true or false, got 1");
-  EXPECT_EQ(config_error(R"({"task": {"name": 3}})"), "test.json: config key 'task.name' must be a string, got 3");
+  EXPECT_EQ(config_error(R"({"task": {"name": 3}})"),
+            "test.json: config key 'task.name' must be a string, got 3");
   EXPECT_EQ(config_error(R"({"eval": {"lengths": [16, "x"]}})"),
             "test.json: config key 'eval.lengths' must be a list of integers, got [16,\"x\"]");
   EXPECT_EQ(config_error(R"({"task": {"params": {"vocab": "big"}}})"),
@@ -260,9 +263,11 @@ TEST(ConfigTest, WrongTypesNameTheKeyAndTheValue) {
 }
 
 TEST(ConfigTest, OutOfRangeValuesNameTheBound) {
-  EXPECT_EQ(config_error(R"({"train": {"batch_size": 0}})"), "test.json: train.batch_size must be >= 1, got 0");
+  EXPECT_EQ(config_error(R"({"train": {"batch_size": 0}})"),
+            "test.json: train.batch_size must be >= 1, got 0");
   EXPECT_EQ(config_error(R"({"train": {"lr": 0}})"), "test.json: train.lr must be > 0, got 0");
-  EXPECT_EQ(config_error(R"({"train": {"beta2": 1.0}})"), "test.json: train.beta2 must be in [0, 1), got 1.0");
+  EXPECT_EQ(config_error(R"({"train": {"beta2": 1.0}})"),
+            "test.json: train.beta2 must be in [0, 1), got 1.0");
   EXPECT_EQ(config_error(R"({"task": {"len_min": 0}})"), "test.json: task.len_min must be >= 1, got 0");
   EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"), "test.json: model.heads must be >= 1, got 0");
   EXPECT_EQ(config_error(R"({"eval": {"lengths": [16, 0]}})"),
@@ -270,9 +275,10 @@ TEST(ConfigTest, OutOfRangeValuesNameTheBound) {
 }
 
 TEST(ConfigTest, InvalidChoicesListTheAllowedValues) {
-  EXPECT_EQ(config_error(R"({"model": {"attention": {"normalizer": "entmax1.5"}}})"),
-            "test.json: model.attention.normalizer must be one of softmax, sparsemax, entmax15, entmax, topk, "
-            "adaptive_softmax, stickbreaking, got \"entmax1.5\" (did you mean 'entmax15'?)");
+  EXPECT_EQ(
+      config_error(R"({"model": {"attention": {"normalizer": "entmax1.5"}}})"),
+      "test.json: model.attention.normalizer must be one of softmax, sparsemax, entmax15, entmax, topk, "
+      "adaptive_softmax, stickbreaking, got \"entmax1.5\" (did you mean 'entmax15'?)");
   EXPECT_THAT(config_error(R"({"task": {"name": "cpy"}})"),
               ::testing::AllOf(StartsWith("test.json: task.name must be one of "), HasSubstr("reverse"),
                                HasSubstr(", got \"cpy\" (did you mean 'copy'?)")));
@@ -287,17 +293,21 @@ TEST(ConfigTest, RulesAcrossKeys) {
             "test.json: train.warmup (300) must be <= train.steps (100)");
   EXPECT_EQ(config_error(R"({"model": {"heads": 2, "attention": {"positions": "nape", "alibi_heads": 3}}})"),
             "test.json: model.attention.alibi_heads (3) must be <= model.heads (2) with nape positions");
-  EXPECT_NO_THROW(config_from_string(R"({"model": {"heads": 2, "attention": {"positions": "rope", "alibi_heads": 3}}})"));
-  EXPECT_EQ(config_error(R"({"model": {"attention": {"learn_alpha": true}}})"),
-            "test.json: model.attention.learn_alpha needs model.attention.normalizer \"entmax\", got \"softmax\"");
-  EXPECT_EQ(config_error(R"({"model": {"attention": {"normalizer": "entmax", "learn_alpha": true, "alpha": 2}}})"),
-            "test.json: model.attention.alpha must be in (1, 2) when learned, got 2.0");
+  EXPECT_NO_THROW(
+      config_from_string(R"({"model": {"heads": 2, "attention": {"positions": "rope", "alibi_heads": 3}}})"));
+  EXPECT_EQ(
+      config_error(R"({"model": {"attention": {"learn_alpha": true}}})"),
+      "test.json: model.attention.learn_alpha needs model.attention.normalizer \"entmax\", got \"softmax\"");
+  EXPECT_EQ(
+      config_error(R"({"model": {"attention": {"normalizer": "entmax", "learn_alpha": true, "alpha": 2}}})"),
+      "test.json: model.attention.alpha must be in (1, 2) when learned, got 2.0");
 }
 
 TEST(ConfigTest, ValidateCatchesConfigsBuiltInCode) {
   Config config;
   config.train.batch_size = 0;
-  EXPECT_EQ(error_of([&] { validate_config(config, "sweep"); }), "sweep: train.batch_size must be >= 1, got 0");
+  EXPECT_EQ(error_of([&] { validate_config(config, "sweep"); }),
+            "sweep: train.batch_size must be >= 1, got 0");
 }
 
 TEST(ConfigTest, DuplicateKeysAreErrors) {
@@ -356,21 +366,26 @@ TEST(ConfigTest, TaskParamOverridesKeepTheOtherParams) {
 }
 
 TEST(ConfigTest, OverrideErrors) {
-  EXPECT_EQ(override_error("train.lr=abc"), "--set train.lr=abc: config key 'train.lr' must be a number, got \"abc\"");
-  EXPECT_EQ(override_error("eval.attention_stats=yes"),
-            "--set eval.attention_stats=yes: config key 'eval.attention_stats' must be true or false, got \"yes\"");
-  EXPECT_EQ(override_error("eval.lengths=64,abc"),
-            "--set eval.lengths=64,abc: config key 'eval.lengths' must be a list of integers, got \"64,abc\"");
-  EXPECT_EQ(override_error("train.batch_size=0"), "--set train.batch_size=0: train.batch_size must be >= 1, got 0");
+  EXPECT_EQ(override_error("train.lr=abc"),
+            "--set train.lr=abc: config key 'train.lr' must be a number, got \"abc\"");
+  EXPECT_EQ(
+      override_error("eval.attention_stats=yes"),
+      "--set eval.attention_stats=yes: config key 'eval.attention_stats' must be true or false, got \"yes\"");
+  EXPECT_EQ(
+      override_error("eval.lengths=64,abc"),
+      "--set eval.lengths=64,abc: config key 'eval.lengths' must be a list of integers, got \"64,abc\"");
+  EXPECT_EQ(override_error("train.batch_size=0"),
+            "--set train.batch_size=0: train.batch_size must be >= 1, got 0");
   EXPECT_EQ(override_error("task.params.vocab=many"),
             "--set task.params.vocab=many: config key 'task.params.vocab' must be a number, got \"many\"");
   EXPECT_EQ(override_error("model.attention.normaliser=softmax"),
             "--set model.attention.normaliser=softmax: unknown config key 'model.attention.normaliser' "
             "(did you mean 'model.attention.normalizer'?)");
   EXPECT_EQ(override_error("train.lr"), "--set train.lr: an override must look like key.path=value");
-  EXPECT_EQ(override_error("model.attention.scaling=ASEntmax"),
-            "--set model.attention.scaling=ASEntmax: model.attention.scaling must be one of none, ssmax, learned, "
-            "asentmax, got \"ASEntmax\"");
+  EXPECT_EQ(
+      override_error("model.attention.scaling=ASEntmax"),
+      "--set model.attention.scaling=ASEntmax: model.attention.scaling must be one of none, ssmax, learned, "
+      "asentmax, got \"ASEntmax\"");
 }
 
 TEST(ConfigTest, DocsMatchTheSchema) {
@@ -394,8 +409,9 @@ TEST(ConfigCliTest, BadKeyExitsTwoWithOneLine) {
   CommandResult result = run_cli("config show " + kSampleConfig + " --set train.stepz=5");
   EXPECT_EQ(result.exit_code, kUserErrorExitCode);
   EXPECT_EQ(result.out, "");
-  EXPECT_EQ(result.err, "lengen: error: --set train.stepz=5: unknown config key 'train.stepz' "
-                        "(did you mean 'train.steps'?)\n");
+  EXPECT_EQ(result.err,
+            "lengen: error: --set train.stepz=5: unknown config key 'train.stepz' "
+            "(did you mean 'train.steps'?)\n");
 }
 
 TEST(ConfigCliTest, MissingFileExitsTwo) {

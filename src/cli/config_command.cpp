@@ -35,9 +35,8 @@ void add_config_command(CLI::App& app) {
 
   auto* schema = cmd->add_subcommand("schema", "Print every config key with its type, default and meaning");
   schema->add_flag("--markdown", options->markdown, "print the markdown reference (docs/config.md)");
-  schema->callback([options] {
-    std::cout << (options->markdown ? config_schema_markdown() : config_schema_text());
-  });
+  schema->callback(
+      [options] { std::cout << (options->markdown ? config_schema_markdown() : config_schema_text()); });
 }
 
 }  // namespace lengen::cli

@@ -51,9 +51,9 @@ std::string choices_text(const std::vector<std::string>& choices) {
 }
 
 std::string type_problem(const std::string& key, ValueType type, const nlohmann::json& value) {
-  static const char* const kExpected[] = {"an integer",      "a non-negative integer", "a number",
-                                          "true or false",   "a string",               "a list of integers",
-                                          "an object of numbers"};
+  static const char* const kExpected[] = {
+      "an integer",         "a non-negative integer", "a number", "true or false", "a string",
+      "a list of integers", "an object of numbers"};
   return "config key '" + key + "' must be " + kExpected[static_cast<int>(type)] + ", got " + shown(value);
 }
 
@@ -135,7 +135,8 @@ std::string value_problem(const ConfigField& field, const nlohmann::json& value)
       for (const auto& choice : field.choices) {
         if (text == choice) return "";
       }
-      std::string problem = field.key + " must be one of " + choices_text(field.choices) + ", got " + shown(value);
+      std::string problem =
+          field.key + " must be one of " + choices_text(field.choices) + ", got " + shown(value);
       std::string suggestion = closest_match(text, field.choices);
       return suggestion.empty() ? problem : problem + " (did you mean '" + suggestion + "'?)";
     }

@@ -59,14 +59,17 @@ Bounds half_open(double low, double high) { return {low, false, high, true}; }
 
 // KEY(a.b) gives both the key "a.b" and the accessor of config.a.b, so a key can never
 // disagree with the member it names.
+// clang-format off
 #define KEY(path) #path, [](auto& config) -> auto& { return config.path; }
+// clang-format on
 
 const std::vector<ConfigField>& config_fields() {
   static const std::vector<ConfigField> fields = {
       field(KEY(description), "free text about the experiment, carried into run folders and reports"),
 
       field(KEY(task.name), "the task to learn", {}, task_names()),
-      field(KEY(task.params), "task-specific numbers, e.g. {\"vocab\": 32}; the task fills defaults and checks them"),
+      field(KEY(task.params),
+            "task-specific numbers, e.g. {\"vocab\": 32}; the task fills defaults and checks them"),
       field(KEY(task.len_min), "shortest training source length; lengths are uniform in [len_min, len_max]",
             at_least(1)),
       field(KEY(task.len_max), "longest training source length", at_least(1)),
@@ -98,7 +101,8 @@ const std::vector<ConfigField>& config_fields() {
             {"nope", "rope", "alibi", "nape"}),
       field(KEY(model.attention.rope_base), "rope: frequency base", above(0)),
       field(KEY(model.attention.alibi_heads), "nape: number of ALiBi heads (-1 = heads / 2)", at_least(-1)),
-      field(KEY(model.attention.alibi_slopes), "ALiBi slopes: linear 1/(h+1), exp 2^-h", {}, {"linear", "exp"}),
+      field(KEY(model.attention.alibi_slopes), "ALiBi slopes: linear 1/(h+1), exp 2^-h", {},
+            {"linear", "exp"}),
 
       field(KEY(train.steps), "optimizer steps", at_least(1)),
       field(KEY(train.batch_size), "sequences per step", at_least(1)),
@@ -125,7 +129,8 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(eval.batch_size), "sequences per evaluation batch", at_least(1)),
       field(KEY(eval.decode), "teacher_forced: exact match in one pass; greedy: decode until EOS", {},
             {"teacher_forced", "greedy"}),
-      field(KEY(eval.decode_cap), "greedy: cap on the total length, as a multiple of the source length", above(0)),
+      field(KEY(eval.decode_cap), "greedy: cap on the total length, as a multiple of the source length",
+            above(0)),
       field(KEY(eval.checkpoint), "which checkpoint to evaluate; best = best in-distribution validation", {},
             {"last", "best"}),
       field(KEY(eval.attention_stats), "also record attention statistics per length"),

@@ -129,15 +129,16 @@ json parse_json(const std::string& text, const std::string& source) {
   try {
     return json::parse(text, DuplicateKeyCheck(source), /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& error) {
-    throw UserError(source + ":" + text_position(text, error.byte) + ": invalid JSON: " +
-                    parse_error_reason(error));
+    throw UserError(source + ":" + text_position(text, error.byte) +
+                    ": invalid JSON: " + parse_error_reason(error));
   }
 }
 
 std::string read_file(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) throw UserError(path + ": no such config file");
-  if (std::filesystem::is_directory(path, error)) throw UserError(path + ": is a directory, not a config file");
+  if (std::filesystem::is_directory(path, error))
+    throw UserError(path + ": is a directory, not a config file");
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
