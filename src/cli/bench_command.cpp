@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -20,6 +21,11 @@
 namespace lengen::cli {
 namespace {
 
+// Untimed passes before each measurement.
+constexpr int kWarmups = 3;
+// Untimed baseline passes per length before anything is measured: the first passes of the
+// process grow the heap and fault its pages in, which made the first entry ~10x too slow.
+constexpr int kHeapWarmups = 10;
 // Elements per benchmark input: enough rows that per-call overheads do not dominate.
 constexpr int64_t kTargetElements = int64_t{1} << 21;
 
@@ -56,17 +62,28 @@ torch::Tensor causal_scores(int64_t n) {
   return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
 }
 
-// Fastest of `repeats` forward+backward passes, after one warm-up, in seconds of process CPU
-// time: on a shared machine wall time mostly measures the neighbours.
+// Seconds on this thread's CPU clock when single-threaded (robust to a shared machine: wall
+// time there mostly measures the neighbours, and process time counts idle pool threads
+// spinning), else wall-clock seconds.
+double now_seconds(bool single_threaded) {
+  if (single_threaded) {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Fastest of `repeats` forward+backward passes, after kWarmups untimed ones, in seconds.
 double fastest_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
-                       int repeats) {
+                       const BenchOptions& options) {
   double best = std::numeric_limits<double>::infinity();
-  for (int i = 0; i <= repeats; ++i) {
+  for (int i = 0; i < kWarmups + options.repeats; ++i) {
     const torch::Tensor z = scores.detach().requires_grad_(true);
-    const std::clock_t start = std::clock();
+    const double start = now_seconds(options.threads == 1);
     contender.normalize(z).backward(grad);
-    const double elapsed = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
-    if (i > 0) best = std::min(best, elapsed);
+    const double elapsed = now_seconds(options.threads == 1) - start;
+    if (i >= kWarmups) best = std::min(best, elapsed);
   }
   return best;
 }
@@ -77,17 +94,24 @@ void run_normalizer_bench(const BenchOptions& options) {
   nlohmann::json results = nlohmann::json::array();
   if (!options.json) {
     std::printf(
-        "forward+backward, fp32, causal mask, %d thread(s), best of %d, process CPU time; "
+        "forward+backward, fp32, causal mask, %d thread(s), best of %d, %s; "
         "ratio = time / torch::softmax time\n",
-        options.threads, options.repeats);
+        options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time");
     std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
+  }
+  const Contender baseline_contender = contenders().front();
+  for (int64_t n : options.lengths) {
+    const torch::Tensor scores = causal_scores(n);
+    for (int i = 0; i < kHeapWarmups; ++i) {
+      baseline_contender.normalize(scores.detach().requires_grad_(true)).backward(torch::ones_like(scores));
+    }
   }
   for (int64_t n : options.lengths) {
     const torch::Tensor scores = causal_scores(n);
     const torch::Tensor grad = torch::randn(scores.sizes());
     double baseline = 0;
     for (const Contender& contender : contenders()) {
-      const double seconds = fastest_seconds(contender, scores, grad, options.repeats);
+      const double seconds = fastest_seconds(contender, scores, grad, options);
       if (baseline == 0) baseline = seconds;
       const double ratio = seconds / baseline;
       if (options.json) {
