@@ -136,7 +136,7 @@ TEST(Positions, NapeSplitsHeadsIntoAlibiAndNope) {
   EXPECT_THROW(PositionEncoding(config, 8, 4), UserError);
 }
 
-TEST(Positions, DISABLED_RopeScoresDependOnlyOnRelativePosition) {
+TEST(Positions, RopeScoresDependOnlyOnRelativePosition) {
   AttentionConfig config;
   config.positions = "rope";
   PositionEncoding encoding(config, 1, 8);

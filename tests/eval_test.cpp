@@ -82,7 +82,7 @@ class TrainedCopy : public ::testing::Test {
       "model": {"layers": 2, "d_model": 32, "heads": 2, "d_head": 16, "d_mlp": 64,
                 "attention": {"normalizer": "entmax15", "scaling": "asentmax", "positions": "nape"}},
       "train": {"steps": 250, "batch_size": 32, "lr": 3e-3, "warmup": 25, "log_every": 250,
-                "eval_every": 0, "checkpoint_every": 0, "val_samples": 32},
+                "eval_every": 250, "checkpoint_every": 250, "val_samples": 32},
       "eval": {"lengths": [6, 8], "samples": 48, "batch_size": 16}
     })",
                                             "eval_test"));

@@ -65,7 +65,7 @@ TEST_F(Report, SummarizeUsesTheSampleStandardDeviation) {
   EXPECT_DOUBLE_EQ(summarize_values({42}).std, 0.0);
 }
 
-TEST_F(Report, DISABLED_TablesGroupRunsByMethod) {
+TEST_F(Report, TablesGroupRunsByMethod) {
   const auto runs = collect_runs(dir_.string());
   ASSERT_EQ(runs.size(), 4u);  // "unfinished" has no results.json
   EXPECT_EQ(method_label(runs[0].method), "ASEntmax (entmax15 + asentmax) / nape");
@@ -88,7 +88,7 @@ TEST_F(Report, DISABLED_TablesGroupRunsByMethod) {
       << csv;
 }
 
-TEST_F(Report, DISABLED_WritesMarkdownCsvAndPlots) {
+TEST_F(Report, WritesMarkdownCsvAndPlots) {
   ReportOptions options;
   options.gnuplot = "";
   std::string md = write_report(dir_.string(), options);

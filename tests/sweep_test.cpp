@@ -25,11 +25,11 @@ std::vector<std::string> names(const Sweep& sweep) {
   return out;
 }
 
-TEST(SweepExpansion, DISABLED_GridIsACartesianProductInFileOrderWithReadableNames) {
+TEST(SweepExpansion, GridIsACartesianProductInFileOrderWithReadableNames) {
   const auto json = ordered_json::parse(R"({
     "description": "methods x positions x seeds",
     "base": {"task": {"name": "copy"}},
-    "set": {"train.steps": 10},
+    "set": {"train.steps": 400},
     "grid": {
       "method": [
         {"name": "softmax", "model.attention.normalizer": "softmax"},
@@ -47,7 +47,7 @@ TEST(SweepExpansion, DISABLED_GridIsACartesianProductInFileOrderWithReadableName
                               "asentmax-rope-seed2", "sparsemax-vocab8", "softmax-nape-seed1-2"}));
   const SweepRun& run = sweep.runs[5];
   ASSERT_EQ(run.overrides.size(), 5u);
-  EXPECT_EQ(run.overrides[0], SweepOverride("train.steps", 10));  // "set" first
+  EXPECT_EQ(run.overrides[0], SweepOverride("train.steps", 400));  // "set" first
   EXPECT_EQ(run.overrides[1], SweepOverride("model.attention.normalizer", "entmax15"));
   EXPECT_EQ(run.overrides[2], SweepOverride("model.attention.scaling", "asentmax"));
   EXPECT_EQ(run.overrides[4], SweepOverride("train.seed", 2));
@@ -57,7 +57,7 @@ TEST(SweepExpansion, DISABLED_GridIsACartesianProductInFileOrderWithReadableName
   EXPECT_EQ(config.model.attention.scaling, "asentmax");
   EXPECT_EQ(config.model.attention.positions, "nape");
   EXPECT_EQ(config.train.seed, 2u);
-  EXPECT_EQ(config.train.steps, 10);
+  EXPECT_EQ(config.train.steps, 400);
   EXPECT_EQ(run_config(sweep, sweep.runs[8]).task.params.at("vocab"), 8);
 
   const auto manifest = sweep_manifest(sweep);

@@ -25,10 +25,12 @@ torch::nn::Linear projection(int64_t in, int64_t out) {
 
 void add_stats(const torch::Tensor& weights, const torch::Tensor& query_valid, HeadStats* stats) {
   torch::NoGradGuard no_grad;
-  auto w = weights.to(torch::kDouble);               // [B, H, Tq, Tk]
+  // Row reductions in the weights' fp32, sums over rows in double: no full-size double copy of the
+  // [B, H, Tq, Tk] weights, which at evaluation lengths of 16k tokens would dominate memory.
+  auto w = weights.to(torch::kFloat);                        // [B, H, Tq, Tk]
   auto valid = query_valid.to(torch::kDouble).unsqueeze(1);  // [B, 1, Tq]
-  auto nonzero = (w > 0).to(torch::kDouble).sum(-1) * valid;
-  auto entropy = -(w * torch::log(w.clamp_min(1e-300))).sum(-1) * valid;
+  auto nonzero = (w > 0).sum(-1, /*keepdim=*/false, torch::kDouble) * valid;
+  auto entropy = torch::special::entr(w).sum(-1).to(torch::kDouble) * valid;
   auto nonzero_sum = nonzero.sum(std::vector<int64_t>{0, 2}).cpu();
   auto entropy_sum = entropy.sum(std::vector<int64_t>{0, 2}).cpu();
   stats->nonzero_sum = stats->nonzero_sum.defined() ? stats->nonzero_sum + nonzero_sum : nonzero_sum;

@@ -46,10 +46,12 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
 torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tensor& positions) const {
   if (kind_ != "rope") return x;
   const int64_t half = d_head_ / 2;
-  auto inv_freq = torch::pow(rope_base_, -torch::arange(0, half, x.options().dtype(torch::kFloat)) * 2.0 / d_head_);
-  // Angles in fp32 from integer positions: exact for every position a model will see.
-  auto angles = positions.to(torch::kFloat).unsqueeze(-1) * inv_freq;  // [B, T, half]
-  auto cos = torch::cos(angles).unsqueeze(1).to(x.dtype());              // [B, 1, T, half]
+  // Angles in fp32 from integer positions (double when x is double, so gradient checks stay exact):
+  // exact enough for every position a model will see, whatever the activation dtype.
+  const auto angle_dtype = x.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
+  auto inv_freq = torch::pow(rope_base_, -torch::arange(0, half, x.options().dtype(angle_dtype)) * 2.0 / d_head_);
+  auto angles = positions.to(angle_dtype).unsqueeze(-1) * inv_freq;  // [B, T, half]
+  auto cos = torch::cos(angles).unsqueeze(1).to(x.dtype());          // [B, 1, T, half]
   auto sin = torch::sin(angles).unsqueeze(1).to(x.dtype());
   auto x1 = x.narrow(-1, 0, half);
   auto x2 = x.narrow(-1, half, half);

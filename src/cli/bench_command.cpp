@@ -4,9 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -15,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_clock.h"
 #include "cli/commands.h"
 #include "lengen/normalizers.h"
 
@@ -62,27 +61,15 @@ torch::Tensor causal_scores(int64_t n) {
   return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
 }
 
-// Seconds on this thread's CPU clock when single-threaded (robust to a shared machine: wall
-// time there mostly measures the neighbours, and process time counts idle pool threads
-// spinning), else wall-clock seconds.
-double now_seconds(bool single_threaded) {
-  if (single_threaded) {
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-  }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Fastest of `repeats` forward+backward passes, after kWarmups untimed ones, in seconds.
 double fastest_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
                        const BenchOptions& options) {
   double best = std::numeric_limits<double>::infinity();
   for (int i = 0; i < kWarmups + options.repeats; ++i) {
     const torch::Tensor z = scores.detach().requires_grad_(true);
-    const double start = now_seconds(options.threads == 1);
+    const double start = bench_now_seconds(options.threads == 1);
     contender.normalize(z).backward(grad);
-    const double elapsed = now_seconds(options.threads == 1) - start;
+    const double elapsed = bench_now_seconds(options.threads == 1) - start;
     if (i >= kWarmups) best = std::min(best, elapsed);
   }
   return best;

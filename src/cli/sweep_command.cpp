@@ -226,7 +226,7 @@ void add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   auto* cmd = app.add_subcommand("sweep", "Train every run of a sweep file, each as its own `lengen train`");
   cmd->add_option("sweep", args->sweep_path, "Sweep file (JSON)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--out", args->out, "Sweep folder, e.g. runs/copy_methods")->required();
+  cmd->add_option("--out", args->out, "Sweep folder, e.g. runs/quick_copy")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at a time; train.threads is divided between them");
   cmd->add_option("--shard", args->shard, "Only runs i, i+N, i+2N, ... of the sweep (e.g. a job array)");
   cmd->add_flag("--dry-run", args->dry_run, "List the runs and their state without training");

@@ -65,7 +65,9 @@ std::vector<RunResults> collect_runs(const std::string& dir) {
   std::vector<RunResults> runs;
   const fs::path root(dir);
   if (fs::exists(root / "sweep.json")) {
-    for (const auto& entry : read_json_file((root / "sweep.json").string()).at("runs")) {
+    // Keep the manifest alive: looping over .at() of a temporary would read freed memory.
+    const nlohmann::json manifest = read_json_file((root / "sweep.json").string());
+    for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path results = root / name / "results.json";
       if (fs::exists(results)) runs.push_back(read_run(name, results.string()));
