@@ -15,6 +15,7 @@
 
 #include "cli/bench_clock.h"
 #include "cli/commands.h"
+#include "lengen/compute_threads.h"
 #include "lengen/normalizers.h"
 
 namespace lengen::cli {
@@ -76,7 +77,7 @@ double fastest_seconds(const Contender& contender, const torch::Tensor& scores, 
 }
 
 void run_normalizer_bench(const BenchOptions& options) {
-  torch::set_num_threads(options.threads);
+  set_compute_threads(options.threads);
   torch::manual_seed(0);
   nlohmann::json results = nlohmann::json::array();
   if (!options.json) {

@@ -14,6 +14,7 @@
 
 #include "cli/bench_clock.h"
 #include "cli/commands.h"
+#include "lengen/compute_threads.h"
 #include "lengen/config.h"
 #include "lengen/model.h"
 
@@ -92,7 +93,7 @@ double median(std::vector<double> values) {
 }
 
 void run_step_bench(const StepBenchOptions& options) {
-  torch::set_num_threads(options.threads);
+  set_compute_threads(options.threads);
   torch::manual_seed(1);
   const auto tokens = torch::randint(4, kVocab, {options.batch, options.length + 1}, torch::kLong);
   const auto input = tokens.narrow(1, 0, options.length);

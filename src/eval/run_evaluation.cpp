@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lengen/checkpoint.h"
+#include "lengen/compute_threads.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/run_folder.h"
@@ -33,7 +34,7 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir) {
   auto task = make_task(config.task.name, config.task.params, config.task.seed);
-  torch::set_num_threads(static_cast<int>(config.train.threads));
+  set_compute_threads(static_cast<int>(config.train.threads));
   const torch::Device device = resolve_device(config.train.device);
   Decoder model(config.model, vocab_size(task->num_symbols()));
   RunEvaluation evaluation;

@@ -11,6 +11,7 @@
 
 #include "lengen/batch.h"
 #include "lengen/checkpoint.h"
+#include "lengen/compute_threads.h"
 #include "lengen/config_io.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
@@ -157,7 +158,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   const auto validation_samples =
       generated_data(*task, config.task.len_min, config.task.len_max, derive_seed(config.task.seed, kValidationStream))
           ->batch(0, 0, tc.val_samples);
-  torch::set_num_threads(static_cast<int>(tc.threads));
+  set_compute_threads(static_cast<int>(tc.threads));
   const torch::Device device = resolve_device(tc.device);
 
   torch::manual_seed(tc.seed);
