@@ -76,7 +76,7 @@ bool plot_metric(const MetricTable& table, const std::string& dir, const std::st
          << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot))
          << " noenhanced size 900,560\n"
          << "set output '" << name << ".png'\n"
-         << "set logscale x 2\nset grid\nset key outside right top\n"
+         << "set logscale x 2\nset grid\nset key below\n"
          << "set xlabel 'source length'\nset ylabel " << quoted(y_label) << "\n"
          << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
