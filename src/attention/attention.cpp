@@ -38,6 +38,22 @@ void add_stats(const torch::Tensor& weights, const torch::Tensor& query_valid, H
   stats->rows += query_valid.sum().item<int64_t>();
 }
 
+// Most entries of one chunk's [B, H, queries, keys] score tensor when running without grad
+// (64 MiB in fp32); several such temporaries live at once.
+constexpr int64_t kInferenceScoreBudget = int64_t{1} << 24;
+
+// Queries per chunk: the configured count (0 = all), and without grad also the score budget.
+int64_t query_chunk(int64_t configured, int64_t batch, int64_t heads, int64_t keys, int64_t queries) {
+  int64_t chunk = configured > 0 ? configured : queries;
+  // Evaluation at long lengths: also bound the chunk by the score budget (a 512-query chunk of
+  // 4 sequences of 16k tokens held 6 GiB). Training keeps whole chunks: splitting there only
+  // adds concatenations to the backward pass.
+  if (!torch::GradMode::is_enabled()) {
+    chunk = std::min(chunk, std::max<int64_t>(1, kInferenceScoreBudget / (batch * heads * keys)));
+  }
+  return chunk;
+}
+
 }  // namespace
 
 AttentionImpl::AttentionImpl(const ModelConfig& config)
@@ -86,7 +102,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
   }
 
   const int64_t cached = k.size(2) - length;
-  const int64_t chunk = query_chunk_ > 0 ? query_chunk_ : length;
+  const int64_t chunk = query_chunk(query_chunk_, batch, heads_, k.size(2), length);
   std::vector<torch::Tensor> outputs;
   for (int64_t start = 0; start < length; start += chunk) {
     const int64_t size = std::min(chunk, length - start);
