@@ -215,6 +215,19 @@ void entmax_row(const T* x, T* y, int64_t n, double alpha, detail::Candidates& c
   });
 }
 
+// Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
+template <class T>
+void entmax_rows_of(const T* z, T* p, int64_t n, detail::RowAlpha alphas, int64_t begin, int64_t end) {
+  thread_local detail::Candidates candidates;
+  for (int64_t row = begin; row < end; ++row) entmax_row(z + row * n, p + row * n, n, alphas[row], candidates);
+}
+LENGEN_ROW_KERNEL void entmax_rows(const float* z, float* p, int64_t n, detail::RowAlpha alphas, int64_t begin, int64_t end) {
+  entmax_rows_of(z, p, n, alphas, begin, end);
+}
+void entmax_rows(const double* z, double* p, int64_t n, detail::RowAlpha alphas, int64_t begin, int64_t end) {
+  entmax_rows_of(z, p, n, alphas, begin, end);
+}
+
 torch::Tensor entmax_forward_cpu(const torch::Tensor& z_in, const torch::Tensor& alpha) {
   const torch::Tensor z = z_in.contiguous();
   torch::Tensor p = torch::empty_like(z);
@@ -223,9 +236,8 @@ torch::Tensor entmax_forward_cpu(const torch::Tensor& z_in, const torch::Tensor&
   AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "entmax_forward_cpu", [&] {
     const scalar_t* z_data = z.data_ptr<scalar_t>();
     scalar_t* p_data = p.data_ptr<scalar_t>();
-    detail::for_each_row(n == 0 ? 0 : z.numel() / n, n, [&](int64_t row) {
-      thread_local detail::Candidates candidates;
-      entmax_row(z_data + row * n, p_data + row * n, n, alphas.rows[row], candidates);
+    detail::for_each_row_range(n == 0 ? 0 : z.numel() / n, n, [&](int64_t begin, int64_t end) {
+      entmax_rows(z_data, p_data, n, alphas.rows, begin, end);
     });
   });
   return p;

@@ -89,6 +89,19 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
   for (int64_t k = 0; k < n; ++k) y[k] *= y[k];
 }
 
+// Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
+template <class T>
+void entmax15_rows_of(const T* z, T* p, int64_t n, int64_t begin, int64_t end) {
+  thread_local detail::Candidates candidates;
+  for (int64_t row = begin; row < end; ++row) entmax15_row(z + row * n, p + row * n, n, candidates);
+}
+LENGEN_ROW_KERNEL void entmax15_rows(const float* z, float* p, int64_t n, int64_t begin, int64_t end) {
+  entmax15_rows_of(z, p, n, begin, end);
+}
+void entmax15_rows(const double* z, double* p, int64_t n, int64_t begin, int64_t end) {
+  entmax15_rows_of(z, p, n, begin, end);
+}
+
 torch::Tensor entmax15_forward_cpu(const torch::Tensor& z_in) {
   const torch::Tensor z = z_in.contiguous();
   torch::Tensor p = torch::empty_like(z);
@@ -96,9 +109,8 @@ torch::Tensor entmax15_forward_cpu(const torch::Tensor& z_in) {
   AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "entmax15_forward_cpu", [&] {
     const scalar_t* z_data = z.data_ptr<scalar_t>();
     scalar_t* p_data = p.data_ptr<scalar_t>();
-    detail::for_each_row(n == 0 ? 0 : z.numel() / n, n, [&](int64_t row) {
-      thread_local detail::Candidates candidates;
-      entmax15_row(z_data + row * n, p_data + row * n, n, candidates);
+    detail::for_each_row_range(n == 0 ? 0 : z.numel() / n, n, [&](int64_t begin, int64_t end) {
+      entmax15_rows(z_data, p_data, n, begin, end);
     });
   });
   return p;

@@ -118,6 +118,32 @@ double alpha_grad_row(const T* p, const T* dy, int64_t n, double alpha, double q
   return (sum_dy_p - q) / (am1 * am1) - (sum_dy_p_log_p - q * sum_p_log_p) / am1;
 }
 
+// dz (and d alpha when `d_alpha` is set) of rows [begin, end); multiversioned for float (see
+// LENGEN_ROW_KERNEL).
+template <class T>
+void backward_rows_of(const T* p, const T* dy, T* dz, double* d_alpha, int64_t n, RowAlpha alpha, int64_t begin,
+                      int64_t end) {
+  for (int64_t row = begin; row < end; ++row) {
+    const T* pr = p + row * n;
+    const T* dyr = dy + row * n;
+    const double a = alpha[row];
+    const bool as_softmax = std::abs(a - 1) < kSoftmaxAlphaTolerance;
+    double q = 0;
+    with_grad_weight(as_softmax ? 1.0 : 2.0 - a,
+                     [&](const auto& g_of) { q = family_backward_row(pr, dyr, dz + row * n, n, g_of); });
+    // At alpha = 1 the alpha gradient is indeterminate; learned alpha is kept away from it.
+    if (d_alpha != nullptr && !as_softmax) d_alpha[row] = alpha_grad_row(pr, dyr, n, a, q);
+  }
+}
+LENGEN_ROW_KERNEL void backward_rows(const float* p, const float* dy, float* dz, double* d_alpha, int64_t n,
+                                     RowAlpha alpha, int64_t begin, int64_t end) {
+  backward_rows_of(p, dy, dz, d_alpha, n, alpha, begin, end);
+}
+void backward_rows(const double* p, const double* dy, double* dz, double* d_alpha, int64_t n, RowAlpha alpha,
+                   int64_t begin, int64_t end) {
+  backward_rows_of(p, dy, dz, d_alpha, n, alpha, begin, end);
+}
+
 }  // namespace
 
 FamilyGrads entmax_family_backward_cpu(const torch::Tensor& p_in, const torch::Tensor& dy_in, RowAlpha alpha,
@@ -137,17 +163,8 @@ FamilyGrads entmax_family_backward_cpu(const torch::Tensor& p_in, const torch::T
     const scalar_t* p_data = p.data_ptr<scalar_t>();
     const scalar_t* dy_data = dy.data_ptr<scalar_t>();
     scalar_t* dz_data = out.dz.data_ptr<scalar_t>();
-    for_each_row(rows, n, [&](int64_t row) {
-      const scalar_t* pr = p_data + row * n;
-      const scalar_t* dyr = dy_data + row * n;
-      const double a = alpha[row];
-      const bool as_softmax = std::abs(a - 1) < kSoftmaxAlphaTolerance;
-      double q = 0;
-      with_grad_weight(as_softmax ? 1.0 : 2.0 - a, [&](const auto& g_of) {
-        q = family_backward_row(pr, dyr, dz_data + row * n, n, g_of);
-      });
-      // At alpha = 1 the alpha gradient is indeterminate; learned alpha is kept away from it.
-      if (d_alpha != nullptr && !as_softmax) d_alpha[row] = alpha_grad_row(pr, dyr, n, a, q);
+    for_each_row_range(rows, n, [&](int64_t begin, int64_t end) {
+      backward_rows(p_data, dy_data, dz_data, d_alpha, n, alpha, begin, end);
     });
   });
   return out;

@@ -17,13 +17,22 @@ constexpr int64_t kElementsPerTask = 1 << 15;
 // Independent accumulators in the reductions, so that the compiler vectorizes them.
 constexpr int kLanes = 16;
 
-template <class RowFn>
-void for_each_row(int64_t rows, int64_t n, const RowFn& row_fn) {
+// Splits rows [0, rows) into ranges run in parallel; `range_fn(begin, end)` handles one range.
+template <class RangeFn>
+void for_each_row_range(int64_t rows, int64_t n, const RangeFn& range_fn) {
   const int64_t grain = std::max<int64_t>(1, kElementsPerTask / std::max<int64_t>(n, 1));
-  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) row_fn(row);
-  });
+  at::parallel_for(0, rows, grain, range_fn);
 }
+
+// The functions that loop over rows are compiled twice on x86-64 with GCC: for baseline x86-64
+// (SSE2) and for AVX2+FMA (Haswell, 2013, and later); the dynamic loader picks by CPU. `flatten`
+// inlines the row templates into each copy, so their loops are vectorized for its target.
+// Without it our loops ran on 128-bit vectors against LibTorch's AVX2/AVX-512 softmax.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define LENGEN_ROW_KERNEL __attribute__((target_clones("arch=haswell", "default"), flatten))
+#else
+#define LENGEN_ROW_KERNEL
+#endif
 
 // alpha of each row: one value for all rows, or one per row (a contiguous double tensor that the
 // caller keeps alive).
