@@ -1,0 +1,63 @@
+// `lengen bench normalizers` and `lengen bench step` on tiny inputs: every contender is timed
+// and the ratios are relative to the first (the baseline) of the same run. Speed itself is not
+// asserted: timings belong in BENCHMARKS.md, not in tests.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace lengen {
+namespace {
+
+// Runs the CLI with `args` and returns its stdout; fails the test on a non-zero exit.
+std::string run_cli(const std::string& args) {
+  const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  while (size_t read = fread(buffer.data(), 1, buffer.size(), pipe.get())) out.append(buffer.data(), read);
+  const int status = pclose(pipe.release());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+  return out;
+}
+
+TEST(BenchCli, StepTimesEveryMethodAgainstSoftmax) {
+  const auto results = nlohmann::json::parse(
+      run_cli("bench step --json --repeats 2 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 --length 8"));
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0]["method"], "softmax");
+  EXPECT_DOUBLE_EQ(results[0]["ratio"].get<double>(), 1.0);
+  for (const auto& entry : results) {
+    EXPECT_GT(entry["ms"].get<double>(), 0.0) << entry;
+    EXPECT_EQ(entry["positions"], "nape");
+  }
+  EXPECT_EQ(results[4]["method"], "asentmax");
+  EXPECT_EQ(results[4]["scaling"], "asentmax");
+}
+
+TEST(BenchCli, NormalizersTimesEveryNormalizerAgainstTorchSoftmax) {
+  const auto results = nlohmann::json::parse(run_cli("bench normalizers --json --repeats 1 --lengths 16"));
+  ASSERT_GE(results.size(), 5u);
+  EXPECT_EQ(results[0]["normalizer"], "torch::softmax");
+  EXPECT_DOUBLE_EQ(results[0]["ratio"].get<double>(), 1.0);
+  for (const auto& entry : results) {
+    EXPECT_EQ(entry["n"], 16);
+    EXPECT_GT(entry["ms"].get<double>(), 0.0) << entry;
+  }
+}
+
+TEST(BenchCli, BadOptionIsAUsageError) {
+  const std::string command = std::string(LENGEN_CLI_PATH) + " bench step --positions nowhere >/dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+}  // namespace
+}  // namespace lengen
