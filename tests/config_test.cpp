@@ -151,7 +151,7 @@ CommandResult run_cli(const std::string& arguments) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
 }
 
-const std::string kSampleConfig = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/copy.json";
+const std::string kSampleConfig = std::string(LENGEN_TEST_DATA_DIR) + "/sample_config.json";
 
 TEST(ConfigTest, DefaultsRoundTrip) {
   json defaults = config_to_json(Config{});
