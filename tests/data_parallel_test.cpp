@@ -32,6 +32,7 @@
 #include "lengen/sequence.h"
 #include "lengen/task.h"
 #include "lengen/trainer.h"
+#include "temp_folder.h"
 
 namespace fs = std::filesystem;
 
@@ -246,15 +247,9 @@ Config tiny_copy_config() {
   return config;
 }
 
-class DataParallelTraining : public ::testing::Test {
+class DataParallelTraining : public testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("lengen_dp_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  DataParallelTraining() : TempFolderTest("lengen_dp") {}
 
   std::string write_config(const Config& config) {
     const std::string path = (root_ / "config.json").string();
@@ -273,7 +268,6 @@ class DataParallelTraining : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
-  fs::path root_;
   std::string err_;
 };
 

@@ -15,6 +15,8 @@
 
 namespace fs = std::filesystem;
 
+#include "temp_folder.h"
+
 namespace lengen {
 namespace {
 
@@ -43,15 +45,9 @@ Config tiny_copy_config(const std::string& normalizer, const std::string& scalin
   return config;
 }
 
-class TrainerTest : public ::testing::Test {
+class TrainerTest : public testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("lengen_trainer_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  TrainerTest() : TempFolderTest("lengen_trainer") {}
 
   TrainOptions options(const std::string& name) {
     TrainOptions result;
@@ -59,7 +55,6 @@ class TrainerTest : public ::testing::Test {
     return result;
   }
 
-  fs::path root_;
 };
 
 std::vector<nlohmann::json> read_log(const std::string& path) {
