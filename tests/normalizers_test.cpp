@@ -122,8 +122,11 @@ TEST(NormalizerTable, EntmaxAlphaTwoIsSparsemaxAndOnePointFiveIsEntmax15) {
   const torch::Tensor z = torch::randn({6, 50}, torch::kDouble) * 3;
   EXPECT_LT((entmax(z, 2.0) - sparsemax(z)).abs().max().item<double>(), 1e-12);
   EXPECT_LT((entmax(z, 1.5) - entmax15(z)).abs().max().item<double>(), 1e-12);
+  // A tensor alpha takes the general solver, which must agree with both closed forms.
   const torch::Tensor alpha = torch::full({6, 1}, 1.5, torch::kDouble);
   EXPECT_LT((entmax(z, alpha) - entmax15(z)).abs().max().item<double>(), 1e-12);
+  const torch::Tensor alpha_two = torch::full({6, 1}, 2.0, torch::kDouble);
+  EXPECT_LT((entmax(z, alpha_two) - sparsemax(z)).abs().max().item<double>(), 1e-12);
 }
 
 TEST(NormalizerTable, AlphaTendingToOneTendsToSoftmax) {

@@ -16,6 +16,7 @@
 #include "cli/bench_clock.h"
 #include "cli/commands.h"
 #include "lengen/compute_threads.h"
+#include "lengen/errors.h"
 #include "lengen/normalizers.h"
 
 namespace lengen::cli {
@@ -34,6 +35,8 @@ struct BenchOptions {
   int threads = 1;
   int repeats = 5;
   bool json = false;
+  // Names of the normalizers to time (empty: all); torch::softmax, the baseline, always runs.
+  std::vector<std::string> only;
 };
 
 struct Contender {
@@ -41,7 +44,7 @@ struct Contender {
   std::function<torch::Tensor(const torch::Tensor&)> normalize;
 };
 
-std::vector<Contender> contenders() {
+std::vector<Contender> all_contenders() {
   return {
       {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }},
       {"softmax", [](const torch::Tensor& z) { return lengen::softmax(z); }},
@@ -53,6 +56,21 @@ std::vector<Contender> contenders() {
       {"adaptive_softmax", [](const torch::Tensor& z) { return adaptive_softmax(z); }},
       {"stickbreaking", [](const torch::Tensor& z) { return stickbreaking(z); }},
   };
+}
+
+// The baseline first, then the contenders named in `only` (all when it is empty), in table order.
+std::vector<Contender> contenders(const std::vector<std::string>& only) {
+  std::vector<Contender> all = all_contenders();
+  for (const std::string& name : only) {
+    const bool known = std::any_of(all.begin(), all.end(), [&](const Contender& c) { return c.name == name; });
+    if (!known) throw UserError("bench normalizers --only: unknown normalizer '" + name + "'");
+  }
+  if (only.empty()) return all;
+  std::vector<Contender> chosen = {all.front()};
+  for (size_t i = 1; i < all.size(); ++i) {
+    if (std::find(only.begin(), only.end(), all[i].name) != only.end()) chosen.push_back(all[i]);
+  }
+  return chosen;
 }
 
 // [batch*heads, n, n] fp32 scores ~ N(0, 1) under a causal mask, like q.k/sqrt(d_h) at init.
@@ -77,6 +95,7 @@ double fastest_seconds(const Contender& contender, const torch::Tensor& scores, 
 }
 
 void run_normalizer_bench(const BenchOptions& options) {
+  const std::vector<Contender> chosen = contenders(options.only);
   set_compute_threads(options.threads);
   torch::manual_seed(0);
   nlohmann::json results = nlohmann::json::array();
@@ -87,7 +106,7 @@ void run_normalizer_bench(const BenchOptions& options) {
         options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time");
     std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
   }
-  const Contender baseline_contender = contenders().front();
+  const Contender& baseline_contender = chosen.front();
   for (int64_t n : options.lengths) {
     const torch::Tensor scores = causal_scores(n);
     for (int i = 0; i < kHeapWarmups; ++i) {
@@ -98,7 +117,7 @@ void run_normalizer_bench(const BenchOptions& options) {
     const torch::Tensor scores = causal_scores(n);
     const torch::Tensor grad = torch::randn(scores.sizes());
     double baseline = 0;
-    for (const Contender& contender : contenders()) {
+    for (const Contender& contender : chosen) {
       const double seconds = fastest_seconds(contender, scores, grad, options);
       if (baseline == 0) baseline = seconds;
       const double ratio = seconds / baseline;
@@ -134,6 +153,8 @@ CLI::App* add_bench_command(CLI::App& app) {
   normalizers->add_option("--repeats", options->repeats, "timed repeats (the fastest is kept)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  normalizers->add_option("--only", options->only,
+                          "time only these normalizers, by their table names (torch::softmax always runs)");
   normalizers->add_flag("--json", options->json, "print JSON instead of a table");
   normalizers->callback([options] { run_normalizer_bench(*options); });
   return bench;

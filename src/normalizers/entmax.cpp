@@ -167,7 +167,9 @@ void entmax_row(const T* x, T* y, int64_t n, double alpha, detail::Candidates& c
   }
   const double e = 1 / alpha_minus_1;
   const SolverPower power(e);
-  candidates.collect(x, n, static_cast<T>(max - e), max, alpha_minus_1);
+  // Entries after `end` cannot be in the support: the passes below skip them.
+  const int64_t end = detail::support_end(x, n, static_cast<T>(max - e));
+  candidates.collect(x, end, static_cast<T>(max - e), max, alpha_minus_1);
   const double tolerance = 4 * std::numeric_limits<T>::epsilon();
   double lower = -1;
   double upper = -std::pow(static_cast<double>(candidates.size()), -alpha_minus_1);
@@ -205,14 +207,15 @@ void entmax_row(const T* x, T* y, int64_t n, double alpha, detail::Candidates& c
   const T a = static_cast<T>(alpha_minus_1);
   const T tau = static_cast<T>(t);
   const T scale_t = static_cast<T>(scale);
-  for (int64_t k = 0; k < n; ++k) {
+  for (int64_t k = 0; k < end; ++k) {
     const T v = (x[k] - max) * a - tau;
     y[k] = v > 0 ? v : T(0);
   }
   // Separate from the clamp, which otherwise becomes a branch around the power (no vectorizing).
   power.with_value([&](const auto& value) {
-    for (int64_t k = 0; k < n; ++k) y[k] = value(y[k]) * scale_t;
+    for (int64_t k = 0; k < end; ++k) y[k] = value(y[k]) * scale_t;
   });
+  std::fill(y + end, y + n, T(0));
 }
 
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
@@ -281,6 +284,10 @@ torch::Tensor alpha_like(const torch::Tensor& z, const torch::Tensor& alpha, int
 torch::Tensor entmax(const torch::Tensor& z, double alpha, int64_t dim) {
   TORCH_CHECK(alpha > 1, "entmax: alpha must be > 1, got ", alpha);
   if (std::abs(alpha - 1) < detail::kSoftmaxAlphaTolerance) return lengen::softmax(z, dim);
+  // The two usual alphas have exact closed-form kernels (same values and gradients, no solver);
+  // a tensor alpha always takes the solver.
+  if (alpha == 1.5) return entmax15(z, dim);
+  if (alpha == 2.0) return sparsemax(z, dim);
   return entmax(z, torch::full({}, alpha, torch::TensorOptions().dtype(torch::kDouble)), dim);
 }
 

@@ -48,7 +48,9 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
     std::fill(y, y + n, T(0));
     return;
   }
-  candidates.collect(x, n, static_cast<T>(max - 2), max, 0.5);
+  // Entries after `end` cannot be in the support: the passes below skip them.
+  const int64_t end = detail::support_end(x, n, static_cast<T>(max - 2));
+  candidates.collect(x, end, static_cast<T>(max - 2), max, 0.5);
   double lower = -1;
   double tau = lower;
   for (int step = 0;; ++step) {
@@ -81,12 +83,13 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
     lower += newton;
   }
   const T t = static_cast<T>(tau);
-  for (int64_t k = 0; k < n; ++k) {
+  for (int64_t k = 0; k < end; ++k) {
     const T v = (x[k] - max) * T(0.5) - t;
     y[k] = v > 0 ? v : T(0);
   }
   // A separate loop: fused with the clamp, GCC turns the square into a branch and stops vectorizing.
-  for (int64_t k = 0; k < n; ++k) y[k] *= y[k];
+  for (int64_t k = 0; k < end; ++k) y[k] *= y[k];
+  std::fill(y + end, y + n, T(0));
 }
 
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).

@@ -1,10 +1,5 @@
 #include "normalizers/row_kernels.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-// sqrt here only sees p >= 0, so errno never matters; without this GCC will not vectorize it.
-#pragma GCC optimize("no-math-errno")
-#endif
-
 #include <ATen/Dispatch.h>
 
 #include "normalizers/normalizer_common.h"
@@ -128,11 +123,16 @@ void backward_rows_of(const T* p, const T* dy, T* dz, double* d_alpha, int64_t n
     const T* dyr = dy + row * n;
     const double a = alpha[row];
     const bool as_softmax = std::abs(a - 1) < kSoftmaxAlphaTolerance;
+    // g(0) = 0 for every alpha, so the entries after the last p > 0 (a causal mask's tail, or
+    // beyond a sparse support) get dz = 0 and add nothing to the sums.
+    const int64_t end = support_end(pr, n, T(0));
+    T* dzr = dz + row * n;
     double q = 0;
     with_grad_weight(as_softmax ? 1.0 : 2.0 - a,
-                     [&](const auto& g_of) { q = family_backward_row(pr, dyr, dz + row * n, n, g_of); });
+                     [&](const auto& g_of) { q = family_backward_row(pr, dyr, dzr, end, g_of); });
+    std::fill(dzr + end, dzr + n, T(0));
     // At alpha = 1 the alpha gradient is indeterminate; learned alpha is kept away from it.
-    if (d_alpha != nullptr && !as_softmax) d_alpha[row] = alpha_grad_row(pr, dyr, n, a, q);
+    if (d_alpha != nullptr && !as_softmax) d_alpha[row] = alpha_grad_row(pr, dyr, end, a, q);
   }
 }
 LENGEN_ROW_KERNEL void backward_rows(const float* p, const float* dy, float* dz, double* d_alpha, int64_t n,

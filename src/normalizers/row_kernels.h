@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -25,11 +26,15 @@ void for_each_row_range(int64_t rows, int64_t n, const RangeFn& range_fn) {
 }
 
 // The functions that loop over rows are compiled twice on x86-64 with GCC: for baseline x86-64
-// (SSE2) and for AVX2+FMA (Haswell, 2013, and later); the dynamic loader picks by CPU. `flatten`
-// inlines the row templates into each copy, so their loops are vectorized for its target.
-// Without it our loops ran on 128-bit vectors against LibTorch's AVX2/AVX-512 softmax.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define LENGEN_ROW_KERNEL __attribute__((target_clones("arch=haswell", "default"), flatten))
+// (SSE2) and for x86-64-v3 (AVX2, FMA; Intel Haswell and AMD Zen and later); the dynamic loader
+// picks by the CPU's features. `flatten` inlines the row templates into each copy, so their loops
+// are vectorized for its target. Without it our loops ran on 128-bit vectors against LibTorch's
+// AVX2/AVX-512 softmax. Not "arch=haswell": GCC dispatches that clone on the CPU model (exactly
+// Intel Haswell), so every other CPU, AMD EPYC included, silently ran the baseline copy.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && __GNUC__ >= 12
+#define LENGEN_ROW_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default"), flatten))
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define LENGEN_ROW_KERNEL __attribute__((target_clones("avx2", "default"), flatten))
 #else
 #define LENGEN_ROW_KERNEL
 #endif
@@ -60,6 +65,36 @@ T row_max(const T* x, int64_t n) {
   T best = *std::max_element(lanes, lanes + kLanes);
   for (; i < n; ++i) best = best < x[i] ? x[i] : best;
   return best;
+}
+
+// A 16-byte vector of T (GCC/Clang vector extension: SSE2 on baseline x86-64, wider targets
+// combine them), for the loops that the auto-vectorizer leaves scalar.
+template <class T>
+struct Vector16 {
+  typedef T type __attribute__((vector_size(16)));
+  static constexpr int kWidth = 16 / sizeof(T);
+};
+
+// One past the last entry of row x above `floor`: the entries after it cannot be in the support
+// (a causal mask's -inf tail, for one), so the passes over the row stop there. Scans back a
+// block of 4 vectors at a time.
+template <class T>
+int64_t support_end(const T* x, int64_t n, T floor) {
+  using V = typename Vector16<T>::type;
+  constexpr int kWidth = Vector16<T>::kWidth;
+  constexpr int kBlock = 4 * kWidth;
+  const V floors = V{} + floor;
+  int64_t end = n;
+  for (; end >= kBlock; end -= kBlock) {
+    V block[4];
+    std::memcpy(block, x + end - kBlock, sizeof(block));
+    const auto above = (block[0] > floors) | (block[1] > floors) | (block[2] > floors) | (block[3] > floors);
+    bool any_above = false;
+    for (int j = 0; j < kWidth; ++j) any_above |= above[j] != 0;
+    if (any_above) break;
+  }
+  while (end > 0 && !(x[end - 1] > floor)) --end;
+  return end;
 }
 
 // The entries of a row that can be in the support, in double: a buffer kept per thread that

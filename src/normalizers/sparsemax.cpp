@@ -36,7 +36,9 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
     std::fill(y, y + n, T(0));
     return;
   }
-  candidates.collect(x, n, static_cast<T>(max - 1), max, 1.0);
+  // Entries after `end` cannot be in the support: the passes below skip them.
+  const int64_t end = detail::support_end(x, n, static_cast<T>(max - 1));
+  candidates.collect(x, end, static_cast<T>(max - 1), max, 1.0);
   double tau = 0;
   while (true) {
     double sum = 0;
@@ -50,10 +52,11 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
     candidates.resize(kept);
   }
   const T t = static_cast<T>(tau);
-  for (int64_t k = 0; k < n; ++k) {
+  for (int64_t k = 0; k < end; ++k) {
     const T v = (x[k] - max) - t;
     y[k] = v > 0 ? v : T(0);
   }
+  std::fill(y + end, y + n, T(0));
 }
 
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
