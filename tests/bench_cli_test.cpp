@@ -52,6 +52,26 @@ TEST(BenchCli, NormalizersTimesEveryNormalizerAgainstTorchSoftmax) {
   }
 }
 
+TEST(BenchCli, NormalizersOnlyTimesTheNamedOnesAndTheBaseline) {
+  const auto results =
+      nlohmann::json::parse(run_cli("bench normalizers --json --repeats 1 --lengths 16 32 --only entmax15 sparsemax"));
+  ASSERT_EQ(results.size(), 6u);
+  for (size_t i = 0; i < results.size(); i += 3) {
+    EXPECT_EQ(results[i]["normalizer"], "torch::softmax");
+    EXPECT_EQ(results[i + 1]["normalizer"], "sparsemax");  // table order, not the order given
+    EXPECT_EQ(results[i + 2]["normalizer"], "entmax15");
+  }
+  EXPECT_EQ(results[3]["n"], 32);
+}
+
+TEST(BenchCli, UnknownNormalizerIsAUsageError) {
+  const std::string command =
+      std::string(LENGEN_CLI_PATH) + " bench normalizers --repeats 1 --lengths 16 --only entmax13 >/dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
 TEST(BenchCli, BadOptionIsAUsageError) {
   const std::string command = std::string(LENGEN_CLI_PATH) + " bench step --positions nowhere >/dev/null 2>&1";
   const int status = std::system(command.c_str());

@@ -80,16 +80,26 @@ torch::Tensor causal_scores(int64_t n) {
   return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
 }
 
-// Fastest of `repeats` forward+backward passes, after kWarmups untimed ones, in seconds.
-double fastest_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
-                       const BenchOptions& options) {
-  double best = std::numeric_limits<double>::infinity();
+// One forward+backward pass of `contender`, in seconds.
+double pass_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
+                    const BenchOptions& options) {
+  const torch::Tensor z = scores.detach().requires_grad_(true);
+  const double start = bench_now_seconds(options.threads == 1);
+  contender.normalize(z).backward(grad);
+  return bench_now_seconds(options.threads == 1) - start;
+}
+
+// Fastest of `repeats` forward+backward passes of each contender, after kWarmups untimed ones,
+// in seconds. Round-robin (one pass of each contender in turn), so that a slow spell of a shared
+// machine hits every contender alike instead of skewing one ratio.
+std::vector<double> fastest_seconds(const std::vector<Contender>& chosen, const torch::Tensor& scores,
+                                    const torch::Tensor& grad, const BenchOptions& options) {
+  std::vector<double> best(chosen.size(), std::numeric_limits<double>::infinity());
   for (int i = 0; i < kWarmups + options.repeats; ++i) {
-    const torch::Tensor z = scores.detach().requires_grad_(true);
-    const double start = bench_now_seconds(options.threads == 1);
-    contender.normalize(z).backward(grad);
-    const double elapsed = bench_now_seconds(options.threads == 1) - start;
-    if (i >= kWarmups) best = std::min(best, elapsed);
+    for (size_t c = 0; c < chosen.size(); ++c) {
+      const double elapsed = pass_seconds(chosen[c], scores, grad, options);
+      if (i >= kWarmups) best[c] = std::min(best[c], elapsed);
+    }
   }
   return best;
 }
@@ -101,7 +111,7 @@ void run_normalizer_bench(const BenchOptions& options) {
   nlohmann::json results = nlohmann::json::array();
   if (!options.json) {
     std::printf(
-        "forward+backward, fp32, causal mask, %d thread(s), best of %d, %s; "
+        "forward+backward, fp32, causal mask, %d thread(s), best of %d round-robin passes, %s; "
         "ratio = time / torch::softmax time\n",
         options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time");
     std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
@@ -116,11 +126,11 @@ void run_normalizer_bench(const BenchOptions& options) {
   for (int64_t n : options.lengths) {
     const torch::Tensor scores = causal_scores(n);
     const torch::Tensor grad = torch::randn(scores.sizes());
-    double baseline = 0;
-    for (const Contender& contender : chosen) {
-      const double seconds = fastest_seconds(contender, scores, grad, options);
-      if (baseline == 0) baseline = seconds;
-      const double ratio = seconds / baseline;
+    const std::vector<double> fastest = fastest_seconds(chosen, scores, grad, options);
+    for (size_t c = 0; c < chosen.size(); ++c) {
+      const Contender& contender = chosen[c];
+      const double seconds = fastest[c];
+      const double ratio = seconds / fastest.front();
       if (options.json) {
         results.push_back({{"n", n},
                            {"rows", scores.numel() / n},

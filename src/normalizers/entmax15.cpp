@@ -38,9 +38,9 @@ constexpr int kMaxNewtonSteps = 64;
 
 // Exact threshold without sorting, on the entries that can be in the support (X = (z - max)/2
 // > -1). f(t) = sum [X - t]_+^2 is convex and decreasing, so Newton steps from a lower bound
-// stay below the threshold and the candidate set S = {X > t} shrinks towards the support. At
-// each step the closed-form root of sum_S (X - t)^2 = 1 is tried: when every entry of S stays
-// above it, S is the support and the root is exact.
+// stay below the threshold and the set S = {X > t} shrinks towards the support. At each step
+// the closed-form root of sum_S (X - t)^2 = 1 is tried: when every entry of S stays above it,
+// S is the support and the root is exact.
 template <class T>
 void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
   const T max = detail::row_max(x, n);
@@ -54,28 +54,17 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
   double lower = -1;
   double tau = lower;
   for (int step = 0;; ++step) {
-    size_t kept = 0;
-    double s1 = 0, s2 = 0, min_d = std::numeric_limits<double>::infinity();
-    for (double value : candidates) {
-      const double d = value - lower;
-      if (d <= 0) continue;
-      candidates[kept++] = value;
-      s1 += d;
-      s2 += d * d;
-      min_d = std::min(min_d, d);
-    }
-    candidates.resize(kept);
-    const double count = static_cast<double>(kept);
-    const double mean = s1 / count;
-    const double spread = s2 - s1 * mean;
+    const detail::PositiveParts s = detail::positive_parts(candidates, lower);
+    const double mean = s.sum / s.count;
+    const double spread = s.sum_sq - s.sum * mean;
     if (spread <= 1) {
-      const double root = mean - std::sqrt((1 - spread) / count);
-      if (root <= min_d || step == kMaxNewtonSteps) {
+      const double root = mean - std::sqrt((1 - spread) / s.count);
+      if (root <= s.min || step == kMaxNewtonSteps) {
         tau = lower + root;
         break;
       }
     }
-    const double newton = (s2 - 1) / (2 * s1);
+    const double newton = (s.sum_sq - 1) / (2 * s.sum);
     if (!(newton > 0) || step == kMaxNewtonSteps) {
       tau = lower;
       break;

@@ -98,11 +98,14 @@ int64_t support_end(const T* x, int64_t n, T floor) {
 }
 
 // The entries of a row that can be in the support, in double: a buffer kept per thread that
-// only grows, with a count that the threshold searches shrink.
+// only grows, with a count that a search may shrink (entmax's solver drops the entries below its
+// bracket as it rises: with alpha near 1 nearly every entry starts as a candidate).
 class Candidates {
  public:
   double* begin() { return values_.data(); }
   double* end() { return values_.data() + count_; }
+  const double* begin() const { return values_.data(); }
+  const double* end() const { return values_.data() + count_; }
   double& operator[](size_t i) { return values_[i]; }
   size_t size() const { return count_; }
   // Keeps the first `count` values (count <= size()).
@@ -127,6 +130,56 @@ class Candidates {
   std::vector<double> values_;
   size_t count_ = 0;
 };
+
+// Over the candidates above t: how many, the sums of d = c - t and of d^2, and the smallest d
+// (infinity when none).
+struct PositiveParts {
+  double count = 0;
+  double sum = 0;
+  double sum_sq = 0;
+  double min = std::numeric_limits<double>::infinity();
+};
+
+// One pass of a threshold search. Lane-parallel and branch-free, so that it vectorizes (the
+// normalizer sources build with -fno-trapping-math, without which GCC keeps the selects as
+// branches); the searches pass over all candidates rather than compact them, which is cheaper
+// for the few dozen candidates of a row.
+inline PositiveParts positive_parts(const Candidates& candidates, double t) {
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  double count[kLanes] = {}, sum[kLanes] = {}, sum_sq[kLanes] = {}, min[kLanes];
+  std::fill(min, min + kLanes, kInfinity);
+  const double* c = candidates.begin();
+  const size_t m = candidates.size();
+  size_t i = 0;
+  for (; i + kLanes <= m; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const double raw = c[i + j] - t;
+      const bool positive = raw > 0;
+      const double d = positive ? raw : 0.0;
+      count[j] += positive ? 1.0 : 0.0;
+      sum[j] += d;
+      sum_sq[j] += d * d;
+      const double candidate = positive ? raw : kInfinity;
+      min[j] = candidate < min[j] ? candidate : min[j];
+    }
+  }
+  PositiveParts out;
+  for (; i < m; ++i) {
+    const double d = c[i] - t;
+    if (!(d > 0)) continue;
+    out.count += 1;
+    out.sum += d;
+    out.sum_sq += d * d;
+    out.min = std::min(out.min, d);
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    out.count += count[j];
+    out.sum += sum[j];
+    out.sum_sq += sum_sq[j];
+    out.min = std::min(out.min, min[j]);
+  }
+  return out;
+}
 
 // Writes softmax of row x to y (a fully masked row gives zeros).
 template <class T>

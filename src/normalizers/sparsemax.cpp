@@ -26,6 +26,10 @@ torch::Tensor sparsemax_forward_aten(const torch::Tensor& z) {
   return (x - tau).clamp_min(0).masked_fill(fully_masked, 0.0);
 }
 
+// Passes beyond which Michelot's iteration stops (each pass but the last removes at least one
+// candidate, so only round-off could get here).
+constexpr int kMaxMichelotSteps = 256;
+
 // Michelot's algorithm on the entries within 1 of the max (p <= 1 bounds the threshold):
 // tau = (sum_S z - 1)/|S| never exceeds the true threshold, so S keeps the support while
 // shrinking, and tau is exact once S stops changing.
@@ -39,17 +43,15 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
   // Entries after `end` cannot be in the support: the passes below skip them.
   const int64_t end = detail::support_end(x, n, static_cast<T>(max - 1));
   candidates.collect(x, end, static_cast<T>(max - 1), max, 1.0);
-  double tau = 0;
-  while (true) {
-    double sum = 0;
-    for (double d : candidates) sum += d;
-    tau = (sum - 1) / static_cast<double>(candidates.size());
-    size_t kept = 0;
-    for (double d : candidates) {
-      if (d > tau) candidates[kept++] = d;
-    }
-    if (kept == candidates.size()) break;
-    candidates.resize(kept);
+  // In terms of the candidates above t: tau = t + (sum (c - t) - 1)/count. Once a pass finds as
+  // many candidates as the last, S has stopped changing and t is exact.
+  double tau = -1;
+  double count = -1;
+  for (int step = 0; step < kMaxMichelotSteps; ++step) {
+    const detail::PositiveParts s = detail::positive_parts(candidates, tau);
+    if (s.count == count || s.count == 0) break;
+    count = s.count;
+    tau += (s.sum - 1) / s.count;
   }
   const T t = static_cast<T>(tau);
   for (int64_t k = 0; k < end; ++k) {
