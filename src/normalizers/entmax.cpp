@@ -168,8 +168,7 @@ void entmax_row(const T* x, T* y, int64_t n, double alpha, detail::Candidates& c
   const double e = 1 / alpha_minus_1;
   const SolverPower power(e);
   // Entries after `end` cannot be in the support: the passes below skip them.
-  const int64_t end = detail::support_end(x, n, static_cast<T>(max - e));
-  candidates.collect(x, end, static_cast<T>(max - e), max, alpha_minus_1);
+  const int64_t end = candidates.collect(x, n, static_cast<T>(max - e), max, alpha_minus_1);
   const double tolerance = 4 * std::numeric_limits<T>::epsilon();
   double lower = -1;
   double upper = -std::pow(static_cast<double>(candidates.size()), -alpha_minus_1);

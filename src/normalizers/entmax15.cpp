@@ -49,8 +49,7 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
     return;
   }
   // Entries after `end` cannot be in the support: the passes below skip them.
-  const int64_t end = detail::support_end(x, n, static_cast<T>(max - 2));
-  candidates.collect(x, end, static_cast<T>(max - 2), max, 0.5);
+  const int64_t end = candidates.collect(x, n, static_cast<T>(max - 2), max, 0.5);
   double lower = -1;
   double tau = lower;
   for (int step = 0;; ++step) {

@@ -111,19 +111,22 @@ class Candidates {
   // Keeps the first `count` values (count <= size()).
   void resize(size_t count) { count_ = count; }
 
-  // Sets the candidates to scale * (x_k - max) for the x_k above `floor`. Branch-free: every
-  // value is written and the count advances only for those kept (a kept/dropped branch would
-  // be mispredicted for a good share of attention scores).
+  // Sets the candidates to scale * (x_k - max) for the x_k above `floor`, and returns
+  // support_end(x, n, floor): the row's passes stop there. Branch-free: every value is written
+  // and the count advances only for those kept (a kept/dropped branch would be mispredicted for
+  // a good share of attention scores).
   template <class T>
-  void collect(const T* x, int64_t n, T floor, double max, double scale) {
-    if (values_.size() < static_cast<size_t>(n) + 1) values_.resize(n + 1);
+  int64_t collect(const T* x, int64_t n, T floor, double max, double scale) {
+    const int64_t end = support_end(x, n, floor);
+    if (values_.size() < static_cast<size_t>(end) + 1) values_.resize(end + 1);
     double* out = values_.data();
     size_t count = 0;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < end; ++i) {
       out[count] = scale * (static_cast<double>(x[i]) - max);
       count += x[i] > floor;
     }
     count_ = count;
+    return end;
   }
 
  private:

@@ -41,8 +41,7 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
     return;
   }
   // Entries after `end` cannot be in the support: the passes below skip them.
-  const int64_t end = detail::support_end(x, n, static_cast<T>(max - 1));
-  candidates.collect(x, end, static_cast<T>(max - 1), max, 1.0);
+  const int64_t end = candidates.collect(x, n, static_cast<T>(max - 1), max, 1.0);
   // In terms of the candidates above t: tau = t + (sum (c - t) - 1)/count. Once a pass finds as
   // many candidates as the last, S has stopped changing and t is exact.
   double tau = -1;
