@@ -98,6 +98,21 @@ TEST_F(TrainerTest, AsentmaxNapeRunLearns) {
   EXPECT_LT(result.final_loss, result.first_loss / 4) << result.first_loss << " -> " << result.final_loss;
 }
 
+// train.dtype "bfloat16" runs the forward's matrix products in bf16 (autocast): the run learns,
+// takes a different path from the float32 run, and keeps float32 weights.
+TEST_F(TrainerTest, Bfloat16RunLearnsWithFloat32Weights) {
+  auto config = tiny_copy_config("entmax15", "asentmax");
+  config.train.steps = 100;
+  const auto fp32 = train(config, options("fp32"));
+  config.train.dtype = "bfloat16";
+  const auto bf16 = train(config, options("bf16"));
+  EXPECT_LT(bf16.final_loss, bf16.first_loss / 2) << bf16.first_loss << " -> " << bf16.final_loss;
+  EXPECT_NE(bf16.final_loss, fp32.final_loss);
+  Decoder model(config.model, vocab_size(8));
+  load_checkpoint(RunFolder(options("bf16").run_dir).checkpoints().back(), model, nullptr);
+  for (const auto& parameter : model->parameters()) EXPECT_EQ(parameter.scalar_type(), torch::kFloat);
+}
+
 TEST_F(TrainerTest, ResumedRunEndsBitwiseEqualToAnUninterruptedOne) {
   auto config = tiny_copy_config("entmax15", "asentmax");
   config.train.steps = 60;

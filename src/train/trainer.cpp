@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "lengen/autocast.h"
 #include "lengen/batch.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
@@ -160,6 +161,9 @@ TrainResult train(const Config& config, const TrainOptions& options) {
           ->batch(0, 0, tc.val_samples);
   set_compute_threads(static_cast<int>(tc.threads));
   const torch::Device device = resolve_device(tc.device);
+  // Mixed precision: matrix products in bf16 during the training forward; weights, optimizer
+  // state, attention scores and normalizers in fp32. Validation and evaluation run in fp32.
+  const bool bf16 = tc.dtype == "bfloat16";
 
   torch::manual_seed(tc.seed);
   Decoder model(config.model, vocab_size(task->num_symbols()));
@@ -203,16 +207,18 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     set_learning_rate(optimizer, lr);
     Batch batch = to_device(collate(data->batch(step, rank * local_batch, local_batch)), device);
     optimizer.zero_grad();
-    auto logits = model->forward(batch.input, batch.positions);
     torch::Tensor loss;
-    if (options.group == nullptr) {
-      loss = masked_cross_entropy(logits, batch.target, batch.loss_mask);
-    } else {
+    {
+      const AutocastScope mixed_precision(device.type(), bf16);
+      auto logits = model->forward(batch.input, batch.positions);
+      loss = masked_cross_entropy(logits.to(torch::kFloat), batch.target, batch.loss_mask);
+    }
+    if (options.group != nullptr) {
       // Token-mean over the global batch: each rank's token sum over the global count, and
       // gradients summed, equal one process with the whole batch.
       std::vector<torch::Tensor> count{batch.loss_mask.sum().to(torch::kFloat)};
       options.group->all_reduce_sum(count);
-      loss = masked_cross_entropy(logits, batch.target, batch.loss_mask) * batch.loss_mask.sum() / count[0];
+      loss = loss * batch.loss_mask.sum() / count[0];
     }
     if (options.loss_hook) options.loss_hook(step, loss);
     if (!std::isfinite(loss.item<double>())) {
