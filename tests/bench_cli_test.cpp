@@ -2,6 +2,7 @@
 // and the ratios are relative to the first (the baseline) of the same run. Speed itself is not
 // asserted: timings belong in BENCHMARKS.md, not in tests.
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,28 @@ TEST(BenchCli, StepTimesEveryMethodAgainstSoftmax) {
   }
   EXPECT_EQ(results[4]["method"], "asentmax");
   EXPECT_EQ(results[4]["scaling"], "asentmax");
+}
+
+TEST(BenchCli, StepInBfloat16ReportsItsDtypeAndThroughput) {
+  const auto results = nlohmann::json::parse(run_cli(
+      "bench step --json --repeats 1 --dtype bfloat16 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 "
+      "--length 8"));
+  ASSERT_EQ(results.size(), 5u);
+  for (const auto& entry : results) {
+    EXPECT_EQ(entry["dtype"], "bfloat16");
+    EXPECT_EQ(entry["device"], "cpu");
+    const double expected = 2 * 8 / (entry["ms"].get<double>() / 1e3);
+    EXPECT_NEAR(entry["tokens_per_s"].get<double>(), expected, 1e-9 * expected)
+        << entry;
+  }
+}
+
+TEST(BenchCli, StepOnCudaWithoutCudaIsAUsageError) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has CUDA";
+  const std::string command = std::string(LENGEN_CLI_PATH) + " bench step --device cuda >/dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 
 TEST(BenchCli, NormalizersTimesEveryNormalizerAgainstTorchSoftmax) {

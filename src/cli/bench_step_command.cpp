@@ -2,6 +2,7 @@
 // clipping, AdamW) for each attention method on the same model shape and batch, as a ratio to
 // softmax measured in the same run. This is the number that decides how long a sweep takes;
 // `bench normalizers` isolates the normalizers themselves.
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -14,8 +15,10 @@
 
 #include "cli/bench_clock.h"
 #include "cli/commands.h"
+#include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/config.h"
+#include "lengen/errors.h"
 #include "lengen/model.h"
 
 namespace lengen::cli {
@@ -33,6 +36,8 @@ struct StepBenchOptions {
   int64_t batch = 32;
   int64_t length = 64;
   std::string positions = "nape";
+  std::string device = "cpu";
+  std::string dtype = "float32";
   int threads = 1;
   int repeats = 20;
   bool json = false;
@@ -61,7 +66,7 @@ struct Contender {
   std::vector<double> seconds;
 };
 
-Contender make_contender(const Method& method, const StepBenchOptions& options) {
+Contender make_contender(const Method& method, const StepBenchOptions& options, const torch::Device& device) {
   ModelConfig config;
   config.layers = options.layers;
   config.d_model = options.d_model;
@@ -73,15 +78,20 @@ Contender make_contender(const Method& method, const StepBenchOptions& options) 
   config.attention.positions = options.positions;
   torch::manual_seed(0);
   Contender contender{method, Decoder(config, kVocab), nullptr, {}};
+  contender.model->to(device);
   contender.optimizer = std::make_unique<torch::optim::AdamW>(contender.model->parameters(),
                                                               torch::optim::AdamWOptions(1e-3).weight_decay(0.0));
   return contender;
 }
 
-void training_step(Contender& contender, const torch::Tensor& input, const torch::Tensor& target) {
+void training_step(Contender& contender, const torch::Tensor& input, const torch::Tensor& target, bool bf16) {
   contender.optimizer->zero_grad();
-  auto logits = contender.model->forward(input);
-  auto loss = torch::nn::functional::cross_entropy(logits.reshape({-1, kVocab}), target.reshape({-1}));
+  torch::Tensor loss;
+  {
+    const AutocastScope mixed_precision(input.device().type(), bf16);
+    auto logits = contender.model->forward(input).to(torch::kFloat);
+    loss = torch::nn::functional::cross_entropy(logits.reshape({-1, kVocab}), target.reshape({-1}));
+  }
   loss.backward();
   torch::nn::utils::clip_grad_norm_(contender.model->parameters(), 1.0);
   contender.optimizer->step();
@@ -94,21 +104,32 @@ double median(std::vector<double> values) {
 
 void run_step_bench(const StepBenchOptions& options) {
   set_compute_threads(options.threads);
+  const torch::Device device = options.device == "cuda" ? torch::kCUDA : torch::kCPU;
+  if (device.is_cuda() && !torch::cuda::is_available()) {
+    throw UserError("bench step --device cuda: this LibTorch has no CUDA device");
+  }
+  const bool bf16 = options.dtype == "bfloat16";
   torch::manual_seed(1);
-  const auto tokens = torch::randint(4, kVocab, {options.batch, options.length + 1}, torch::kLong);
+  const auto tokens = torch::randint(4, kVocab, {options.batch, options.length + 1}, torch::kLong).to(device);
   const auto input = tokens.narrow(1, 0, options.length);
   const auto target = tokens.narrow(1, 1, options.length);
   std::vector<Contender> contenders;
-  for (const Method& method : methods()) contenders.push_back(make_contender(method, options));
+  for (const Method& method : methods()) contenders.push_back(make_contender(method, options, device));
   for (auto& contender : contenders) {
-    for (int i = 0; i < kWarmupSteps; ++i) training_step(contender, input, target);
+    for (int i = 0; i < kWarmupSteps; ++i) training_step(contender, input, target, bf16);
   }
-  // Round-robin over the methods, so a slow spell of a shared machine hits them all alike.
-  const bool single = options.threads == 1;
+  // Round-robin over the methods, so a slow spell of a shared machine hits them all alike. A
+  // GPU runs the step asynchronously: its time is the wall time up to the device's finishing.
+  const bool single = options.threads == 1 && !device.is_cuda();
+  auto finish = [&] {
+    if (device.is_cuda()) torch::cuda::synchronize();
+  };
   for (int r = 0; r < options.repeats; ++r) {
     for (auto& contender : contenders) {
+      finish();
       const double start = bench_now_seconds(single);
-      training_step(contender, input, target);
+      training_step(contender, input, target, bf16);
+      finish();
       contender.seconds.push_back(bench_now_seconds(single) - start);
     }
   }
@@ -117,24 +138,29 @@ void run_step_bench(const StepBenchOptions& options) {
   if (!options.json) {
     std::printf(
         "training step (forward, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, batch %lld, "
-        "length %lld, %s, %d thread(s), median of %d, %s; ratio = time / softmax time\n",
+        "length %lld, %s, %s %s, %d thread(s), median of %d, %s; ratio = time / softmax time\n",
         static_cast<long long>(options.layers), static_cast<long long>(options.d_model),
         static_cast<long long>(options.heads), static_cast<long long>(options.d_head),
         static_cast<long long>(options.batch), static_cast<long long>(options.length), options.positions.c_str(),
-        options.threads, options.repeats, single ? "thread CPU time" : "wall time");
-    std::printf("%-12s %10s %8s\n", "method", "ms/step", "ratio");
+        options.device.c_str(), options.dtype.c_str(), options.threads, options.repeats, single ? "thread CPU time" : "wall time");
+    std::printf("%-12s %10s %12s %8s\n", "method", "ms/step", "tokens/s", "ratio");
   }
   for (const auto& contender : contenders) {
     const double seconds = median(contender.seconds);
+    const double tokens_per_second = static_cast<double>(options.batch * options.length) / seconds;
     if (options.json) {
       results.push_back({{"method", contender.method.name},
                          {"normalizer", contender.method.normalizer},
                          {"scaling", contender.method.scaling},
                          {"positions", options.positions},
+                         {"device", options.device},
+                         {"dtype", options.dtype},
                          {"ms", seconds * 1e3},
+                         {"tokens_per_s", tokens_per_second},
                          {"ratio", seconds / baseline}});
     } else {
-      std::printf("%-12s %10.2f %8.2f\n", contender.method.name.c_str(), seconds * 1e3, seconds / baseline);
+      std::printf("%-12s %10.2f %12.0f %8.2f\n", contender.method.name.c_str(), seconds * 1e3, tokens_per_second,
+                  seconds / baseline);
     }
   }
   if (options.json) std::cout << results.dump(2) << "\n";
@@ -156,6 +182,12 @@ void add_bench_step_command(CLI::App& bench) {
   step->add_option("--positions", options->positions, "position encoding")
       ->capture_default_str()
       ->check(CLI::IsMember({"nope", "rope", "alibi", "nape"}));
+  step->add_option("--device", options->device, "where the steps run")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  step->add_option("--dtype", options->dtype, "bfloat16: matrix products in bf16 (autocast), as train.dtype")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"float32", "bfloat16"}));
   step->add_option("--threads", options->threads, "intra-op threads")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
