@@ -1,6 +1,7 @@
 // Golden vectors from the Python entmax library (tests/data/normalizers.json, float64):
 // forward, gradient with respect to the scores and, for bisection cases, to alpha.
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -38,7 +39,8 @@ double relative_error(const torch::Tensor& actual, const torch::Tensor& expected
   return ((actual - expected).abs() / expected.abs().clamp_min(kFloor)).max().item<double>();
 }
 
-TEST(NormalizerGolden, MatchesTheEntmaxLibrary) {
+// Every golden case on `device`: forward, gradient for the scores and, for alpha-entmax, for alpha.
+void expect_golden_match(const torch::Device& device) {
   std::ifstream file(std::string(LENGEN_TEST_DATA_DIR) + "/normalizers.json");
   ASSERT_TRUE(file) << "missing tests/data/normalizers.json";
   const nlohmann::json golden = nlohmann::json::parse(file);
@@ -48,7 +50,7 @@ TEST(NormalizerGolden, MatchesTheEntmaxLibrary) {
   for (const auto& c : golden.at("cases")) {
     const std::string kind = c.at("kind");
     SCOPED_TRACE(c.at("name").get<std::string>());
-    const torch::Tensor z = matrix(c.at("x")).requires_grad_(true);
+    const torch::Tensor z = matrix(c.at("x")).to(device).requires_grad_(true);
     torch::Tensor alpha;
     torch::Tensor p;
     if (kind == "softmax") {
@@ -59,20 +61,20 @@ TEST(NormalizerGolden, MatchesTheEntmaxLibrary) {
       p = entmax15(z);
     } else {
       ASSERT_EQ(kind, "bisect");
-      alpha = torch::full({z.size(0), 1}, c.at("alpha").get<double>(), torch::kDouble).requires_grad_(true);
+      alpha = torch::full({z.size(0), 1}, c.at("alpha").get<double>(), z.options()).requires_grad_(true);
       p = entmax(z, alpha);
     }
-    const torch::Tensor grad_out = matrix(c.at("grad_out"));
+    const torch::Tensor grad_out = matrix(c.at("grad_out")).to(device);
     std::vector<torch::Tensor> inputs = {z};
     if (alpha.defined()) inputs.push_back(alpha);
     const auto grads = torch::autograd::grad({(p * grad_out).sum()}, inputs);
 
     std::vector<std::pair<std::string, double>> errors = {
-        {"p", relative_error(p.detach(), matrix(c.at("p")))},
-        {"grad_x", relative_error(grads[0], matrix(c.at("grad_x")))}};
+        {"p", relative_error(p.detach().cpu(), matrix(c.at("p")))},
+        {"grad_x", relative_error(grads[0].cpu(), matrix(c.at("grad_x")))}};
     if (alpha.defined()) {
       const auto expected = torch::tensor(c.at("grad_alpha").get<std::vector<double>>(), torch::kDouble);
-      errors.push_back({"grad_alpha", relative_error(grads[1].view(-1), expected)});
+      errors.push_back({"grad_alpha", relative_error(grads[1].cpu().view(-1), expected)});
     }
     for (const auto& [what, error] : errors) {
       EXPECT_LT(error, kTolerance) << what;
@@ -84,7 +86,15 @@ TEST(NormalizerGolden, MatchesTheEntmaxLibrary) {
     ++cases;
   }
   EXPECT_EQ(cases, 79);
-  std::cout << "golden: " << cases << " cases, worst relative error " << worst << " (" << worst_case << ")\n";
+  std::cout << "golden on " << device << ": " << cases << " cases, worst relative error " << worst << " (" << worst_case << ")\n";
+}
+
+TEST(NormalizerGolden, MatchesTheEntmaxLibrary) { expect_golden_match(torch::kCPU); }
+
+// The composed-ATen path on a CUDA device (skipped without one).
+TEST(NormalizerGolden, MatchesTheEntmaxLibraryOnCuda) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  expect_golden_match(torch::kCUDA);
 }
 
 }  // namespace

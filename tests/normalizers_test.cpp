@@ -3,8 +3,10 @@
 #include "lengen/normalizers.h"
 
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -167,6 +169,52 @@ TEST(NormalizerTable, AppliesAlongAnyDim) {
   EXPECT_TRUE(torch::allclose(entmax(z, alpha, 1), entmax(z.transpose(1, 2), alpha).transpose(1, 2)));
 }
 
+// One case's inputs: scores with the case's mask, a per-row alpha, and the upstream gradient.
+struct CaseInputs {
+  torch::Tensor z, alpha, weight;
+};
+
+CaseInputs case_inputs(const Case& c) {
+  const torch::Tensor mask = mask_for(c);
+  std::vector<int64_t> alpha_shape = c.shape;
+  alpha_shape.back() = 1;
+  const auto dtype = c.dtype == torch::kDouble ? torch::kDouble : torch::kFloat;
+  return {(torch::randn(c.shape) * 2).masked_fill(mask, -kInf).to(dtype),
+          (c.alpha > 0 ? c.alpha : 1.5) + 0.3 * torch::rand(alpha_shape, dtype), torch::randn(c.shape, dtype)};
+}
+
+// p, the gradient for z and, for entmax, for alpha: computed from `inputs` cast to `dtype` on
+// `device` (the fused CPU kernels, or the composed-ATen path where `aten` or off the CPU), and
+// returned on the CPU in double.
+std::vector<torch::Tensor> run_case(const Case& c, const CaseInputs& inputs, torch::ScalarType dtype,
+                                    const torch::Device& device, bool aten) {
+  set_force_aten_normalizers(aten);
+  // Copies, so that the gradients of two runs on the same inputs never accumulate together.
+  const torch::Tensor z = inputs.z.to(device, dtype, /*non_blocking=*/false, /*copy=*/true).requires_grad_(true);
+  const torch::Tensor alpha =
+      inputs.alpha.to(device, dtype, /*non_blocking=*/false, /*copy=*/true).requires_grad_(true);
+  NormalizerSpec spec{c.normalizer, c.alpha > 0 ? c.alpha : 1.5, 4};
+  const torch::Tensor p = make_normalizer(spec)(z, c.normalizer == "entmax" ? alpha : torch::Tensor());
+  (p * inputs.weight.to(device, dtype)).sum().backward();
+  set_force_aten_normalizers(false);
+  std::vector<torch::Tensor> results = {p.detach(), z.grad()};
+  if (c.normalizer == "entmax") results.push_back(alpha.grad());
+  for (auto& result : results) result = result.to(torch::kCPU, torch::kDouble);
+  return results;
+}
+
+// Largest difference between two run_case results, over each one's scale, with the name of the
+// worst output.
+void expect_close(const std::vector<torch::Tensor>& actual, const std::vector<torch::Tensor>& expected,
+                  double tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double scale = 1 + expected[i].abs().max().item<double>();
+    const double error = (actual[i] - expected[i]).abs().max().item<double>() / scale;
+    EXPECT_LT(error, tolerance) << (i == 0 ? "p" : i == 1 ? "grad z" : "grad alpha");
+  }
+}
+
 // The fused CPU kernels and the composed-ATen path (what CUDA runs) agree on values and
 // gradients, for the scores and for a per-row alpha.
 TEST(NormalizerTable, FusedCpuKernelsMatchTheAtenPath) {
@@ -174,30 +222,33 @@ TEST(NormalizerTable, FusedCpuKernelsMatchTheAtenPath) {
   for (const Case& c : table()) {
     if (c.dtype == torch::kBFloat16 || c.normalizer == "topk") continue;
     SCOPED_TRACE(c.describe());
-    const torch::Tensor mask = mask_for(c);
-    const torch::Tensor z0 = (torch::randn(c.shape) * 2).masked_fill(mask, -kInf).to(c.dtype);
-    std::vector<int64_t> alpha_shape = c.shape;
-    alpha_shape.back() = 1;
-    const torch::Tensor alpha0 = (c.alpha > 0 ? c.alpha : 1.5) + 0.3 * torch::rand(alpha_shape, c.dtype);
-    const torch::Tensor weight = torch::randn(c.shape, c.dtype);
-    std::vector<torch::Tensor> results[2];
-    for (bool aten : {false, true}) {
-      set_force_aten_normalizers(aten);
-      const torch::Tensor z = z0.clone().requires_grad_(true);
-      const torch::Tensor alpha = alpha0.clone().requires_grad_(true);
-      NormalizerSpec spec{c.normalizer, c.alpha > 0 ? c.alpha : 1.5, 4};
-      const torch::Tensor p = make_normalizer(spec)(z, c.normalizer == "entmax" ? alpha : torch::Tensor());
-      (p * weight).sum().backward();
-      results[aten] = {p.detach(), z.grad()};
-      if (c.normalizer == "entmax") results[aten].push_back(alpha.grad());
-    }
-    set_force_aten_normalizers(false);
-    const double tolerance = c.dtype == torch::kFloat ? 2e-5 : 1e-10;
-    for (size_t i = 0; i < results[0].size(); ++i) {
-      const double error = (results[0][i] - results[1][i]).abs().max().item<double>();
-      EXPECT_LT(error, tolerance) << (i == 0 ? "p" : i == 1 ? "grad z" : "grad alpha");
-    }
+    const CaseInputs inputs = case_inputs(c);
+    expect_close(run_case(c, inputs, c.dtype, torch::kCPU, true), run_case(c, inputs, c.dtype, torch::kCPU, false),
+                 c.dtype == torch::kFloat ? 2e-5 : 1e-10);
   }
+}
+
+// On a CUDA device (skipped without one): every case of the table, bf16 included, against the
+// fused CPU kernels. bf16 cases compare with the CPU in float32 on the same (bf16-rounded)
+// inputs, to bf16's precision.
+TEST(NormalizerTable, CudaMatchesTheFusedCpuKernels) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  torch::manual_seed(9);
+  int cases = 0;
+  for (const Case& c : table()) {
+    SCOPED_TRACE(c.describe() + " on cuda");
+    CaseInputs inputs = case_inputs(c);
+    const bool bf16 = c.dtype == torch::kBFloat16;
+    if (bf16) {
+      for (torch::Tensor* input : {&inputs.z, &inputs.alpha, &inputs.weight})
+        *input = input->to(torch::kBFloat16).to(torch::kFloat);
+    }
+    const double tolerance = bf16 ? 3e-2 : c.dtype == torch::kFloat ? 2e-5 : 1e-10;
+    expect_close(run_case(c, inputs, c.dtype, torch::kCUDA, false),
+                 run_case(c, inputs, bf16 ? torch::kFloat : c.dtype, torch::kCPU, false), tolerance);
+    ++cases;
+  }
+  std::cout << "cuda: " << cases << " normalizer cases match the CPU kernels\n";
 }
 
 }  // namespace
