@@ -58,15 +58,6 @@ cli=$build/lengen
 echo "== normalizer tests on CUDA"
 "$build/lengen_tests" --gtest_filter='*Cuda*' 2>&1 | tee "$out/cuda_tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |cuda|golden|Failure|error" | head -40
 
-echo "== whole suite against this LibTorch (8 shards in parallel)"
-for shard in 0 1 2 3 4 5 6 7; do
-  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$shard timeout 300 "$build/lengen_tests" --gtest_brief=1 >"$out/suite_$shard.tmp" 2>&1 &
-done
-wait
-cat "$out"/suite_*.tmp >"$out/suite.log" && rm -f "$out"/suite_*.tmp
-grep -E "^\[  (PASSED|FAILED) |FAILED" "$out/suite.log" | sort | uniq -c | head -30
-timeout 120 "$build/lengen_task_tests" --gtest_brief=1 2>&1 | tail -2
-
 echo "== bench step, the paper's copy model (d 256, 16 heads x 16, batch 128, length 64)"
 for dtype in bfloat16 float32; do
   timeout 120 "$cli" bench step --device cuda --dtype "$dtype" --layers 2 --d-model 256 --heads 16 --d-head 16 \
@@ -88,3 +79,13 @@ echo "== one NCCL rank through lengen launch"
 timeout 180 "$cli" launch --nproc 1 -- train "$root/configs/paper/copy.json" --out "$runs/nccl" "${short[@]}" 2>&1 |
   tail -6 | tee "$out/launch.log"
 for log in "$runs"/*/log.jsonl; do echo "$log"; grep -E '"tokens_per_s"' "$log" | tail -2; done | tee -a "$out/train.log"
+
+echo "== whole suite against this LibTorch (8 shards in parallel)"
+for shard in 0 1 2 3 4 5 6 7; do
+  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$shard timeout 150 "$build/lengen_tests" --gtest_brief=1 >"$out/suite_$shard.tmp" 2>&1 &
+done
+wait
+cat "$out"/suite_*.tmp >"$out/suite.log" && rm -f "$out"/suite_*.tmp
+grep -E "^\[  (PASSED|FAILED) |FAILED" "$out/suite.log" | sort | uniq -c | head -30
+timeout 120 "$build/lengen_task_tests" --gtest_brief=1 2>&1 | tail -2
+
