@@ -116,7 +116,10 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(train.grad_clip), "largest global gradient norm; 0 disables clipping", at_least(0)),
       field(KEY(train.seed), "fixes the model init and the batch order"),
       field(KEY(train.device), "where to run; auto = cuda when available", {}, {"cpu", "cuda", "auto"}),
-      field(KEY(train.dtype), "compute dtype; weights stay float32", {}, {"float32", "bfloat16"}),
+      field(KEY(train.dtype),
+            "bfloat16: the training forward's matrix products in bf16 (autocast); weights, optimizer state, "
+            "attention scores and evaluation stay float32",
+            {}, {"float32", "bfloat16"}),
       field(KEY(train.threads), "LibTorch intra-op threads", at_least(1)),
       field(KEY(train.log_every), "steps between log lines", at_least(1)),
       field(KEY(train.eval_every), "steps between in-distribution validations", at_least(1)),
