@@ -11,6 +11,7 @@ struct RuntimeInfo {
   bool cuda_available = false;
   int cuda_devices = 0;
   bool gloo_available = false;
+  bool nccl_available = false;  // compiled with ProcessGroupNCCL (CUDA ranks)
 };
 
 RuntimeInfo runtime_info();

@@ -16,7 +16,11 @@ void add_info_command(CLI::App& app) {
               << "blas:          " << info.blas_library << "\n"
               << "threads:       " << info.intra_op_threads << " intra-op\n"
               << "cuda:          " << (info.cuda_available ? "available (" + std::to_string(info.cuda_devices) + " devices)" : "not available") << "\n"
-              << "data-parallel: " << (info.gloo_available ? "c10d with Gloo" : "not built (no gloo headers)") << "\n";
+              << "data-parallel: "
+              << (!info.gloo_available ? "not built (no gloo headers)"
+                  : info.nccl_available ? "c10d with Gloo (CPU) and NCCL (CUDA)"
+                                        : "c10d with Gloo")
+              << "\n";
   });
 }
 

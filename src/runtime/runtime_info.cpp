@@ -33,6 +33,9 @@ RuntimeInfo runtime_info() {
 #ifdef LENGEN_HAVE_GLOO
   info.gloo_available = true;
 #endif
+#ifdef USE_C10D_NCCL
+  info.nccl_available = true;
+#endif
   return info;
 }
 
