@@ -54,19 +54,6 @@ struct RowAlphaStorage {
 };
 RowAlphaStorage row_alpha(const torch::Tensor& alpha, const torch::Tensor& p);
 
-template <class T>
-T row_max(const T* x, int64_t n) {
-  T lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, -std::numeric_limits<T>::infinity());
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] = lanes[j] < x[i + j] ? x[i + j] : lanes[j];
-  }
-  T best = *std::max_element(lanes, lanes + kLanes);
-  for (; i < n; ++i) best = best < x[i] ? x[i] : best;
-  return best;
-}
-
 // A 16-byte vector of T (GCC/Clang vector extension: SSE2 on baseline x86-64, wider targets
 // combine them), for the loops that the auto-vectorizer leaves scalar.
 template <class T>
@@ -74,6 +61,30 @@ struct Vector16 {
   typedef T type __attribute__((vector_size(16)));
   static constexpr int kWidth = 16 / sizeof(T);
 };
+
+// The max of row x (-inf for an empty or fully masked row), 4 vectors at a time: written with
+// lane arrays, GCC left this loop scalar.
+template <class T>
+T row_max(const T* x, int64_t n) {
+  using V = typename Vector16<T>::type;
+  constexpr int kWidth = Vector16<T>::kWidth;
+  constexpr int kBlock = 4 * kWidth;
+  constexpr T kMinusInfinity = -std::numeric_limits<T>::infinity();
+  V lanes[4];
+  for (V& lane : lanes) lane = V{} + kMinusInfinity;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    V block[4];
+    std::memcpy(block, x + i, sizeof(block));
+    for (int k = 0; k < 4; ++k) lanes[k] = lanes[k] < block[k] ? block[k] : lanes[k];
+  }
+  T best = kMinusInfinity;
+  for (const V& lane : lanes) {
+    for (int j = 0; j < kWidth; ++j) best = best < lane[j] ? lane[j] : best;
+  }
+  for (; i < n; ++i) best = best < x[i] ? x[i] : best;
+  return best;
+}
 
 // One past the last entry of row x above `floor`: the entries after it cannot be in the support
 // (a causal mask's -inf tail, for one), so the passes over the row stop there. Scans back a
