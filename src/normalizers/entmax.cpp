@@ -4,7 +4,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -235,27 +234,27 @@ template <int E, class T>
 PowerSums power_sums(const T* x, int64_t end, T max, T scale, T t) {
   using Power = IntegerPower<E>;
   using V = typename detail::Vector16<T>::type;
-  constexpr int kGroup = kVectorsPerGroup * detail::Vector16<T>::kWidth;
+  constexpr int kWidth = detail::Vector16<T>::kWidth;
+  constexpr int kGroup = kVectorsPerGroup * kWidth;
   const V maxes = V{} + max, scales = V{} + scale, ts = V{} + t;
   PowerSums sums;
   for (int64_t i = 0; i < end;) {
     V value[kVectorsPerGroup] = {}, below[kVectorsPerGroup] = {};
-    const int64_t block_end = std::min(end, i + kFlushEvery * kGroup);
-    for (; i < block_end; i += kGroup) {
-      V group[kVectorsPerGroup];
-      if (i + kGroup <= block_end) {
-        std::memcpy(group, x + i, sizeof(group));
-      } else {
-        T padded[kGroup];
-        std::fill(padded, padded + kGroup, -std::numeric_limits<T>::infinity());
-        std::copy(x + i, x + block_end, padded);
-        std::memcpy(group, padded, sizeof(group));
-      }
+    const auto add_group = [&](const T* group) {
       for (int k = 0; k < kVectorsPerGroup; ++k) {
-        const V d = excess(group[k], maxes, scales, ts);
+        const V d = excess(detail::load_vector<V>(group + k * kWidth), maxes, scales, ts);
         value[k] += Power::value(d);
         below[k] += Power::below(d);
       }
+    };
+    const int64_t block_end = std::min(end, i + kFlushEvery * kGroup);
+    for (; i + kGroup <= block_end; i += kGroup) add_group(x + i);
+    if (i < block_end) {
+      T padded[kGroup];
+      std::fill(padded, padded + kGroup, -std::numeric_limits<T>::infinity());
+      std::copy(x + i, x + block_end, padded);
+      add_group(padded);
+      i = block_end;
     }
     sums.value += sum_of_lanes(value);
     sums.below += sum_of_lanes(below);

@@ -64,6 +64,15 @@ struct Vector16 {
   static constexpr int kWidth = 16 / sizeof(T);
 };
 
+// The V-sized vector at x (an unaligned load). Loading vector by vector, rather than memcpy of a
+// block into an array of vectors, keeps GCC from bouncing the block through the stack.
+template <class V, class T>
+V load_vector(const T* x) {
+  V v;
+  std::memcpy(&v, x, sizeof(V));
+  return v;
+}
+
 // The max of row x (-inf for an empty or fully masked row), 4 vectors at a time: written with
 // lane arrays, GCC left this loop scalar.
 template <class T>
@@ -76,9 +85,10 @@ T row_max(const T* x, int64_t n) {
   for (V& lane : lanes) lane = V{} + kMinusInfinity;
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
-    V block[4];
-    std::memcpy(block, x + i, sizeof(block));
-    for (int k = 0; k < 4; ++k) lanes[k] = lanes[k] < block[k] ? block[k] : lanes[k];
+    for (int k = 0; k < 4; ++k) {
+      const V block = load_vector<V>(x + i + k * kWidth);
+      lanes[k] = lanes[k] < block ? block : lanes[k];
+    }
   }
   T best = kMinusInfinity;
   for (const V& lane : lanes) {
@@ -99,9 +109,9 @@ int64_t support_end(const T* x, int64_t n, T floor) {
   const V floors = V{} + floor;
   int64_t end = n;
   for (; end >= kBlock; end -= kBlock) {
-    V block[4];
-    std::memcpy(block, x + end - kBlock, sizeof(block));
-    const auto above = (block[0] > floors) | (block[1] > floors) | (block[2] > floors) | (block[3] > floors);
+    const T* block = x + end - kBlock;
+    const auto above = (load_vector<V>(block) > floors) | (load_vector<V>(block + kWidth) > floors) |
+                       (load_vector<V>(block + 2 * kWidth) > floors) | (load_vector<V>(block + 3 * kWidth) > floors);
     bool any_above = false;
     for (int j = 0; j < kWidth; ++j) any_above |= above[j] != 0;
     if (any_above) break;
