@@ -52,6 +52,8 @@ std::vector<Contender> all_contenders() {
       {"entmax15", [](const torch::Tensor& z) { return entmax15(z); }},
       {"entmax alpha=1.5", [](const torch::Tensor& z) { return entmax(z, 1.5); }},
       {"entmax alpha=1.25", [](const torch::Tensor& z) { return entmax(z, 1.25); }},
+      // A tensor alpha (a learned one, say) takes the general solver, not entmax15's closed form.
+      {"entmax alpha=[1.5]", [](const torch::Tensor& z) { return entmax(z, torch::full({}, 1.5)); }},
       {"topk k=32", [](const torch::Tensor& z) { return topk_softmax(z, 32); }},
       {"adaptive_softmax", [](const torch::Tensor& z) { return adaptive_softmax(z); }},
       {"stickbreaking", [](const torch::Tensor& z) { return stickbreaking(z); }},

@@ -1,7 +1,9 @@
 #pragma once
 // Building blocks of the fused CPU kernels (internal). A kernel sees a contiguous [rows, n]
 // float/double tensor and handles each row in a few passes on one thread; rows run in
-// parallel. Threshold searches work in double on the few entries that can be in the support.
+// parallel. Threshold searches work in double on the few entries that can be in the support,
+// except entmax's Newton search (integer 1/(alpha-1)), whose support is most of the row: its
+// passes run over the row in the row's type, with double sums.
 #include <ATen/Parallel.h>
 #include <torch/types.h>
 
@@ -54,19 +56,6 @@ struct RowAlphaStorage {
 };
 RowAlphaStorage row_alpha(const torch::Tensor& alpha, const torch::Tensor& p);
 
-template <class T>
-T row_max(const T* x, int64_t n) {
-  T lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, -std::numeric_limits<T>::infinity());
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] = lanes[j] < x[i + j] ? x[i + j] : lanes[j];
-  }
-  T best = *std::max_element(lanes, lanes + kLanes);
-  for (; i < n; ++i) best = best < x[i] ? x[i] : best;
-  return best;
-}
-
 // A 16-byte vector of T (GCC/Clang vector extension: SSE2 on baseline x86-64, wider targets
 // combine them), for the loops that the auto-vectorizer leaves scalar.
 template <class T>
@@ -74,6 +63,40 @@ struct Vector16 {
   typedef T type __attribute__((vector_size(16)));
   static constexpr int kWidth = 16 / sizeof(T);
 };
+
+// The V-sized vector at x (an unaligned load). Loading vector by vector, rather than memcpy of a
+// block into an array of vectors, keeps GCC from bouncing the block through the stack.
+template <class V, class T>
+V load_vector(const T* x) {
+  V v;
+  std::memcpy(&v, x, sizeof(V));
+  return v;
+}
+
+// The max of row x (-inf for an empty or fully masked row), 4 vectors at a time: written with
+// lane arrays, GCC left this loop scalar.
+template <class T>
+T row_max(const T* x, int64_t n) {
+  using V = typename Vector16<T>::type;
+  constexpr int kWidth = Vector16<T>::kWidth;
+  constexpr int kBlock = 4 * kWidth;
+  constexpr T kMinusInfinity = -std::numeric_limits<T>::infinity();
+  V lanes[4];
+  for (V& lane : lanes) lane = V{} + kMinusInfinity;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    for (int k = 0; k < 4; ++k) {
+      const V block = load_vector<V>(x + i + k * kWidth);
+      lanes[k] = lanes[k] < block ? block : lanes[k];
+    }
+  }
+  T best = kMinusInfinity;
+  for (const V& lane : lanes) {
+    for (int j = 0; j < kWidth; ++j) best = best < lane[j] ? lane[j] : best;
+  }
+  for (; i < n; ++i) best = best < x[i] ? x[i] : best;
+  return best;
+}
 
 // One past the last entry of row x above `floor`: the entries after it cannot be in the support
 // (a causal mask's -inf tail, for one), so the passes over the row stop there. Scans back a
@@ -86,9 +109,9 @@ int64_t support_end(const T* x, int64_t n, T floor) {
   const V floors = V{} + floor;
   int64_t end = n;
   for (; end >= kBlock; end -= kBlock) {
-    V block[4];
-    std::memcpy(block, x + end - kBlock, sizeof(block));
-    const auto above = (block[0] > floors) | (block[1] > floors) | (block[2] > floors) | (block[3] > floors);
+    const T* block = x + end - kBlock;
+    const auto above = (load_vector<V>(block) > floors) | (load_vector<V>(block + kWidth) > floors) |
+                       (load_vector<V>(block + 2 * kWidth) > floors) | (load_vector<V>(block + 3 * kWidth) > floors);
     bool any_above = false;
     for (int j = 0; j < kWidth; ++j) any_above |= above[j] != 0;
     if (any_above) break;
