@@ -1,7 +1,8 @@
 // entmax's Newton threshold search (the fused CPU kernel for integer e = 1/(alpha-1): alpha 1.25,
-// 4/3, and 1.5 and 2 when alpha is a tensor) on what the golden table's short rows do not reach: long rows that span many of the
-// kernel's float blocks and lane tails, ties, and rows with a single finite score. The reference
-// is the composed-ATen path in double (bisection to the last bit).
+// 4/3, and 1.5 and 2 when alpha is a tensor) on what the golden table's short rows do not reach:
+// long rows that span many of the kernel's float blocks and lane tails, ties, and rows with a
+// single finite score. The reference is the composed-ATen path in double (bisection to the last
+// bit).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
