@@ -20,26 +20,22 @@ package() {  # package NAME: writes DEST/lib/cmake/NAME/NAMEConfig.cmake from st
   cat >"$dest/lib/cmake/$1/$1Config.cmake"
 }
 root='${CMAKE_CURRENT_LIST_DIR}/../../..'
-package CLI11 <<CMAKE
-if(NOT TARGET CLI11::CLI11)
-  add_library(CLI11::CLI11 INTERFACE IMPORTED)
-  set_target_properties(CLI11::CLI11 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$root/include")
-endif()
-CMAKE
-package nlohmann_json <<CMAKE
-if(NOT TARGET nlohmann_json::nlohmann_json)
-  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
-  set_target_properties(nlohmann_json::nlohmann_json PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$root/include")
-endif()
-CMAKE
-package spdlog <<CMAKE
-if(NOT TARGET spdlog::spdlog)
+# header_package NAME TARGET [PROPERTY VALUE...]: an INTERFACE target over the packed headers.
+header_package() {
+  local name=$1 target=$2
+  shift 2
+  package "$name" <<CMAKE
+if(NOT TARGET $target)
   find_package(Threads REQUIRED)
-  add_library(spdlog::spdlog INTERFACE IMPORTED)
-  set_target_properties(spdlog::spdlog PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$root/include"
-    INTERFACE_COMPILE_DEFINITIONS "SPDLOG_FMT_EXTERNAL;FMT_HEADER_ONLY" INTERFACE_LINK_LIBRARIES Threads::Threads)
+  add_library($target INTERFACE IMPORTED)
+  set_target_properties($target PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$root/include" $*)
 endif()
 CMAKE
+}
+header_package CLI11 CLI11::CLI11
+header_package nlohmann_json nlohmann_json::nlohmann_json
+header_package spdlog spdlog::spdlog INTERFACE_COMPILE_DEFINITIONS '"SPDLOG_FMT_EXTERNAL;FMT_HEADER_ONLY"' \
+  INTERFACE_LINK_LIBRARIES Threads::Threads
 package GTest <<CMAKE
 if(NOT TARGET GTest::gtest)
   find_package(Threads REQUIRED)

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "lengen/model.h"
+#include "model_test_util.h"
 
 namespace lengen {
 namespace {
@@ -33,17 +34,9 @@ TEST(Autocast, ScopesSetAndRestoreTheMatmulDtype) {
 // A decoder forward under bf16 autocast computes in bf16 (its logits differ from the float32
 // forward's) to bf16's precision, and still returns float32 logits.
 TEST(Autocast, DecoderForwardMatchesFloat32ToBfloat16Precision) {
-  ModelConfig config;
-  config.layers = 1;
-  config.d_model = 32;
-  config.heads = 2;
-  config.d_head = 16;
-  config.d_mlp = 64;
-  config.attention.normalizer = "entmax15";
-  config.attention.scaling = "asentmax";
   torch::manual_seed(0);
-  Decoder model(config, 12);
-  const torch::Tensor tokens = torch::randint(0, 12, {2, 9});
+  Decoder model(testing::tiny_model_config("entmax15", "asentmax", "nape"), 12);
+  const torch::Tensor tokens = testing::random_tokens(2, 9, 12, 1);
   torch::NoGradGuard no_grad;
   const torch::Tensor reference = model->forward(tokens);
   const AutocastScope bf16(c10::DeviceType::CPU, true);
