@@ -89,7 +89,7 @@ void training_step(Contender& contender, const torch::Tensor& input, const torch
   torch::Tensor loss;
   {
     const AutocastScope mixed_precision(input.device().type(), bf16);
-    auto logits = contender.model->forward(input).to(torch::kFloat);
+    auto logits = contender.model->forward(input);
     loss = torch::nn::functional::cross_entropy(logits.reshape({-1, kVocab}), target.reshape({-1}));
   }
   loss.backward();

@@ -32,15 +32,17 @@ void set_enabled_on(c10::DeviceType device, bool enabled) {
 
 }  // namespace
 
+// The state is set and restored only when the scope changes it: the attention's fp32 scope runs
+// on every call, and mostly finds autocast already off.
 AutocastScope::AutocastScope(c10::DeviceType device, bool enabled)
     : device_(device), enabled_(enabled), was_enabled_(is_enabled_on(device)) {
-  set_enabled_on(device_, enabled_);
+  if (enabled_ != was_enabled_) set_enabled_on(device_, enabled_);
   if (enabled_) at::autocast::increment_nesting();
 }
 
 AutocastScope::~AutocastScope() {
   if (enabled_ && at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  set_enabled_on(device_, was_enabled_);
+  if (enabled_ != was_enabled_) set_enabled_on(device_, was_enabled_);
 }
 
 bool autocast_enabled(c10::DeviceType device) { return is_enabled_on(device); }

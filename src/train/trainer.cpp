@@ -211,7 +211,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     {
       const AutocastScope mixed_precision(device.type(), bf16);
       auto logits = model->forward(batch.input, batch.positions);
-      loss = masked_cross_entropy(logits.to(torch::kFloat), batch.target, batch.loss_mask);
+      loss = masked_cross_entropy(logits, batch.target, batch.loss_mask);
     }
     if (options.group != nullptr) {
       // Token-mean over the global batch: each rank's token sum over the global count, and
