@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -157,6 +158,23 @@ TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
   std::ifstream log(out / "seed2.log");
   const std::string log_text(std::istreambuf_iterator<char>(log), {});
   EXPECT_NE(log_text.find("resuming"), std::string::npos) << log_text;
+
+  // The same run names under a changed sweep: the finished runs are not this sweep's any more.
+  std::ofstream(dir_ / "changed_sweep.json") << R"({
+    "base": "configs/tiny.json",
+    "grid": {"train.seed": [1, 2]},
+    "set": {"train.lr": 0.002}
+  })";
+  const std::string changed = (dir_ / "changed_sweep.json").string();
+  ASSERT_EQ(run_cli("sweep " + changed + " --out " + out.string() + " --dry-run"), 0) << err_;
+  EXPECT_NE(out_.find("seed1  [finished with another config: train.lr is 0.001 there, 0.002 in the sweep]"),
+            std::string::npos)
+      << out_;
+  EXPECT_EQ(run_cli("sweep " + changed + " --out " + out.string()), 2) << out_ << err_;
+  EXPECT_NE(err_.find((out / "seed1").string() + " finished with another config (train.lr"), std::string::npos) << err_;
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  EXPECT_TRUE(fs::exists(out / "seed1" / "results.json"));
+  EXPECT_EQ(read_json_file((out / "sweep.json").string())["runs"].size(), 3u);  // the first sweep's manifest
 }
 
 }  // namespace

@@ -21,6 +21,12 @@ Config config_from_string(const std::string& text, const std::string& source = "
 // Every key with its value: the resolved config as it is written to a run folder.
 nlohmann::json config_to_json(const Config& config);
 
+// The first key ("section.key") of the resolved config `saved` whose value differs in
+// `current`, or "" when none does. Keys named in `ignored`, and every key of a section named
+// there, are skipped: a resumed run may change its length, a finished one its thread count.
+std::string first_config_difference(const nlohmann::json& saved, const nlohmann::json& current,
+                                    const std::vector<std::string>& ignored);
+
 // Sets one key from "key.path=value", typed by the key: numbers, true/false, strings raw,
 // lists as "64,128" or "[64,128]", task.params.NAME=number. A whole section takes a JSON
 // object ("train={\"lr\":3e-4}"). Checks the key's own range; call validate_config after the

@@ -95,6 +95,49 @@ pid_t spawn(const PendingRun& run) {
   return pid;
 }
 
+// What a finished run may differ in from the sweep and still count as its run: how many
+// threads trained it, and what was evaluated (`lengen eval` adds lengths).
+const std::vector<std::string> kFinishedRunFreeKeys = {"train.threads", "eval", "description"};
+
+// For a finished run, how its config.json differs from what the sweep now asks for, e.g.
+// "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not (or the sweep's
+// config is invalid, which is reported as such).
+std::string stale_difference(const Sweep& sweep, const SweepRun& run, const RunPaths& paths) {
+  const std::string saved_path = paths.run_dir + "/config.json";
+  if (!fs::exists(saved_path)) return "";
+  nlohmann::json wanted;
+  try {
+    wanted = config_to_json(run_config(sweep, run));
+  } catch (const UserError&) {
+    return "";
+  }
+  const nlohmann::json saved = read_json_file(saved_path);
+  const std::string key = first_config_difference(saved, wanted, kFinishedRunFreeKeys);
+  if (key.empty()) return "";
+  std::string path = "/" + key;
+  std::replace(path.begin(), path.end(), '.', '/');
+  const nlohmann::json::json_pointer pointer(path);
+  const auto value_in = [&pointer](const nlohmann::json& config) {
+    return config.contains(pointer) ? config.at(pointer).dump() : std::string("missing");
+  };
+  return key + " is " + value_in(saved) + " there, " + value_in(wanted) + " in the sweep";
+}
+
+// Finished runs are skipped, so one trained with another config under the same name would be
+// reported as this sweep's: refuse before anything is written.
+void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
+  for (size_t index : mine) {
+    const SweepRun& run = sweep.runs[index];
+    const RunPaths paths(out, run.name);
+    if (!fs::exists(paths.run_dir + "/results.json")) continue;
+    const std::string difference = stale_difference(sweep, run, paths);
+    if (!difference.empty()) {
+      throw UserError("sweep: " + paths.run_dir + " finished with another config (" + difference +
+                      "); remove that run folder to retrain it, or use another --out");
+    }
+  }
+}
+
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
 // Returns false (after recording why) when its config is invalid.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepArgs& args, PendingRun& pending) {
@@ -134,6 +177,10 @@ void run_sweep(const SweepArgs& args) {
       std::string state = fs::exists(paths.run_dir + "/results.json")   ? "finished"
                           : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                                   : "new";
+      if (state == "finished") {
+        const std::string difference = stale_difference(sweep, run, paths);
+        if (!difference.empty()) state = "finished with another config: " + difference;
+      }
       try {
         run_config(sweep, run);
       } catch (const UserError& e) {
@@ -146,6 +193,7 @@ void run_sweep(const SweepArgs& args) {
     std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
     return;
   }
+  check_finished_runs_are_current(sweep, mine, args.out);
   fs::create_directories(args.out);
   write_file_atomically(args.out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
 

@@ -216,4 +216,29 @@ json config_to_json(const Config& config) {
   return result;
 }
 
+namespace {
+
+std::string difference_under(const std::string& prefix, const json& saved, const json& current,
+                             const std::vector<std::string>& ignored) {
+  for (auto it = saved.begin(); it != saved.end(); ++it) {
+    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (std::find(ignored.begin(), ignored.end(), key) != ignored.end()) continue;
+    if (!current.contains(it.key())) return key;
+    const json& other = current[it.key()];
+    if (it->is_object() && other.is_object()) {
+      std::string inner = difference_under(key, *it, other, ignored);
+      if (!inner.empty()) return inner;
+    } else if (*it != other) {
+      return key;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string first_config_difference(const json& saved, const json& current, const std::vector<std::string>& ignored) {
+  return difference_under("", saved, current, ignored);
+}
+
 }  // namespace lengen

@@ -54,22 +54,8 @@ class StopSignals {
   void (*previous_term_)(int);
 };
 
-// The first key whose value differs between two resolved configs, ignoring the keys a
-// resumed run may change (its length and its evaluation).
-std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& prefix = "") {
-  for (auto it = a.begin(); it != a.end(); ++it) {
-    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
-    if (key == "train.steps" || key == "eval" || key == "description") continue;
-    if (!b.contains(it.key())) return key;
-    if (it->is_object() && b[it.key()].is_object()) {
-      auto inner = first_difference(*it, b[it.key()], key);
-      if (!inner.empty()) return inner;
-    } else if (*it != b[it.key()]) {
-      return key;
-    }
-  }
-  return "";
-}
+// What a resumed run may change: its length and its evaluation.
+const std::vector<std::string> kResumableKeys = {"train.steps", "eval", "description"};
 
 // Checks the folder against the options before anything is written.
 void prepare_run_folder(const RunFolder& run, const Config& config, const TrainOptions& options, bool writer) {
@@ -79,7 +65,7 @@ void prepare_run_folder(const RunFolder& run, const Config& config, const TrainO
       throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
     }
     auto saved = read_json_file(run.config_path());
-    auto differs = first_difference(saved, resolved);
+    const auto differs = first_config_difference(saved, resolved, kResumableKeys);
     if (!differs.empty()) {
       throw UserError("cannot resume " + run.path() + ": config key '" + differs +
                       "' differs from the run's config.json");
