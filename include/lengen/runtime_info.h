@@ -7,6 +7,7 @@ namespace lengen {
 struct RuntimeInfo {
   std::string torch_version;
   std::string blas_library;  // the shared object that provides sgemm_, e.g. .../openblas-pthread/libblas.so.3
+  std::string blas_kernels;  // OpenBLAS's kernels, e.g. "Haswell", and who chose them
   int intra_op_threads = 0;
   bool cuda_available = false;
   int cuda_devices = 0;

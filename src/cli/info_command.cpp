@@ -14,6 +14,7 @@ void add_info_command(CLI::App& app) {
     std::cout << "lengen:        0.1\n"
               << "libtorch:      " << info.torch_version << "\n"
               << "blas:          " << info.blas_library << "\n"
+              << "blas kernels:  " << info.blas_kernels << "\n"
               << "threads:       " << info.intra_op_threads << " intra-op\n"
               << "cuda:          " << (info.cuda_available ? "available (" + std::to_string(info.cuda_devices) + " devices)" : "not available") << "\n"
               << "data-parallel: "

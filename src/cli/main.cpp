@@ -7,10 +7,12 @@
 
 #include "cli/commands.h"
 #include "lengen/allocator.h"
+#include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
 #include "lengen/trainer.h"
 
 int main(int argc, char** argv) {
+  lengen::use_best_blas_kernels(argv);
   lengen::configure_allocator();
   CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
   app.require_subcommand(1);

@@ -4,6 +4,9 @@
 #include <dlfcn.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
+#include <cstdlib>
+
+#include "lengen/blas_kernels.h"
 
 namespace lengen {
 
@@ -21,12 +24,23 @@ std::string blas_library_path() {
   return info.dli_fname;
 }
 
+std::string blas_kernels() {
+  const std::string core = openblas_core();
+  if (core.empty()) return "unknown (not OpenBLAS)";
+  if (const char* own = std::getenv(kOpenblasFallbackVariable)) {
+    return core + " (chosen by lengen: OpenBLAS fell back to " + own + " on this CPU)";
+  }
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return core + " (OPENBLAS_CORETYPE)";
+  return core + " (chosen by OpenBLAS)";
+}
+
 }  // namespace
 
 RuntimeInfo runtime_info() {
   RuntimeInfo info;
   info.torch_version = TORCH_VERSION;
   info.blas_library = blas_library_path();
+  info.blas_kernels = blas_kernels();
   info.intra_op_threads = at::get_num_threads();
   info.cuda_available = torch::cuda::is_available();
   info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
