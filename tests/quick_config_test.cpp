@@ -1,6 +1,6 @@
 // A shipped quick config, trained from the CLI for a few hundred steps: the loss falls and the
 // end-of-training evaluation writes every configured length. Sort, because it leaves its initial
-// plateau within 300 steps (3.2 -> 0.34); copy's 512-symbol vocabulary needs ~1k. The full quick sweeps are
+// plateau within 300 steps (3.2 -> 0.34); copy's 1024-symbol vocabulary needs ~1k. The full quick sweeps are
 // experiments (REPORT.md), not tests.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
