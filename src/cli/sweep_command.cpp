@@ -97,7 +97,7 @@ pid_t spawn(const PendingRun& run) {
 
 // What a finished run may differ in from the sweep and still count as its run: how many
 // threads trained it, and what was evaluated (`lengen eval` adds lengths).
-const std::vector<std::string> kFinishedRunFreeKeys = {"train.threads", "eval", "description"};
+const std::vector<std::string> kKeysAFinishedRunMayDifferIn = {"train.threads", "eval", "description"};
 
 // For a finished run, how its config.json differs from what the sweep now asks for, e.g.
 // "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not (or the sweep's
@@ -112,7 +112,7 @@ std::string stale_difference(const Sweep& sweep, const SweepRun& run, const RunP
     return "";
   }
   const nlohmann::json saved = read_json_file(saved_path);
-  const std::string key = first_config_difference(saved, wanted, kFinishedRunFreeKeys);
+  const std::string key = first_config_difference(saved, wanted, kKeysAFinishedRunMayDifferIn);
   if (key.empty()) return "";
   std::string path = "/" + key;
   std::replace(path.begin(), path.end(), '.', '/');

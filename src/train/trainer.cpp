@@ -55,7 +55,7 @@ class StopSignals {
 };
 
 // What a resumed run may change: its length and its evaluation.
-const std::vector<std::string> kResumableKeys = {"train.steps", "eval", "description"};
+const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "eval", "description"};
 
 // Checks the folder against the options before anything is written.
 void prepare_run_folder(const RunFolder& run, const Config& config, const TrainOptions& options, bool writer) {
@@ -65,7 +65,7 @@ void prepare_run_folder(const RunFolder& run, const Config& config, const TrainO
       throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
     }
     auto saved = read_json_file(run.config_path());
-    const auto differs = first_config_difference(saved, resolved, kResumableKeys);
+    const auto differs = first_config_difference(saved, resolved, kKeysAResumeMayChange);
     if (!differs.empty()) {
       throw UserError("cannot resume " + run.path() + ": config key '" + differs +
                       "' differs from the run's config.json");
