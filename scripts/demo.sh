@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The demo: install, build, then train softmax and ASEntmax (both NAPE) on copy at lengths
-# 8-16 and compare them at 1x-16x the training length. About 6 minutes on 2 cores after the
+# 8-16 and compare them at 1x-16x the training length. About 9 minutes on 2 cores after the
 # build (the first build takes 15-20 minutes on 2 cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
