@@ -96,6 +96,9 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   EXPECT_NE(read("report.md").find("## Token accuracy (%)"), std::string::npos);
   EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,16,1x,50,0,1"), std::string::npos) << read("exact_match.csv");
   EXPECT_NE(read("nonzero_per_query.gp").find("set logscale x 2"), std::string::npos);
+  // Percentages stay on [0, 100] though a mean minus its std may fall below 0.
+  EXPECT_NE(read("exact_match.gp").find("set yrange [0:100]"), std::string::npos);
+  EXPECT_NE(read("nonzero_per_query.gp").find("set yrange [0:*]"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir_ / "exact_match.png"));
 
   const std::string gnuplot = find_gnuplot();

@@ -61,9 +61,10 @@ std::string csv_table(const MetricTable& table, int64_t train_len_max);
 std::string find_gnuplot();
 
 // Writes the gnuplot data file and script for `table` into `dir` (NAME.dat, NAME.gp); when
-// `gnuplot` is given runs it there to make NAME.png and NAME.svg. Returns false if it failed.
+// `gnuplot` is given runs it there to make NAME.png and NAME.svg. `y_range` is gnuplot's, e.g.
+// "[0:100]". Returns false if it failed.
 bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
-                 const std::string& y_label, const std::string& gnuplot);
+                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot);
 
 struct ReportOptions {
   std::string out_dir;           // default: DIR

@@ -53,7 +53,7 @@ std::string find_gnuplot() {
 }
 
 bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
-                 const std::string& y_label, const std::string& gnuplot) {
+                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot) {
   // One block per method (gnuplot's "index"), rows: length mean std.
   std::ostringstream data;
   std::vector<size_t> plotted;
@@ -77,7 +77,7 @@ bool plot_metric(const MetricTable& table, const std::string& dir, const std::st
          << " noenhanced size 900,560\n"
          << "set output '" << name << ".png'\n"
          << "set logscale x 2\nset grid\nset key below\n"
-         << "set xlabel 'source length'\nset ylabel " << quoted(y_label) << "\n"
+         << "set xlabel 'source length'\nset ylabel " << quoted(y_label) << "\nset yrange " << y_range << "\n"
          << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i

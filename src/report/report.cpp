@@ -18,12 +18,13 @@ struct MetricSpec {
   const char* metric;
   const char* title;
   const char* y_label;
+  const char* y_range;  // gnuplot's: percentages stay in [0, 100] even where mean - std is not
 };
 
 constexpr MetricSpec kMetrics[] = {
-    {"exact_match", "Exact match (%)", "exact match (%)"},
-    {"token_accuracy", "Token accuracy (%)", "token accuracy (%)"},
-    {"nonzero_per_query", "Attention: nonzero keys per query", "nonzero keys per query"},
+    {"exact_match", "Exact match (%)", "exact match (%)", "[0:100]"},
+    {"token_accuracy", "Token accuracy (%)", "token accuracy (%)", "[0:100]"},
+    {"nonzero_per_query", "Attention: nonzero keys per query", "nonzero keys per query", "[0:*]"},
 };
 
 }  // namespace
@@ -49,7 +50,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     const MetricTable table = metric_table(runs, decode, spec.metric);
     md << "## " << spec.title << "\n\n" << markdown_table(table, train_len_max) << "\n";
     write_file_atomically(out_dir + "/" + spec.metric + ".csv", csv_table(table, train_len_max));
-    const bool plotted = plot_metric(table, out_dir, spec.metric, spec.y_label, gnuplot);
+    const bool plotted = plot_metric(table, out_dir, spec.metric, spec.y_label, spec.y_range, gnuplot);
     if (plotted) md << "![" << spec.title << "](" << spec.metric << ".png)\n\n";
     all_plotted = all_plotted && plotted;
   }
