@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "lengen/decode.h"
+#include "lengen/loss.h"
 #include "lengen/model.h"
 #include "lengen/sequence.h"
 #include "model_test_util.h"
@@ -94,6 +95,54 @@ TEST(Model, LearnedAlphaIsTrainedAndCached) {
     EXPECT_GT(param.value().grad().abs().sum().item<double>(), 0.0) << param.key();
   }
   EXPECT_EQ(alpha_params, config.layers);
+}
+
+// Training reads the logits at the target positions only (forward_selected); that must give
+// the loss and the gradients of the token mean over the loss mask of the full logits.
+TEST(Model, TargetOnlyLossEqualsTheMaskedMeanOverAllPositions) {
+  torch::manual_seed(5);
+  Decoder model(testing::tiny_model_config("entmax15", "asentmax", "nape"), kVocab);
+  const int64_t batch = 3, length = 8;
+  auto tokens = testing::random_tokens(batch, length, kVocab, 13);
+  auto targets = testing::random_tokens(batch, length, kVocab, 14);
+  auto mask = torch::zeros({batch, length}, torch::kBool);
+  mask.narrow(1, 4, 4).fill_(true);
+  mask[2][1] = true;  // not one block per row: the selected rows follow the mask row-major
+  auto gradients_of = [&](const torch::Tensor& loss) {
+    model->zero_grad();
+    loss.backward();
+    std::vector<torch::Tensor> grads;
+    for (auto& param : model->parameters()) grads.push_back(param.grad().defined() ? param.grad().clone() : param.grad());
+    return grads;
+  };
+  auto full = model->forward(tokens);
+  auto per_token = torch::nn::functional::cross_entropy(
+      full.reshape({-1, kVocab}), targets.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+  auto reference_loss = per_token.masked_select(mask.reshape({-1})).mean();
+  const double reference_value = reference_loss.item<double>();
+  auto reference_grads = gradients_of(reference_loss);
+
+  auto selected = model->forward_selected(tokens, {}, mask);
+  ASSERT_EQ(selected.size(0), mask.sum().item<int64_t>());
+  EXPECT_TRUE(torch::allclose(selected, full.detach().index({mask}), 1e-5, 1e-6));
+  auto loss = target_cross_entropy(selected, targets.index({mask}));
+  EXPECT_NEAR(loss.item<double>(), reference_value, 1e-6);
+  auto grads = gradients_of(loss);
+  int compared = 0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    ASSERT_EQ(grads[i].defined(), reference_grads[i].defined()) << "parameter " << i;
+    if (!grads[i].defined()) continue;
+    EXPECT_TRUE(torch::allclose(grads[i], reference_grads[i], 1e-4, 1e-6))
+        << "parameter " << i << " max diff " << (grads[i] - reference_grads[i]).abs().max().item<double>();
+    ++compared;
+  }
+  EXPECT_GT(compared, 10);
+}
+
+TEST(Model, TargetCrossEntropyOfNoTargetsIsZero) {
+  auto loss = target_cross_entropy(torch::zeros({0, kVocab}), torch::zeros({0}, torch::kLong));
+  EXPECT_EQ(loss.item<double>(), 0.0);
 }
 
 // Train a tiny model to memorise a handful of sequences: the loss must reach ~0.

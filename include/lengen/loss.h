@@ -1,10 +1,11 @@
 #pragma once
-// Token-mean cross entropy over the positions in the loss mask (SPEC §5).
+// Token-mean cross entropy over the target positions (SPEC §5).
 #include <torch/types.h>
 
 namespace lengen {
 
-torch::Tensor masked_cross_entropy(const torch::Tensor& logits, const torch::Tensor& target,
-                                   const torch::Tensor& loss_mask);
+// target_logits [N, vocab]: the logits at the N target positions only
+// (DecoderImpl::forward_selected with the loss mask); targets [N]. Computed in fp32.
+torch::Tensor target_cross_entropy(const torch::Tensor& target_logits, const torch::Tensor& targets);
 
 }  // namespace lengen

@@ -68,6 +68,12 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens, torch::Tensor positions = {}, KVCache* cache = nullptr,
                         AttentionStats* stats = nullptr);
 
+  // Logits only where `select` [B, T] (bool) is true, row-major: [N, vocab]. Training and
+  // teacher-forced scoring read the target positions only, and the output layer over a large
+  // vocabulary is a big share of a small model's step, so it runs only there.
+  torch::Tensor forward_selected(const torch::Tensor& tokens, const torch::Tensor& positions,
+                                 const torch::Tensor& select, AttentionStats* stats = nullptr);
+
   // Queries per chunk in attention (0 = all at once); bounds evaluation memory.
   void set_query_chunk(int64_t chunk);
   const ModelConfig& config() const { return config_; }
@@ -77,6 +83,11 @@ class DecoderImpl : public torch::nn::Module {
  private:
   ModelConfig config_;
   int64_t vocab_;
+
+  // The final normalized hidden states [B, T, d_model] that the output layer reads.
+  torch::Tensor hidden_states(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
+                              AttentionStats* stats);
+  torch::Tensor output_logits(const torch::Tensor& hidden);
   torch::nn::Embedding embedding_{nullptr};
   std::vector<Block> blocks_;
   RMSNorm final_norm_{nullptr};

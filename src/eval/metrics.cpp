@@ -28,9 +28,13 @@ SequenceMetrics count_matches(const torch::Tensor& predictions, const torch::Ten
 
 SequenceMetrics score_teacher_forced(Decoder& model, const Batch& batch, AttentionStats* stats) {
   torch::NoGradGuard no_grad;
-  auto logits = model->forward(batch.input, batch.positions, nullptr, stats);
-  auto metrics = count_matches(logits.argmax(-1), batch.target, batch.loss_mask);
-  metrics.loss_sum = masked_cross_entropy(logits, batch.target, batch.loss_mask).item<double>() * metrics.tokens;
+  auto logits = model->forward_selected(batch.input, batch.positions, batch.loss_mask, stats);
+  // Only the target positions are predicted; the others keep their target, which
+  // count_matches ignores under the mask anyway.
+  auto predictions = batch.target.masked_scatter(batch.loss_mask, logits.argmax(-1));
+  auto metrics = count_matches(predictions, batch.target, batch.loss_mask);
+  metrics.loss_sum =
+      target_cross_entropy(logits, batch.target.index({batch.loss_mask})).item<double>() * metrics.tokens;
   return metrics;
 }
 

@@ -1,6 +1,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <utility>
 
 #include "lengen/model.h"
 
@@ -33,6 +34,18 @@ DecoderImpl::DecoderImpl(const ModelConfig& config, int64_t vocab) : config_(con
 
 torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
                                    AttentionStats* stats) {
+  return output_logits(hidden_states(tokens, std::move(positions), cache, stats));
+}
+
+torch::Tensor DecoderImpl::forward_selected(const torch::Tensor& tokens, const torch::Tensor& positions,
+                                            const torch::Tensor& select, AttentionStats* stats) {
+  return output_logits(hidden_states(tokens, positions, nullptr, stats).index({select}));
+}
+
+torch::Tensor DecoderImpl::output_logits(const torch::Tensor& hidden) { return head_(hidden).to(torch::kFloat); }
+
+torch::Tensor DecoderImpl::hidden_states(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
+                                         AttentionStats* stats) {
   if (!positions.defined()) {
     const int64_t offset = cache != nullptr ? cache->length() : 0;
     positions = torch::arange(offset, offset + tokens.size(1), tokens.options().dtype(torch::kLong))
@@ -46,7 +59,7 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, torch::Tensor po
     x = blocks_[layer](x, positions, cache != nullptr ? &cache->layers[layer] : nullptr,
                        stats != nullptr ? &stats->layers[layer] : nullptr);
   }
-  return head_(final_norm_(x)).to(torch::kFloat);
+  return final_norm_(x);
 }
 
 void DecoderImpl::set_query_chunk(int64_t chunk) {

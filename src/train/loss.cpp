@@ -2,15 +2,16 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 namespace lengen {
 
-torch::Tensor masked_cross_entropy(const torch::Tensor& logits, const torch::Tensor& target,
-                                   const torch::Tensor& loss_mask) {
-  auto per_token = torch::nn::functional::cross_entropy(
-      logits.reshape({-1, logits.size(-1)}).to(torch::kFloat), target.reshape({-1}),
-      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-  auto mask = loss_mask.reshape({-1}).to(per_token.dtype());
-  return (per_token * mask).sum() / mask.sum().clamp_min(1.0);
+torch::Tensor target_cross_entropy(const torch::Tensor& target_logits, const torch::Tensor& targets) {
+  // A sum over max(N, 1) rather than a mean, so that a batch without targets gives 0, not NaN.
+  auto total = torch::nn::functional::cross_entropy(
+      target_logits.to(torch::kFloat), targets,
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+  return total / static_cast<double>(std::max<int64_t>(targets.size(0), 1));
 }
 
 }  // namespace lengen

@@ -196,8 +196,8 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     torch::Tensor loss;
     {
       const AutocastScope mixed_precision(device.type(), bf16);
-      auto logits = model->forward(batch.input, batch.positions);
-      loss = masked_cross_entropy(logits, batch.target, batch.loss_mask);
+      auto logits = model->forward_selected(batch.input, batch.positions, batch.loss_mask);
+      loss = target_cross_entropy(logits, batch.target.index({batch.loss_mask}));
     }
     if (options.group != nullptr) {
       // Token-mean over the global batch: each rank's token sum over the global count, and
