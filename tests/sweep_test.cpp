@@ -177,5 +177,43 @@ TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
   EXPECT_EQ(read_json_file((out / "sweep.json").string())["runs"].size(), 3u);  // the first sweep's manifest
 }
 
+// A researcher rebuilds lengen while a long sweep runs: the sweep's later runs must still train,
+// with the binary the sweep started with (not fail on a missing file, nor run the new build).
+TEST_F(SweepCli, LaterRunsUseTheSweepsOwnBinaryAfterItsFileIsReplaced) {
+  const fs::path binary = dir_ / "lengen_copy";
+  fs::copy_file(LENGEN_CLI_PATH, binary);
+  fs::permissions(binary, fs::perms::owner_all, fs::perm_options::add);
+  std::ofstream(dir_ / "configs" / "tiny.json") << R"({
+    "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 4},
+    "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
+    "train": {"steps": 6, "batch_size": 4, "warmup": 2, "log_every": 3, "eval_every": 3,
+              "checkpoint_every": 3, "val_samples": 4, "threads": 1},
+    "eval": {"lengths": [4], "samples": 4, "batch_size": 4}
+  })";
+  std::ofstream(dir_ / "sweep.json") << R"({"base": "configs/tiny.json", "grid": {"train.seed": [1, 2]}})";
+  const fs::path out = dir_ / "runs";
+  const std::string command = binary.string() + " sweep " + (dir_ / "sweep.json").string() + " --out " +
+                              out.string() + " --jobs 1 > " + (dir_ / "out.txt").string() + " 2>&1";
+  const pid_t sweep = fork();
+  ASSERT_GE(sweep, 0);
+  if (sweep == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // As soon as the first run has started, "rebuild": a new file at the binary's path.
+  for (int i = 0; i < 6000 && !fs::exists(out / "seed1.log"); ++i) usleep(10000);
+  EXPECT_TRUE(fs::exists(out / "seed1.log"));
+  fs::remove(binary);
+  std::ofstream(binary) << "#!/bin/sh\nexit 3\n";
+  fs::permissions(binary, fs::perms::owner_all, fs::perm_options::add);
+  int status = 0;
+  ASSERT_EQ(waitpid(sweep, &status, 0), sweep);
+  std::ifstream log(dir_ / "out.txt");
+  const std::string text(std::istreambuf_iterator<char>(log), {});
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  EXPECT_TRUE(fs::exists(out / "seed1" / "results.json")) << text;
+  EXPECT_TRUE(fs::exists(out / "seed2" / "results.json")) << text;
+}
+
 }  // namespace
 }  // namespace lengen

@@ -120,8 +120,8 @@ void run_launch(const LaunchArgs& args) {
     throw UserError("lengen launch runs data-parallel `train` workers: give `-- train CONFIG --out DIR ...`");
   }
   const int port = args.master_port != 0 ? args.master_port : free_port();
-  const std::string program = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::vector<std::string> argv = {program};
+  // Workers run this very binary (kRunningProgram), even if a rebuild replaced its file.
+  std::vector<std::string> argv = {std::filesystem::read_symlink(kRunningProgram).string()};
   argv.insert(argv.end(), args.command.begin(), args.command.end());
 
   // Installed before the workers start so that a Ctrl-C always reaches all of them.
@@ -135,7 +135,7 @@ void run_launch(const LaunchArgs& args) {
   std::vector<pid_t> pids;
   std::vector<bool> running;
   for (int rank = 0; rank < args.nproc; ++rank) {
-    pids.push_back(start_worker(program, argv, worker_environment(rank, args.nproc, port)));
+    pids.push_back(start_worker(kRunningProgram, argv, worker_environment(rank, args.nproc, port)));
     running.push_back(true);
   }
 

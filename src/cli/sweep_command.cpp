@@ -89,7 +89,9 @@ pid_t spawn(const PendingRun& run) {
   for (const auto& arg : run.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  // The running binary itself, not the file at its path: a rebuild during a long sweep must
+  // neither break the next run nor train it with other code than the runs before it.
+  const int error = posix_spawn(&pid, kRunningProgram, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (error != 0) throw std::runtime_error("cannot start " + run.argv[0] + ": " + std::strerror(error));
   return pid;
@@ -156,7 +158,7 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepArgs& args, Pen
     config.train.threads = read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
   }
   write_file_atomically(pending.paths.config, config_to_json(config).dump(2) + "\n");
-  pending.argv = {fs::read_symlink("/proc/self/exe").string(), "train", pending.paths.config, "--out", pending.paths.run_dir};
+  pending.argv = {fs::read_symlink(kRunningProgram).string(), "train", pending.paths.config, "--out", pending.paths.run_dir};
   if (resume) {
     pending.argv.push_back("--resume");
   } else if (folder.has_content()) {
