@@ -77,6 +77,24 @@ int integer_exponent(double e) {
   return 0;
 }
 
+// d^E and d^(E-1) for d >= 0 as products, and S^(1 - 1/E) for the Newton step.
+template <int E>
+struct IntegerPower {
+  static_assert(E >= 1 && E <= 4, "integer exponents 1..4");
+
+  template <class V>
+  static V value(V d) {
+    if constexpr (E == 1) return d;
+    if constexpr (E == 2) return d * d;
+    if constexpr (E == 3) return d * d * d;
+    if constexpr (E == 4) return (d * d) * (d * d);
+  }
+
+  // d^(E-1), 0 at d = 0: an entry outside the support adds nothing to g'.
+  template <class V>
+  static V below(V d) {
+    if constexpr (E == 1) return d > 0 ? V{} + 1 : V{};
+
 // d^e and the derivative terms d^(e-1), d^(e-2) for d > 0, with the integer exponents of the
 // usual alphas (1.5, 4/3, 1.25) as products: std::pow would be the cost of the solver.
 class SolverPower {
@@ -87,20 +105,9 @@ class SolverPower {
   int integer() const { return integer_; }
 
   double value(double d) const {
-    switch (integer_) {
-      case 1:
-        return d;
-      case 2:
-        return d * d;
-      case 3:
-        return d * d * d;
-      case 4: {
-        const double s = d * d;
-        return s * s;
-      }
-      default:
-        return std::pow(d, e_);
-    }
+    double out = 0;
+    with_value([&](auto power) { out = power(d); });
+    return out;
   }
 
   // Calls fn with d -> d^e as a type of its own, so that loops over it vectorize.
@@ -108,13 +115,13 @@ class SolverPower {
   void with_value(const Fn& fn) const {
     switch (integer_) {
       case 1:
-        return fn([](auto d) { return d; });
+        return fn([](auto d) { return IntegerPower<1>::value(d); });
       case 2:
-        return fn([](auto d) { return d * d; });
+        return fn([](auto d) { return IntegerPower<2>::value(d); });
       case 3:
-        return fn([](auto d) { return d * d * d; });
+        return fn([](auto d) { return IntegerPower<3>::value(d); });
       case 4:
-        return fn([](auto d) { return (d * d) * (d * d); });
+        return fn([](auto d) { return IntegerPower<4>::value(d); });
       default:
         return fn([e = e_](auto d) { return static_cast<decltype(d)>(std::pow(d, e)); });
     }
@@ -161,23 +168,6 @@ constexpr int kMaxSolverSteps = 100;
 // With integer e each pass is a polynomial in d = [X - t]_+ (products, no pow), so it vectorizes
 // over the whole row and needs no candidate list.
 
-// d^E and d^(E-1) for d >= 0 as products, and S^(1 - 1/E) for the Newton step.
-template <int E>
-struct IntegerPower {
-  static_assert(E >= 1 && E <= 4, "integer exponents 1..4");
-
-  template <class V>
-  static V value(V d) {
-    if constexpr (E == 1) return d;
-    if constexpr (E == 2) return d * d;
-    if constexpr (E == 3) return d * d * d;
-    if constexpr (E == 4) return (d * d) * (d * d);
-  }
-
-  // d^(E-1), 0 at d = 0: an entry outside the support adds nothing to g'.
-  template <class V>
-  static V below(V d) {
-    if constexpr (E == 1) return d > 0 ? V{} + 1 : V{};
     if constexpr (E == 2) return d;
     if constexpr (E == 3) return d * d;
     if constexpr (E == 4) return d * d * d;
