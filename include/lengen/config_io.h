@@ -21,6 +21,9 @@ Config config_from_string(const std::string& text, const std::string& source = "
 // Every key with its value: the resolved config as it is written to a run folder.
 nlohmann::json config_to_json(const Config& config);
 
+// The JSON pointer of a dotted config key: "train.lr" -> "/train/lr".
+std::string config_key_pointer(const std::string& key);
+
 // The first key ("section.key") of the resolved config `saved` whose value differs in
 // `current`, or "" when none does. Keys named in `ignored`, and every key of a section named
 // there, are skipped: a resumed run may change its length, a finished one its thread count.

@@ -116,9 +116,7 @@ std::string stale_difference(const Sweep& sweep, const SweepRun& run, const RunP
   const nlohmann::json saved = read_json_file(saved_path);
   const std::string key = first_config_difference(saved, wanted, kKeysAFinishedRunMayDifferIn);
   if (key.empty()) return "";
-  std::string path = "/" + key;
-  std::replace(path.begin(), path.end(), '.', '/');
-  const nlohmann::json::json_pointer pointer(path);
+  const nlohmann::json::json_pointer pointer(config_key_pointer(key));
   const auto value_in = [&pointer](const nlohmann::json& config) {
     return config.contains(pointer) ? config.at(pointer).dump() : std::string("missing");
   };

@@ -206,12 +206,16 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   return config;
 }
 
+std::string config_key_pointer(const std::string& key) {
+  std::string pointer = "/" + key;
+  std::replace(pointer.begin(), pointer.end(), '.', '/');
+  return pointer;
+}
+
 json config_to_json(const Config& config) {
   json result = json::object();
   for (const auto& field : config::config_fields()) {
-    std::string pointer = "/" + field.key;
-    std::replace(pointer.begin(), pointer.end(), '.', '/');
-    result[json::json_pointer(pointer)] = field.get(config);
+    result[json::json_pointer(config_key_pointer(field.key))] = field.get(config);
   }
   return result;
 }
