@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,41 @@ class SweepCli : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
+  // `program ARGS` in the background (exec'd, so the pid is the program's), output to out.txt.
+  pid_t start_cli(const std::string& program, const std::string& args) {
+    const std::string command = "exec " + program + " " + args + " > " + (dir_ / "out.txt").string() + " 2>&1";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  }
+
+  // Waits for start_cli's program; its exit code (-1 when killed by a signal), its output in out_.
+  int wait_cli(pid_t pid) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    std::ifstream out(dir_ / "out.txt");
+    out_ = std::string(std::istreambuf_iterator<char>(out), {});
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static void wait_for(const fs::path& path) {
+    for (int i = 0; i < 6000 && !fs::exists(path); ++i) usleep(10000);
+  }
+
+  void write_tiny_config(int steps) {
+    std::ofstream(dir_ / "configs" / "tiny.json") << R"({
+      "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 4},
+      "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
+      "train": {"steps": )" << steps << R"(, "batch_size": 4, "warmup": 2, "log_every": 3, "eval_every": 3,
+                "checkpoint_every": 3, "val_samples": 4, "threads": 1},
+      "eval": {"lengths": [4], "samples": 4, "batch_size": 4}
+    })";
+    std::ofstream(dir_ / "sweep.json") << R"({"base": "configs/tiny.json", "grid": {"train.seed": [1, 2, 3]}})";
+  }
+
   fs::path dir_;
   std::string out_, err_;
 };
@@ -183,36 +219,38 @@ TEST_F(SweepCli, LaterRunsUseTheSweepsOwnBinaryAfterItsFileIsReplaced) {
   const fs::path binary = dir_ / "lengen_copy";
   fs::copy_file(LENGEN_CLI_PATH, binary);
   fs::permissions(binary, fs::perms::owner_all, fs::perm_options::add);
-  std::ofstream(dir_ / "configs" / "tiny.json") << R"({
-    "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 4},
-    "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
-    "train": {"steps": 6, "batch_size": 4, "warmup": 2, "log_every": 3, "eval_every": 3,
-              "checkpoint_every": 3, "val_samples": 4, "threads": 1},
-    "eval": {"lengths": [4], "samples": 4, "batch_size": 4}
-  })";
-  std::ofstream(dir_ / "sweep.json") << R"({"base": "configs/tiny.json", "grid": {"train.seed": [1, 2]}})";
+  write_tiny_config(6);
   const fs::path out = dir_ / "runs";
-  const std::string command = binary.string() + " sweep " + (dir_ / "sweep.json").string() + " --out " +
-                              out.string() + " --jobs 1 > " + (dir_ / "out.txt").string() + " 2>&1";
-  const pid_t sweep = fork();
-  ASSERT_GE(sweep, 0);
-  if (sweep == 0) {
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t sweep = start_cli(binary.string(), "sweep " + (dir_ / "sweep.json").string() + " --out " +
+                                                      out.string() + " --jobs 1 --shard 0/2");
+  ASSERT_GT(sweep, 0);
   // As soon as the first run has started, "rebuild": a new file at the binary's path.
-  for (int i = 0; i < 6000 && !fs::exists(out / "seed1.log"); ++i) usleep(10000);
+  wait_for(out / "seed1.log");
   EXPECT_TRUE(fs::exists(out / "seed1.log"));
   fs::remove(binary);
   std::ofstream(binary) << "#!/bin/sh\nexit 3\n";
   fs::permissions(binary, fs::perms::owner_all, fs::perm_options::add);
-  int status = 0;
-  ASSERT_EQ(waitpid(sweep, &status, 0), sweep);
-  std::ifstream log(dir_ / "out.txt");
-  const std::string text(std::istreambuf_iterator<char>(log), {});
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
-  EXPECT_TRUE(fs::exists(out / "seed1" / "results.json")) << text;
-  EXPECT_TRUE(fs::exists(out / "seed2" / "results.json")) << text;
+  EXPECT_EQ(wait_cli(sweep), 0) << out_;
+  EXPECT_TRUE(fs::exists(out / "seed1" / "results.json")) << out_;
+  EXPECT_TRUE(fs::exists(out / "seed3" / "results.json")) << out_;
+}
+
+// Ctrl-C stops a sweep: the running run checkpoints and is reported as interrupted (not as a
+// failure, no failure file), the others as not started, and the sweep exits 130.
+TEST_F(SweepCli, CtrlCReportsTheRunningRunAsInterruptedNotFailed) {
+  write_tiny_config(100000);
+  const fs::path out = dir_ / "runs";
+  const pid_t sweep =
+      start_cli(LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
+  ASSERT_GT(sweep, 0);
+  wait_for(out / "seed1" / "checkpoints" / "step_00000003.pt");
+  ASSERT_TRUE(fs::exists(out / "seed1" / "checkpoints" / "step_00000003.pt"));
+  kill(sweep, SIGINT);
+  EXPECT_EQ(wait_cli(sweep), 130) << out_;
+  EXPECT_NE(out_.find("stopped seed1 (interrupted, checkpoint kept)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("0 failed, 1 interrupted, 2 not started"), std::string::npos) << out_;
+  EXPECT_FALSE(fs::exists(out / "seed1.failure.txt"));
+  EXPECT_FALSE(fs::exists(out / "seed1" / "results.json"));
 }
 
 }  // namespace

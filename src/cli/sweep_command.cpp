@@ -197,7 +197,7 @@ void run_sweep(const SweepArgs& args) {
   fs::create_directories(args.out);
   write_file_atomically(args.out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
 
-  std::vector<std::string> failed;
+  std::vector<std::string> failed, interrupted;
   std::vector<PendingRun> queue;
   int64_t skipped = 0;
   for (size_t index : mine) {
@@ -249,6 +249,10 @@ void run_sweep(const SweepArgs& args) {
       ++succeeded;
       fs::remove(run.paths.failure);
       std::cout << "done " << run.name << std::endl;
+    } else if (code == kInterruptedExitCode) {
+      // Ctrl-C: the run wrote a checkpoint and stopped; it has not failed.
+      interrupted.push_back(run.name);
+      std::cout << "stopped " << run.name << " (interrupted, checkpoint kept)" << std::endl;
     } else {
       failed.push_back(run.name);
       record_failure(run.paths, "exit code " + std::to_string(code), last_lines(run.paths.log, kFailureTailLines));
@@ -261,10 +265,14 @@ void run_sweep(const SweepArgs& args) {
 
   std::cout << "sweep " << args.out << ": " << succeeded << " trained, " << skipped << " already finished, "
             << failed.size() << " failed";
+  if (!interrupted.empty()) std::cout << ", " << interrupted.size() << " interrupted";
   if (next < queue.size()) std::cout << ", " << queue.size() - next << " not started (interrupted)";
   std::cout << "\n";
   for (const auto& name : failed) std::cout << "  failed: " << name << " (" << args.out << "/" << name << ".failure.txt)\n";
-  if (sweep_stop_requested) throw ExitWith{kInterruptedExitCode};
+  if (!interrupted.empty() || next < queue.size()) {
+    std::cout << "rerun the same command to resume the interrupted runs and start the others\n";
+  }
+  if (sweep_stop_requested || !interrupted.empty()) throw ExitWith{kInterruptedExitCode};
   if (!failed.empty()) throw ExitWith{kSweepFailedExitCode};
 }
 
