@@ -94,6 +94,24 @@ struct IntegerPower {
   template <class V>
   static V below(V d) {
     if constexpr (E == 1) return d > 0 ? V{} + 1 : V{};
+    if constexpr (E == 2) return d;
+    if constexpr (E == 3) return d * d;
+    if constexpr (E == 4) return d * d * d;
+  }
+
+  static double root_ratio(double s) {
+    if constexpr (E == 1) return 1;
+    if constexpr (E == 2) return std::sqrt(s);
+    if constexpr (E == 3) {
+      const double r = std::cbrt(s);
+      return r * r;
+    }
+    if constexpr (E == 4) {
+      const double r = std::sqrt(s);
+      return r * std::sqrt(r);
+    }
+  }
+};
 
 // d^e and the derivative terms d^(e-1), d^(e-2) for d > 0, with the integer exponents of the
 // usual alphas (1.5, 4/3, 1.25) as products: std::pow would be the cost of the solver.
@@ -167,25 +185,6 @@ constexpr int kMaxSolverSteps = 100;
 // converges in a few passes: ~5 for float rows, against ~8 for Newton on the quartic S_e - 1.
 // With integer e each pass is a polynomial in d = [X - t]_+ (products, no pow), so it vectorizes
 // over the whole row and needs no candidate list.
-
-    if constexpr (E == 2) return d;
-    if constexpr (E == 3) return d * d;
-    if constexpr (E == 4) return d * d * d;
-  }
-
-  static double root_ratio(double s) {
-    if constexpr (E == 1) return 1;
-    if constexpr (E == 2) return std::sqrt(s);
-    if constexpr (E == 3) {
-      const double r = std::cbrt(s);
-      return r * r;
-    }
-    if constexpr (E == 4) {
-      const double r = std::sqrt(s);
-      return r * std::sqrt(r);
-    }
-  }
-};
 
 // d = [X - t]_+ of one score or a vector of them, X = (x - max) * scale, in the row's type: the
 // passes and the output compute it alike, so that the output is normalised by the sum of the
