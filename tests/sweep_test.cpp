@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
@@ -95,7 +96,14 @@ class SweepCli : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "configs");
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    // A test that stopped early leaves no sweep (or its runs) behind.
+    for (pid_t pid : started_) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    fs::remove_all(dir_);
+  }
 
   int run_cli(const std::string& args) {
     const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " + (dir_ / "out.txt").string() +
@@ -107,21 +115,26 @@ class SweepCli : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
-  // `program ARGS` in the background (exec'd, so the pid is the program's), output to out.txt.
+  // `program ARGS` in the background (exec'd, so the pid is the program's), output to out.txt,
+  // in a process group of its own with the runs it starts.
   pid_t start_cli(const std::string& program, const std::string& args) {
     const std::string command = "exec " + program + " " + args + " > " + (dir_ / "out.txt").string() + " 2>&1";
     const pid_t pid = fork();
     if (pid == 0) {
+      setpgid(0, 0);
       execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
+    if (pid > 0) started_.push_back(pid);
     return pid;
   }
 
   // Waits for start_cli's program; its exit code (-1 when killed by a signal), its output in out_.
   int wait_cli(pid_t pid) {
     int status = 0;
-    if (waitpid(pid, &status, 0) != pid) return -1;
+    const pid_t waited = waitpid(pid, &status, 0);
+    started_.erase(std::remove(started_.begin(), started_.end(), pid), started_.end());
+    if (waited != pid) return -1;
     std::ifstream out(dir_ / "out.txt");
     out_ = std::string(std::istreambuf_iterator<char>(out), {});
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -144,6 +157,7 @@ class SweepCli : public ::testing::Test {
 
   fs::path dir_;
   std::string out_, err_;
+  std::vector<pid_t> started_;  // by start_cli, not yet waited for
 };
 
 TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
