@@ -33,6 +33,7 @@
 #include "lengen/task.h"
 #include "lengen/trainer.h"
 #include "temp_folder.h"
+#include "tiny_copy_config.h"
 
 namespace fs = std::filesystem;
 
@@ -221,20 +222,9 @@ TEST(ProcessGroup, RendezvousTimesOutWithAClearError) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
-Config tiny_copy_config() {
-  Config config;
-  config.task.name = "copy";
-  config.task.params = {{"vocab", 8}};
-  config.task.len_min = 3;
-  config.task.len_max = 6;
-  config.model.layers = 2;
-  config.model.d_model = 32;
-  config.model.heads = 4;
-  config.model.d_head = 8;
-  config.model.d_mlp = 64;
+Config tiny_data_parallel_config() {
+  Config config = testing::tiny_copy_config();
   config.train.steps = 24;
-  config.train.batch_size = 16;
-  config.train.lr = 3e-3;
   config.train.warmup = 4;
   config.train.log_every = 1;
   config.train.eval_every = 1000;  // validation and the checkpoint come at the last step
@@ -290,7 +280,7 @@ Decoder final_model(const Config& config, const std::string& run_dir) {
 }
 
 TEST_F(DataParallelTraining, TwoRanksTrainLikeOneProcessWithTheSameGlobalBatch) {
-  const Config config = tiny_copy_config();
+  const Config config = tiny_data_parallel_config();
   const std::string single_dir = (root_ / "single").string();
   TrainOptions single;
   single.run_dir = single_dir;
@@ -346,7 +336,7 @@ std::vector<pid_t> children_of(pid_t parent) {
 }
 
 TEST_F(DataParallelTraining, LaunchStopsPromptlyWhenAWorkerDies) {
-  Config config = tiny_copy_config();
+  Config config = tiny_data_parallel_config();
   config.train.steps = 100000;  // runs until a worker is killed
   config.train.log_every = 100;
   const std::string config_path = write_config(config);
@@ -388,7 +378,7 @@ TEST_F(DataParallelTraining, LaunchStopsPromptlyWhenAWorkerDies) {
 }
 
 TEST_F(DataParallelTraining, LaunchNamesTheRankOfAFailedWorker) {
-  Config config = tiny_copy_config();
+  Config config = tiny_data_parallel_config();
   // 16 samples do not split over 3 workers: every rank refuses, the first to exit is named.
   ASSERT_EQ(
       run_cli("launch --nproc 3 -- train " + write_config(config) + " --out " + (root_ / "run").string()), 2);

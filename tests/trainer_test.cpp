@@ -16,27 +16,17 @@
 namespace fs = std::filesystem;
 
 #include "temp_folder.h"
+#include "tiny_copy_config.h"
 
 namespace lengen {
 namespace {
 
 Config tiny_copy_config(const std::string& normalizer, const std::string& scaling) {
-  Config config;
-  config.task.name = "copy";
-  config.task.params = {{"vocab", 8}};
-  config.task.len_min = 3;
-  config.task.len_max = 6;
-  config.model.layers = 2;
-  config.model.d_model = 32;
-  config.model.heads = 4;
-  config.model.d_head = 8;
-  config.model.d_mlp = 64;
+  Config config = testing::tiny_copy_config();
   config.model.attention.normalizer = normalizer;
   config.model.attention.scaling = scaling;
   config.model.attention.positions = "nape";
   config.train.steps = 200;
-  config.train.batch_size = 16;
-  config.train.lr = 3e-3;
   config.train.warmup = 20;
   config.train.log_every = 20;
   config.train.eval_every = 100;

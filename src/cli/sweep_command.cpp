@@ -102,17 +102,11 @@ pid_t spawn(const PendingRun& run) {
 const std::vector<std::string> kKeysAFinishedRunMayDifferIn = {"train.threads", "eval", "description"};
 
 // For a finished run, how its config.json differs from what the sweep now asks for, e.g.
-// "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not (or the sweep's
-// config is invalid, which is reported as such).
-std::string stale_difference(const Sweep& sweep, const SweepRun& run, const RunPaths& paths) {
+// "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not.
+std::string stale_difference(const Config& wanted_config, const RunPaths& paths) {
   const std::string saved_path = paths.run_dir + "/config.json";
   if (!fs::exists(saved_path)) return "";
-  nlohmann::json wanted;
-  try {
-    wanted = config_to_json(run_config(sweep, run));
-  } catch (const UserError&) {
-    return "";
-  }
+  const nlohmann::json wanted = config_to_json(wanted_config);
   const nlohmann::json saved = read_json_file(saved_path);
   const std::string key = first_config_difference(saved, wanted, kKeysAFinishedRunMayDifferIn);
   if (key.empty()) return "";
@@ -130,7 +124,13 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_
     const SweepRun& run = sweep.runs[index];
     const RunPaths paths(out, run.name);
     if (!fs::exists(paths.run_dir + "/results.json")) continue;
-    const std::string difference = stale_difference(sweep, run, paths);
+    Config wanted;
+    try {
+      wanted = run_config(sweep, run);
+    } catch (const UserError&) {
+      continue;  // reported as an invalid config when the run is prepared
+    }
+    const std::string difference = stale_difference(wanted, paths);
     if (!difference.empty()) {
       throw UserError("sweep: " + paths.run_dir + " finished with another config (" + difference +
                       "); remove that run folder to retrain it, or use another --out");
@@ -174,15 +174,16 @@ void run_sweep(const SweepArgs& args) {
     for (size_t index : mine) {
       const SweepRun& run = sweep.runs[index];
       const RunPaths paths(args.out, run.name);
-      std::string state = fs::exists(paths.run_dir + "/results.json")   ? "finished"
-                          : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
-                                                                                  : "new";
-      if (state == "finished") {
-        const std::string difference = stale_difference(sweep, run, paths);
-        if (!difference.empty()) state = "finished with another config: " + difference;
-      }
+      std::string state;
       try {
-        run_config(sweep, run);
+        const Config wanted = run_config(sweep, run);
+        state = fs::exists(paths.run_dir + "/results.json")           ? "finished"
+                : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
+                                                                        : "new";
+        if (state == "finished") {
+          const std::string difference = stale_difference(wanted, paths);
+          if (!difference.empty()) state = "finished with another config: " + difference;
+        }
       } catch (const UserError& e) {
         state = std::string("invalid: ") + e.what();
       }
