@@ -22,6 +22,7 @@ TEST(RuntimeInfo, MatmulsRunOnOpenBlas) {
   EXPECT_FALSE(openblas_core().empty());
   EXPECT_FALSE(info.torch_version.empty());
   EXPECT_GE(info.intra_op_threads, 1);
+  EXPECT_GE(info.cpu_cores, 1u);
 }
 
 TEST(BlasKernels, OnlyOpenblasFallbackIsReplacedByWhatTheCpuCanRun) {

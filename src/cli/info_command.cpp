@@ -1,7 +1,6 @@
 // `lengen info`: what this build of lengen runs on (LibTorch version, BLAS, threads, device).
 #include <iostream>
 #include <string>
-#include <thread>
 
 #include "cli/commands.h"
 #include "lengen/runtime_info.h"
@@ -19,7 +18,7 @@ void add_info_command(CLI::App& app) {
               // Runs and benchmarks set their own thread count; LibTorch's default is only what a
               // command without one would get, so say both.
               << "threads:       a run uses train.threads (default 1); LibTorch's default here is "
-              << info.intra_op_threads << " of " << std::thread::hardware_concurrency() << " cores\n"
+              << info.intra_op_threads << " of " << info.cpu_cores << " cores\n"
               << "cuda:          " << (info.cuda_available ? "available (" + std::to_string(info.cuda_devices) + " devices)" : "not available") << "\n"
               << "data-parallel: "
               << (!info.gloo_available ? "not built (no gloo headers)"

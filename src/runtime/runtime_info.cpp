@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 #include <cstdlib>
+#include <thread>
 
 #include "lengen/blas_kernels.h"
 
@@ -42,6 +43,7 @@ RuntimeInfo runtime_info() {
   info.blas_library = blas_library_path();
   info.blas_kernels = blas_kernels();
   info.intra_op_threads = at::get_num_threads();
+  info.cpu_cores = std::thread::hardware_concurrency();
   info.cuda_available = torch::cuda::is_available();
   info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
 #ifdef LENGEN_HAVE_GLOO
