@@ -1,4 +1,5 @@
-// Length scaling, position encodings and masking (SPEC §2-3), checked against hand-computed values.
+// Length scaling, position encodings and masking (docs/method.md, "Length scaling" and
+// "Position encodings"), checked against hand-computed values.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

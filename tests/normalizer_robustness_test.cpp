@@ -1,5 +1,5 @@
-// The known failure cases of the Python reference (SPEC §1): fully masked rows, ties,
-// extreme logits, a single key, long rows, low precision.
+// The known failure cases of the Python entmax library (docs/method.md, "Normalizers"):
+// fully masked rows, ties, extreme logits, a single key, long rows, low precision.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

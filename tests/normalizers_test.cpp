@@ -1,5 +1,6 @@
 // The normalizer test table (normalizer x shape x dtype x mask x alpha), after ggml's
-// test-backend-ops: every case checks the invariants of SPEC §1 on forward and backward.
+// test-backend-ops: every case checks the invariants of docs/method.md ("Normalizers") on
+// forward and backward.
 #include "lengen/normalizers.h"
 
 #include <gtest/gtest.h>

@@ -52,7 +52,7 @@ std::string info_line(const std::string& output, const std::string& label) {
 }
 
 // The whole mechanism, through the CLI: on a CPU with AVX2 the lengen command never runs on
-// OpenBLAS's Prescott kernels (on Debian 12's OpenBLAS and an Emerald Rapids Xeon it did,
+// OpenBLAS's Prescott kernels (which Debian 12's OpenBLAS picks on an Emerald Rapids Xeon,
 // at half the training speed), and a user's OPENBLAS_CORETYPE is kept.
 TEST(BlasKernels, TheCommandRunsOnKernelsTheCpuSupports) {
   if (!cpu_vector_units().avx2_fma) GTEST_SKIP() << "no AVX2: Prescott may be the right choice";

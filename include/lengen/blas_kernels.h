@@ -1,7 +1,7 @@
 #pragma once
 // OpenBLAS picks its kernels for the CPU once, when it loads. The OpenBLAS of Debian 12
 // (0.3.21) does not know some newer CPUs (seen: an Emerald Rapids Xeon, family 6 model 207) and falls back to
-// its generic SSE3 "Prescott" kernels, which made a quick config's training step 2x slower (BENCHMARKS.md).
+// its generic SSE3 "Prescott" kernels, which make a quick config's training step 2x slower (BENCHMARKS.md).
 // OpenBLAS's own OPENBLAS_CORETYPE variable asks for the kernels by name.
 #include <string>
 

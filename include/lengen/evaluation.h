@@ -1,5 +1,5 @@
 #pragma once
-// Length-generalization evaluation (SPEC §5): a trained model scored at each of a list of
+// Length-generalization evaluation (docs/method.md, "Metrics"): a trained model scored at each of a list of
 // source lengths, with exact match, token accuracy, loss and attention statistics per length.
 // Results live in RUN/results.json, keyed by decode mode and length, so evaluations at new
 // lengths add to the earlier ones.

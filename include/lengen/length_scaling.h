@@ -1,7 +1,7 @@
 #pragma once
-// Length scaling of the queries (SPEC §2): the scaled heads' queries are multiplied by a
-// factor that grows with the log of the absolute position, so attention can stay sharp
-// as sequences grow. "none", "ssmax", "learned" or "asentmax".
+// Length scaling of the queries (docs/method.md, "Length scaling"): the scaled heads' queries
+// are multiplied by a factor that grows with the log of the absolute position, so attention
+// can stay sharp as sequences grow. "none", "ssmax", "learned" or "asentmax".
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Token-mean cross entropy over the target positions (SPEC §5).
+// Token-mean cross entropy over the target positions (docs/method.md, "Sequences and loss").
 #include <torch/types.h>
 
 namespace lengen {

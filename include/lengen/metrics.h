@@ -1,5 +1,5 @@
 #pragma once
-// Exact match and token accuracy over the target positions (SPEC §5).
+// Exact match and token accuracy over the target positions (docs/method.md, "Metrics").
 #include <cstdint>
 
 #include "lengen/batch.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The decoder of SPEC §4 (Gemma-2-like, random init): scaled embedding, blocks with
+// The decoder of docs/method.md, "The decoder" (Gemma-2-like, random init): scaled embedding, blocks with
 // sandwich RMSNorms around attention and a GeGLU-tanh MLP, final RMSNorm, untied head.
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -96,7 +96,7 @@ class DecoderImpl : public torch::nn::Module {
 TORCH_MODULE(Decoder);
 
 // Every weight matrix and the embedding ~ N(0, std); norm weights 0. Length-scaling
-// parameters keep their own initialisation (SPEC §2).
+// parameters keep their own initialisation (docs/method.md, "Length scaling").
 void initialize_weights(DecoderImpl& model, double std);
 
 }  // namespace lengen

@@ -1,7 +1,8 @@
 #pragma once
-// Position encodings (SPEC §3): "nope" (causal mask only), "rope" (GPT-NeoX rotate-half on
-// q and k of every head), "alibi" (a distance bias on every head) and "nape" (ALiBi on the
-// first heads, NoPE on the rest, which are the ones length scaling touches).
+// Position encodings (docs/method.md, "Position encodings"): "nope" (causal mask only),
+// "rope" (GPT-NeoX rotate-half on q and k of every head), "alibi" (a distance bias on every
+// head) and "nape" (ALiBi on the first heads, NoPE on the rest, which are the ones length
+// scaling touches).
 #include <torch/types.h>
 
 #include <string>

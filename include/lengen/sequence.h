@@ -1,5 +1,5 @@
 #pragma once
-// Model tokens: four special tokens, then the task's symbols (SPEC §5).
+// Model tokens: four special tokens, then the task's symbols (docs/method.md, "Sequences and loss").
 // A training sequence is BOS src SEP trg EOS; the model reads seq[:-1] and predicts seq[1:].
 #include <cstdint>
 #include <vector>

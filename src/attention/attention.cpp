@@ -47,7 +47,7 @@ constexpr int64_t kInferenceScoreBudget = int64_t{1} << 24;
 int64_t query_chunk(int64_t configured, int64_t batch, int64_t heads, int64_t keys, int64_t queries) {
   int64_t chunk = configured > 0 ? configured : queries;
   // Evaluation at long lengths: also bound the chunk by the score budget (a 512-query chunk of
-  // 4 sequences of 16k tokens held 6 GiB). Training keeps whole chunks: splitting there only
+  // 4 sequences of 16k tokens holds 6 GiB). Training keeps whole chunks: splitting there only
   // adds concatenations to the backward pass.
   if (!torch::GradMode::is_enabled()) {
     chunk = std::min(chunk, std::max<int64_t>(1, kInferenceScoreBudget / (batch * heads * keys)));
@@ -119,8 +119,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
 torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                     const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                                     HeadStats* stats) {
-  // Scores and weights in fp32 whatever the activations' dtype (SPEC §4); under bf16 autocast
-  // too, which would otherwise run this product in bf16.
+  // Scores and weights in fp32 whatever the activations' dtype (docs/method.md, "The
+  // decoder"); under bf16 autocast too, which would otherwise run this product in bf16.
   torch::Tensor scores;
   {
     const AutocastScope fp32_scores(q.device().type(), false);

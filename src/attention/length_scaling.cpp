@@ -25,8 +25,8 @@ LengthScalingImpl::LengthScalingImpl(const AttentionConfig& config, int64_t d_mo
     learned_gamma_ = register_parameter("gamma", torch::randn({scaled}) * 0.1);
   } else if (kind_ == "asentmax") {
     auto options = torch::nn::LinearOptions(d_model, scaled).bias(config.scaling_bias);
-    // Two projections rather than one split in two: chunk() of a fused output made the
-    // backward markedly slower in a prototype (it concatenates the gradients).
+    // Two projections rather than one split in two: chunk() of a fused output makes the
+    // backward markedly slower (it concatenates the gradients).
     beta_proj_ = register_module("beta_proj", torch::nn::Linear(options));
     gamma_proj_ = register_module("gamma_proj", torch::nn::Linear(options));
     for (auto& proj : {beta_proj_, gamma_proj_}) {

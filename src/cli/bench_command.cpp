@@ -25,7 +25,7 @@ namespace {
 // Untimed passes before each measurement.
 constexpr int kWarmups = 3;
 // Untimed baseline passes per length before anything is measured: the first passes of the
-// process grow the heap and fault its pages in, which made the first entry ~10x too slow.
+// process grow the heap and fault its pages in, which would make the first entry ~10x too slow.
 constexpr int kHeapWarmups = 10;
 // Elements per benchmark input: enough rows that per-call overheads do not dominate.
 constexpr int64_t kTargetElements = int64_t{1} << 21;

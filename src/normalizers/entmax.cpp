@@ -48,7 +48,7 @@ torch::Tensor entmax_forward_aten(const torch::Tensor& z, const torch::Tensor& a
   return p.masked_fill(fully_masked, 0.0);
 }
 
-// dz = g*dy - (sum(g*dy)/sum(g))*g with g = p^(2-alpha); d alpha per SPEC §1.
+// dz = g*dy - (sum(g*dy)/sum(g))*g with g = p^(2-alpha); d alpha as in docs/method.md ("Learned alpha").
 variable_list entmax_backward_aten(const torch::Tensor& p, const torch::Tensor& dy,
                                    const torch::Tensor& alpha, bool needs_alpha_grad) {
   const torch::Tensor as_softmax = softmax_rows(alpha);
@@ -216,7 +216,7 @@ double sum_of_lanes(const V (&sums)[kVectorsPerGroup]) {
   return out;
 }
 
-// S_E(t) and S_(E-1)(t) over x[0, end), in explicit 16-byte vectors (GCC left this loop scalar
+// S_E(t) and S_(E-1)(t) over x[0, end), in explicit 16-byte vectors (GCC leaves this loop scalar
 // with a branch per entry when written with lane arrays). The last partial group runs padded
 // with -inf (d = 0): a scalar tail would cost as much as the vector pass over a short row.
 template <int E, class T>
@@ -258,7 +258,7 @@ constexpr int kMaxNewtonSteps = 30;
 // (see above); the step is -g/g' = (S_E - S_E^(1-1/E)) / S_(E-1). Stops when the step is within
 // `tolerance` of |t| (a step at or below 0 is the rounding floor), and takes that last step
 // without another pass: it is still most of t's error (Newton's error after it is of order
-// step^2), which left float rows ~4x less accurate than the ATen path; S_E moves with it to
+// step^2): without it float rows are ~4x less accurate than the ATen path; S_E moves with it to
 // first order. False if it does not converge.
 template <int E, class T>
 bool newton_threshold(const T* x, int64_t end, T max, T scale, double tolerance, T& t, double& sum) {

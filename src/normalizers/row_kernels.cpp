@@ -97,7 +97,7 @@ double family_backward_row(const T* p, const T* dy, T* dz, int64_t n, const G& g
   return q;
 }
 
-// d alpha of one row (SPEC §1), from p, dy and q = sum(g*dy)/sum(g).
+// d alpha of one row (docs/method.md, "Learned alpha"), from p, dy and q = sum(g*dy)/sum(g).
 template <class T>
 double alpha_grad_row(const T* p, const T* dy, int64_t n, double alpha, double q) {
   double sum_p_log_p = 0, sum_dy_p = 0, sum_dy_p_log_p = 0;

@@ -30,9 +30,9 @@ void for_each_row_range(int64_t rows, int64_t n, const RangeFn& range_fn) {
 // The functions that loop over rows are compiled twice on x86-64 with GCC: for baseline x86-64
 // (SSE2) and for x86-64-v3 (AVX2, FMA; Intel Haswell and AMD Zen and later); the dynamic loader
 // picks by the CPU's features. `flatten` inlines the row templates into each copy, so their loops
-// are vectorized for its target. Without it our loops ran on 128-bit vectors against LibTorch's
+// are vectorized for its target. Without it our loops run on 128-bit vectors against LibTorch's
 // AVX2/AVX-512 softmax. Not "arch=haswell": GCC dispatches that clone on the CPU model (exactly
-// Intel Haswell), so every other CPU, AMD EPYC included, silently ran the baseline copy.
+// Intel Haswell), so every other CPU, AMD EPYC included, would silently run the baseline copy.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && __GNUC__ >= 12
 #define LENGEN_ROW_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default"), flatten))
 #elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
@@ -74,7 +74,7 @@ V load_vector(const T* x) {
 }
 
 // The max of row x (-inf for an empty or fully masked row), 4 vectors at a time: written with
-// lane arrays, GCC left this loop scalar.
+// lane arrays, GCC leaves this loop scalar.
 template <class T>
 T row_max(const T* x, int64_t n) {
   using V = typename Vector16<T>::type;
