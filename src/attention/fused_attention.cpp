@@ -51,7 +51,7 @@ Floats load(const float* x) {
   return v;
 }
 
-void store(float* y, Floats v) { std::memcpy(y, &v, sizeof(v)); }
+void store(float* y, const Floats& v) { std::memcpy(y, &v, sizeof(v)); }
 
 int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
@@ -180,6 +180,44 @@ void weighted_sum(const float* w, const int32_t* keys, int64_t count, const floa
   }
 }
 
+// Writes the j in [0, end) with w[j] > 0 to keys and returns their count. The weights are +0 or
+// positive, so a block of them is all zero when the OR of its bits is: sparse rows skip most
+// of their length a block at a time.
+int64_t nonzero_keys(const float* w, int64_t end, int32_t* keys) {
+  typedef uint32_t Bits __attribute__((vector_size(32)));
+  constexpr int64_t kBlock = 4 * kWidth;
+  const auto bits_at = [w](int64_t j) {
+    Bits v;
+    std::memcpy(&v, w + j, sizeof(v));
+    return v;
+  };
+  int64_t count = 0;
+  int64_t j = 0;
+  for (; j + kBlock <= end; j += kBlock) {
+    const Bits any = bits_at(j) | bits_at(j + kWidth) | bits_at(j + 2 * kWidth) | bits_at(j + 3 * kWidth);
+    uint32_t set = 0;
+    for (int k = 0; k < kWidth; ++k) set |= any[k];
+    if (set == 0) continue;
+    for (int64_t k = j; k < j + kBlock; ++k) {
+      keys[count] = static_cast<int32_t>(k);
+      count += w[k] > 0;
+    }
+  }
+  for (; j < end; ++j) {
+    keys[count] = static_cast<int32_t>(j);
+    count += w[j] > 0;
+  }
+  return count;
+}
+
+// The first `size` entries of a per-thread buffer that only grows: items come in no particular
+// order of size, and shrinking then regrowing would clear the memory again each time.
+template <class T>
+T* at_least(std::vector<T>& buffer, int64_t size) {
+  if (static_cast<int64_t>(buffer.size()) < size) buffer.resize(size);
+  return buffer.data();
+}
+
 // The per-thread buffers of one block: scores, weights, and the nonzero keys of one row.
 struct Buffers {
   std::vector<float> scores;
@@ -195,10 +233,8 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
   // Keys past the last query's own index are in every query's future: never computed.
   const int64_t visible = std::min(in.keys, in.cached + first + rows);
   const int64_t n = round_up(visible, kWidth);
-  buffers.scores.resize(rows * n);
-  buffers.weights.resize(rows * n);
-  float* x = buffers.scores.data();
-  float* w = buffers.weights.data();
+  float* x = at_least(buffers.scores, rows * n);
+  float* w = at_least(buffers.weights, rows * n);
   const float* q = in.q + (bh * in.queries + first) * in.d_head;
   const float* keys_t = in.keys_t + bh * in.d_head * in.padded_keys;
   const float* key_position = in.key_position + b * in.padded_keys;
@@ -224,8 +260,7 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
   const bool softmax = plan.normalizer == FusedNormalizer::kSoftmax;
   switch (plan.normalizer) {
     case FusedNormalizer::kSoftmax:
-      buffers.summaries.resize(rows);
-      detail::softmax_rows_summarized(x, w, n, 0, rows, buffers.summaries.data());
+      detail::softmax_rows_summarized(x, w, n, 0, rows, at_least(buffers.summaries, rows));
       break;
     case FusedNormalizer::kSparsemax:
       detail::sparsemax_rows(x, w, n, 0, rows);
@@ -240,7 +275,7 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
 
   const float* values = in.values + bh * in.keys * in.d_head;
   float* out = in.out + (bh * in.queries + first) * in.d_head;
-  buffers.keys.resize(n);
+  int32_t* keys = at_least(buffers.keys, n);
   for (int64_t r = 0; r < rows; ++r) {
     float* out_row = out + r * in.d_head;
     if (query_position[r] < 0) {  // padding: no key is visible, the output is 0
@@ -256,12 +291,7 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
       continue;
     }
     // The sparse normalizers: the keys with nonzero weight, then their entropy and values.
-    int32_t* keys = buffers.keys.data();
-    int64_t count = 0;
-    for (int64_t j = 0; j < end; ++j) {
-      keys[count] = static_cast<int32_t>(j);
-      count += wr[j] > 0;
-    }
+    const int64_t count = nonzero_keys(wr, end, keys);
     double entropy = 0;
     for (int64_t i = 0; i < count; ++i) {
       const double wj = wr[keys[i]];

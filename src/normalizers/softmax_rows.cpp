@@ -26,7 +26,7 @@ constexpr float kExpUnderflow = -103.972f;
 
 // exp(d) for d <= 0 (Cephes' expf: a degree-6 polynomial on d - n ln 2, |error| ~1 ulp), with
 // subnormal results and exact zeros below kExpUnderflow, -inf included.
-Floats exp_nonpositive(Floats d) {
+Floats exp_nonpositive(const Floats& d) {
   const Floats clamped = d > kExpUnderflow ? d : Floats{} + kExpUnderflow;
   // n = round(d / ln 2) by the 1.5 * 2^23 trick (|n| < 2^22 here).
   const Floats magic = Floats{} + 12582912.0f;
@@ -54,9 +54,9 @@ Floats load(const float* x) {
   return v;
 }
 
-void store(float* y, Floats v) { std::memcpy(y, &v, sizeof(v)); }
+void store(float* y, const Floats& v) { std::memcpy(y, &v, sizeof(v)); }
 
-float sum_of_lanes(Floats v) {
+float sum_of_lanes(const Floats& v) {
   float out = 0;
   for (int j = 0; j < kWidth; ++j) out += v[j];
   return out;
