@@ -1,6 +1,8 @@
 // The fused evaluation attention against the dense reference (table-style, as the normalizer
 // tests): every fused normalizer x length scaling x position encoding, with padding on either
 // side, a single winning key, all-equal rows, the KV cache, and any thread count.
+#include "attention/fused_attention.h"
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -173,23 +175,35 @@ TEST(FusedAttention, MatchesDenseWithTheKeyValueCache) {
   }
 }
 
+// The kernel itself, on the same q, k and v: the same bits from 1, 2 and 3 threads.
 TEST(FusedAttention, SameBitsForEveryThreadCount) {
-  for (const Method& method : fused_methods()) {
-    const ModelConfig config = config_for(method, "asentmax", "nape");
-    torch::manual_seed(11);
-    Attention attention(config);
-    const auto x = 3 * torch::randn({2, 200, config.d_model});
-    const auto pos = torch::arange(200).unsqueeze(0).repeat({2, 1});
+  torch::manual_seed(11);
+  const int64_t heads = 4, length = 300, d_head = 16;
+  const auto q = 3 * torch::randn({2, heads, length, d_head});
+  const auto k = torch::randn({2, heads, length, d_head});
+  const auto v = torch::randn({2, heads, length, d_head});
+  auto positions = torch::arange(length).unsqueeze(0).repeat({2, 1});
+  positions[1].narrow(0, length - 9, 9).fill_(-1);
+  for (FusedNormalizer normalizer : {FusedNormalizer::kSoftmax, FusedNormalizer::kSparsemax,
+                                     FusedNormalizer::kEntmax15, FusedNormalizer::kEntmax}) {
+    FusedAttentionPlan plan;
+    plan.normalizer = normalizer;
+    plan.alphas = {1.25, 1.5, 1.75, 2.5};
+    plan.slopes = {1.0, 0.5, 0.0, 0.0};
+    plan.score_scale = 0.25;
     std::vector<Outputs> runs;
     for (int threads : {1, 2, 3}) {
       set_compute_threads(threads);
-      runs.push_back(attend(attention, x, pos, AttentionKernel::kFused));
+      Outputs run;
+      run.out = fused_attention(q, k, v, positions, positions, plan, &run.stats);
+      runs.push_back(run);
     }
     set_compute_threads(1);
+    const auto label = static_cast<int>(normalizer);
     for (size_t i = 1; i < runs.size(); ++i) {
-      EXPECT_TRUE(torch::equal(runs[0].out, runs[i].out)) << name_of(method);
-      EXPECT_TRUE(torch::equal(runs[0].stats.nonzero_sum, runs[i].stats.nonzero_sum)) << name_of(method);
-      EXPECT_TRUE(torch::equal(runs[0].stats.entropy_sum, runs[i].stats.entropy_sum)) << name_of(method);
+      EXPECT_TRUE(torch::equal(runs[0].out, runs[i].out)) << label;
+      EXPECT_TRUE(torch::equal(runs[0].stats.nonzero_sum, runs[i].stats.nonzero_sum)) << label;
+      EXPECT_TRUE(torch::equal(runs[0].stats.entropy_sum, runs[i].stats.entropy_sum)) << label;
     }
   }
 }
