@@ -150,6 +150,31 @@ TEST_F(TrainedCopy, TeacherForcedExactMatchEqualsGreedy) {
   }
 }
 
+// The trained model's decisions are the same from both attention kernels, at the training
+// length and past it, teacher-forced and greedy.
+TEST_F(TrainedCopy, FusedAndDenseKernelsDecideTheSameOnTheSameSamples) {
+  Decoder model = load_model();
+  auto task = make_task("copy", config_->task.params, config_->task.seed);
+  for (int64_t length : {6, 16, 40}) {
+    SCOPED_TRACE(length);
+    const auto samples = fixed_samples(*task, length, 32, derive_seed(config_->task.seed, kEvalStream(length)));
+    for (const char* decode : {kTeacherForced, kGreedy}) {
+      SCOPED_TRACE(decode);
+      EvalConfig eval = config_->eval;
+      eval.decode = decode;
+      model->set_attention_kernel(AttentionKernel::kDense);
+      const LengthResult dense = evaluate_samples(model, samples, length, eval);
+      model->set_attention_kernel(AttentionKernel::kFused);
+      const LengthResult fused = evaluate_samples(model, samples, length, eval);
+      EXPECT_EQ(fused.metrics.exact, dense.metrics.exact);
+      EXPECT_EQ(fused.metrics.correct_tokens, dense.metrics.correct_tokens);
+      EXPECT_NEAR(fused.loss, dense.loss, 1e-4 * std::max(1.0, dense.loss));
+      EXPECT_NEAR(fused.mean_nonzero_per_query(), dense.mean_nonzero_per_query(), 1e-3);
+      EXPECT_NEAR(fused.mean_entropy(), dense.mean_entropy(), 1e-4);
+    }
+  }
+}
+
 TEST_F(TrainedCopy, EvalMergesResultsAndReadsReferenceFiles) {
   // The end-of-training evaluation wrote teacher-forced results at 6 and 8.
   auto task = make_task("copy", config_->task.params, config_->task.seed);

@@ -7,6 +7,8 @@
 #include <torch/nn/pimpl.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "lengen/config.h"
 #include "lengen/learned_alpha.h"
@@ -31,6 +33,18 @@ struct HeadStats {
   int64_t rows = 0;
 };
 
+// The kernel that attention runs without grad on the CPU (evaluation, validation, decoding):
+// kFused (attention/fused_attention.h; the default) or the dense reference, which materializes
+// each query chunk's [B, H, queries, keys] scores. With grad, on other devices, in double or for
+// a normalizer without a fused kernel (topk, adaptive_softmax, stickbreaking) it is always dense.
+enum class AttentionKernel { kFused, kDense };
+
+// "fused" or "dense" (eval.attention_kernel); UserError naming the value otherwise.
+AttentionKernel attention_kernel_named(const std::string& name);
+std::vector<std::string> attention_kernel_names();
+
+enum class FusedNormalizer;
+
 class AttentionImpl : public torch::nn::Module {
  public:
   AttentionImpl(const ModelConfig& config);
@@ -43,12 +57,19 @@ class AttentionImpl : public torch::nn::Module {
                         HeadStats* stats = nullptr);
 
   void set_query_chunk(int64_t chunk) { query_chunk_ = chunk; }
+  void set_kernel(AttentionKernel kernel) { kernel_ = kernel; }
+  // True when a forward with q like this one runs the fused kernel.
+  bool uses_fused_kernel(const torch::Tensor& q) const;
   LengthScaling scaling() const { return scaling_; }
   const PositionEncoding& positions() const { return positions_; }
 
  private:
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& query_positions, const torch::Tensor& key_positions, HeadStats* stats);
+
+  torch::Tensor attend_fused(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                             const torch::Tensor& query_positions, const torch::Tensor& key_positions,
+                             HeadStats* stats);
 
   int64_t heads_;
   int64_t d_head_;
@@ -57,6 +78,9 @@ class AttentionImpl : public torch::nn::Module {
   LengthScaling scaling_{nullptr};
   PositionEncoding positions_;
   NormalizerFn normalizer_;
+  std::optional<FusedNormalizer> fused_normalizer_;
+  NormalizerSpec normalizer_spec_;
+  AttentionKernel kernel_ = AttentionKernel::kFused;
   LearnedAlpha learned_alpha_{nullptr};
 };
 TORCH_MODULE(Attention);

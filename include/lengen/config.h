@@ -74,6 +74,7 @@ struct EvalConfig {
   double decode_cap = 2.2;        // greedy: total length cap as a multiple of the source length
   std::string checkpoint = "last";  // last, best (best in-distribution validation)
   bool attention_stats = true;
+  std::string attention_kernel = "fused";  // fused (memory-bounded, CPU) or dense (the reference)
 };
 
 struct Config {

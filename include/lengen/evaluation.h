@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,9 +51,10 @@ SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generat
                                 const std::vector<Sample>& samples);
 
 // Scores `samples` (all of length parameter `length`) in batches of eval.batch_size with the
-// eval.decode mode. Puts the model in eval mode; runs without grad.
+// eval.decode mode. Puts the model in eval mode; runs without grad. `after_batch`, when set, is
+// called with the number of samples scored so far.
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
-                              const EvalConfig& eval);
+                              const EvalConfig& eval, const std::function<void(int64_t)>& after_batch = {});
 
 // Evaluation data per length: eval.samples fixed samples of the task from each length's own
 // seed stream (disjoint from training and validation), or with `data_dir` the test_{i}_{L}

@@ -76,6 +76,8 @@ class DecoderImpl : public torch::nn::Module {
 
   // Queries per chunk in attention (0 = all at once); bounds evaluation memory.
   void set_query_chunk(int64_t chunk);
+  // The attention kernel of every layer when running without grad (see AttentionKernel).
+  void set_attention_kernel(AttentionKernel kernel);
   const ModelConfig& config() const { return config_; }
   int64_t vocab() const { return vocab_; }
   Block block(size_t layer) const { return blocks_[layer]; }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/fused_attention.h"
 #include "lengen/autocast.h"
 #include "lengen/errors.h"
 
@@ -57,12 +58,22 @@ int64_t query_chunk(int64_t configured, int64_t batch, int64_t heads, int64_t ke
 
 }  // namespace
 
+std::vector<std::string> attention_kernel_names() { return {"fused", "dense"}; }
+
+AttentionKernel attention_kernel_named(const std::string& name) {
+  if (name == "fused") return AttentionKernel::kFused;
+  if (name == "dense") return AttentionKernel::kDense;
+  throw UserError("unknown eval.attention_kernel '" + name + "' (expected fused or dense)");
+}
+
 AttentionImpl::AttentionImpl(const ModelConfig& config)
     : heads_(config.heads),
       d_head_(config.d_head),
       query_chunk_(config.prefill_chunk),
       positions_(config.attention, config.heads, config.d_head),
-      normalizer_(make_normalizer(normalizer_spec(config.attention))) {
+      normalizer_(make_normalizer(normalizer_spec(config.attention))),
+      fused_normalizer_(fused_normalizer(normalizer_spec(config.attention), config.attention.learn_alpha)),
+      normalizer_spec_(normalizer_spec(config.attention)) {
   const int64_t inner = config.heads * config.d_head;
   q_proj_ = register_module("q_proj", projection(config.d_model, inner));
   k_proj_ = register_module("k_proj", projection(config.d_model, inner));
@@ -102,6 +113,10 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     cache->positions = key_positions;
   }
 
+  if (uses_fused_kernel(q)) {
+    auto out = attend_fused(q, k, v, positions, key_positions, stats).to(v.dtype());  // [B, H, T, d_head]
+    return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+  }
   const int64_t cached = k.size(2) - length;
   const int64_t chunk = query_chunk(query_chunk_, batch, heads_, k.size(2), length);
   std::vector<torch::Tensor> outputs;
@@ -114,6 +129,27 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
   }
   auto out = outputs.size() == 1 ? outputs[0] : torch::cat(outputs, 2);  // [B, H, T, d_head]
   return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+}
+
+bool AttentionImpl::uses_fused_kernel(const torch::Tensor& q) const {
+  return kernel_ == AttentionKernel::kFused && fused_normalizer_.has_value() && !torch::GradMode::is_enabled() &&
+         q.device().is_cpu() && q.scalar_type() == torch::kFloat;
+}
+
+torch::Tensor AttentionImpl::attend_fused(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                          const torch::Tensor& query_positions, const torch::Tensor& key_positions,
+                                          HeadStats* stats) {
+  FusedAttentionPlan plan;
+  plan.normalizer = *fused_normalizer_;
+  plan.slopes = positions_.slopes();
+  plan.score_scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
+  if (learned_alpha_) {
+    const torch::Tensor alphas = learned_alpha_->forward().to(torch::kDouble).contiguous();
+    plan.alphas.assign(alphas.data_ptr<double>(), alphas.data_ptr<double>() + alphas.numel());
+  } else {
+    plan.alphas.assign(heads_, normalizer_spec_.alpha);
+  }
+  return fused_attention(q, k, v, query_positions, key_positions, plan, stats);
 }
 
 torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

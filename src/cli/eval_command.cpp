@@ -19,6 +19,7 @@ struct EvalArgs {
   std::string lengths;
   int64_t samples = 0;
   int64_t batch_size = 0;
+  int64_t threads = 0;
   std::string decode;
   std::string data_dir;
   std::vector<std::string> overrides;
@@ -30,6 +31,7 @@ void run_eval(const EvalArgs& args) {
   if (!args.lengths.empty()) overrides.push_back("eval.lengths=" + args.lengths);
   if (args.samples > 0) overrides.push_back("eval.samples=" + std::to_string(args.samples));
   if (args.batch_size > 0) overrides.push_back("eval.batch_size=" + std::to_string(args.batch_size));
+  if (args.threads > 0) overrides.push_back("train.threads=" + std::to_string(args.threads));
   if (!args.decode.empty()) overrides.push_back("eval.decode=" + args.decode);
   const Config config = load_config(RunFolder(args.run_dir).config_path(), overrides);
   // eval.checkpoint names last or best; --checkpoint may also be a path.
@@ -52,6 +54,8 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--lengths", args->lengths, "Source lengths, e.g. 64,128,256 (default: eval.lengths)");
   cmd->add_option("--samples", args->samples, "Samples per length (default: eval.samples)");
   cmd->add_option("--batch-size", args->batch_size, "Samples per batch (default: eval.batch_size)");
+  cmd->add_option("--threads", args->threads,
+                  "Threads (default: train.threads); results are the same for every count");
   cmd->add_option("--decode", args->decode, "teacher_forced or greedy (default: eval.decode)");
   cmd->add_option("--data", args->data_dir, "Evaluate on DIR/test_{i}_{L}.src/.trg instead of generated data")
       ->check(CLI::ExistingDirectory);

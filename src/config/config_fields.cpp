@@ -137,6 +137,10 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(eval.checkpoint), "which checkpoint to evaluate; best = best in-distribution validation", {},
             {"last", "best"}),
       field(KEY(eval.attention_stats), "also record attention statistics per length"),
+      field(KEY(eval.attention_kernel),
+            "attention without grad on the CPU (evaluation, validation, decoding): fused computes each block of "
+            "queries in a per-thread buffer, dense materializes each chunk's scores (the reference)",
+            {}, {"fused", "dense"}),
   };
   return fields;
 }

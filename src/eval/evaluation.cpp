@@ -84,7 +84,7 @@ SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generat
 }
 
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
-                              const EvalConfig& eval) {
+                              const EvalConfig& eval, const std::function<void(int64_t)>& after_batch) {
   if (eval.decode != kTeacherForced && eval.decode != kGreedy) {
     throw UserError("unknown eval.decode '" + eval.decode + "' (expected teacher_forced or greedy)");
   }
@@ -104,14 +104,16 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
     const std::vector<Sample> chunk(samples.begin() + first, samples.begin() + last);
     // Greedy mode takes its statistics from decoding, where the model attends to its own output.
     teacher_forced.add(score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
-    if (!greedy) continue;
-    std::vector<std::vector<int32_t>> prompts;
-    std::vector<int64_t> caps;
-    for (const Sample& sample : chunk) {
-      prompts.push_back(encode_prompt(sample.src));
-      caps.push_back(greedy_token_cap(static_cast<int64_t>(sample.src.size()), eval.decode_cap));
+    if (greedy) {
+      std::vector<std::vector<int32_t>> prompts;
+      std::vector<int64_t> caps;
+      for (const Sample& sample : chunk) {
+        prompts.push_back(encode_prompt(sample.src));
+        caps.push_back(greedy_token_cap(static_cast<int64_t>(sample.src.size()), eval.decode_cap));
+      }
+      generated.add(score_generated(greedy_decode(model, prompts, caps, stats_target), chunk));
     }
-    generated.add(score_generated(greedy_decode(model, prompts, caps, stats_target), chunk));
+    if (after_batch) after_batch(static_cast<int64_t>(last));
   }
   result.metrics = greedy ? generated : teacher_forced;
   result.loss = teacher_forced.loss();

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
@@ -13,10 +14,55 @@
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
 #include "lengen/trainer.h"
+#include "train/progress_line.h"
 
 namespace fs = std::filesystem;
 
 namespace lengen {
+
+namespace {
+
+// A progress line with an ETA on a terminal, once an evaluation has run a few seconds. Work is
+// counted in attention pairs (tokens x length): at long lengths attention is most of the time.
+class EvaluationProgress {
+ public:
+  explicit EvaluationProgress(const std::vector<EvalSet>& sets) : line_(0, true) {
+    for (const EvalSet& set : sets) total_ += work(set, static_cast<int64_t>(set.samples.size()));
+  }
+
+  void update(const EvalSet& set, int64_t done) {
+    if (!line_.on_terminal() || total_ <= 0) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed < kQuietSeconds) return;
+    const double fraction = (finished_ + work(set, done)) / total_;
+    const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0.0;
+    line_.show(fmt::format("eval length {}: {}/{} samples  {:.0f}% of the work  {} elapsed  ETA {}", set.length,
+                           done, set.samples.size(), 100 * fraction, format_duration(elapsed),
+                           format_duration(eta)));
+  }
+
+  void finish_set(const EvalSet& set, const std::string& message) {
+    finished_ += work(set, static_cast<int64_t>(set.samples.size()));
+    line_.note(message);
+  }
+
+  void finish() { line_.finish(); }
+
+ private:
+  // Seconds before the line appears: short evaluations stay quiet.
+  static constexpr double kQuietSeconds = 2.0;
+
+  static double work(const EvalSet& set, int64_t samples) {
+    return static_cast<double>(samples) * static_cast<double>(set.length) * static_cast<double>(set.length + 64);
+  }
+
+  ProgressLine line_;
+  double total_ = 0;
+  double finished_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
 
 std::string resolve_checkpoint(const std::string& run_dir, const std::string& which) {
   RunFolder run(run_dir);
@@ -42,12 +88,17 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   evaluation.step = load_checkpoint(evaluation.checkpoint, model, nullptr).step;
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
-  for (EvalSet& set : evaluation_sets(*task, config, data_dir)) {
-    evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval));
+  model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
+  const std::vector<EvalSet> sets = evaluation_sets(*task, config, data_dir);
+  EvaluationProgress progress(sets);
+  for (const EvalSet& set : sets) {
+    evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval,
+                                                  [&](int64_t done) { progress.update(set, done); }));
     const LengthResult& result = evaluation.results.back();
-    spdlog::info("length {}: exact match {:.1f}% over {} samples", result.length,
-                 100 * result.metrics.exact_match(), result.metrics.samples);
+    progress.finish_set(set, fmt::format("length {}: exact match {:.1f}% over {} samples", result.length,
+                                         100 * result.metrics.exact_match(), result.metrics.samples));
   }
+  progress.finish();
   RunFolder run(run_dir);
   nlohmann::json existing = fs::exists(run.results_path()) ? read_json_file(run.results_path()) : nlohmann::json{};
   write_file_atomically(run.results_path(), merge_results(existing, config, evaluation).dump(2) + "\n");

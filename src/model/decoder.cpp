@@ -66,6 +66,10 @@ void DecoderImpl::set_query_chunk(int64_t chunk) {
   for (auto& block : blocks_) block->attention()->set_query_chunk(chunk);
 }
 
+void DecoderImpl::set_attention_kernel(AttentionKernel kernel) {
+  for (auto& block : blocks_) block->attention()->set_kernel(kernel);
+}
+
 void initialize_weights(DecoderImpl& model, double std) {
   torch::NoGradGuard no_grad;
   for (auto& item : model.named_parameters()) {

@@ -9,6 +9,7 @@
 
 #include "lengen/normalizers.h"
 #include "normalizers/normalizer_common.h"
+#include "normalizers/row_forward.h"
 #include "normalizers/row_kernels.h"
 
 namespace lengen {
@@ -389,6 +390,10 @@ void entmax_row(const T* x, T* y, int64_t n, double alpha, detail::Candidates& c
   entmax_row_bracketing(x, y, finite_end, max, alpha_minus_1, power, candidates);
 }
 
+}  // namespace
+
+namespace detail {
+
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
 template <class T>
 void entmax_rows_of(const T* z, T* p, int64_t n, detail::RowAlpha alphas, int64_t begin, int64_t end) {
@@ -402,6 +407,10 @@ void entmax_rows(const double* z, double* p, int64_t n, detail::RowAlpha alphas,
   entmax_rows_of(z, p, n, alphas, begin, end);
 }
 
+}  // namespace detail
+
+namespace {
+
 torch::Tensor entmax_forward_cpu(const torch::Tensor& z_in, const torch::Tensor& alpha) {
   const torch::Tensor z = z_in.contiguous();
   torch::Tensor p = torch::empty_like(z);
@@ -411,7 +420,7 @@ torch::Tensor entmax_forward_cpu(const torch::Tensor& z_in, const torch::Tensor&
     const scalar_t* z_data = z.data_ptr<scalar_t>();
     scalar_t* p_data = p.data_ptr<scalar_t>();
     detail::for_each_row_range(n == 0 ? 0 : z.numel() / n, n, [&](int64_t begin, int64_t end) {
-      entmax_rows(z_data, p_data, n, alphas.rows, begin, end);
+      detail::entmax_rows(z_data, p_data, n, alphas.rows, begin, end);
     });
   });
   return p;

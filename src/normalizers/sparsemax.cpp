@@ -6,6 +6,7 @@
 
 #include "lengen/normalizers.h"
 #include "normalizers/normalizer_common.h"
+#include "normalizers/row_forward.h"
 #include "normalizers/row_kernels.h"
 
 namespace lengen {
@@ -60,6 +61,10 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
   std::fill(y + end, y + n, T(0));
 }
 
+}  // namespace
+
+namespace detail {
+
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
 template <class T>
 void sparsemax_rows_of(const T* z, T* p, int64_t n, int64_t begin, int64_t end) {
@@ -73,6 +78,10 @@ void sparsemax_rows(const double* z, double* p, int64_t n, int64_t begin, int64_
   sparsemax_rows_of(z, p, n, begin, end);
 }
 
+}  // namespace detail
+
+namespace {
+
 torch::Tensor sparsemax_forward_cpu(const torch::Tensor& z_in) {
   const torch::Tensor z = z_in.contiguous();
   torch::Tensor p = torch::empty_like(z);
@@ -81,7 +90,7 @@ torch::Tensor sparsemax_forward_cpu(const torch::Tensor& z_in) {
     const scalar_t* z_data = z.data_ptr<scalar_t>();
     scalar_t* p_data = p.data_ptr<scalar_t>();
     detail::for_each_row_range(n == 0 ? 0 : z.numel() / n, n, [&](int64_t begin, int64_t end) {
-      sparsemax_rows(z_data, p_data, n, begin, end);
+      detail::sparsemax_rows(z_data, p_data, n, begin, end);
     });
   });
   return p;

@@ -7,8 +7,6 @@
 
 namespace lengen {
 
-namespace {
-
 std::string format_duration(double seconds) {
   const auto total = static_cast<int64_t>(seconds + 0.5);
   char text[32];
@@ -22,8 +20,6 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-}  // namespace
-
 ProgressLine::ProgressLine(int64_t total_steps, bool enabled)
     : total_(total_steps), enabled_(enabled), terminal_(isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()) {}
@@ -33,6 +29,11 @@ void ProgressLine::update(int64_t step, double loss, double lr, double steps_per
   const double eta = steps_per_second > 0 ? static_cast<double>(total_ - step) / steps_per_second : 0.0;
   const std::string text = fmt::format("step {}/{}  loss {:.4f}  lr {:.2e}  {:.1f} steps/s  ETA {}", step, total_,
                                        loss, lr, steps_per_second, format_duration(eta));
+  show(text);
+}
+
+void ProgressLine::show(const std::string& text) {
+  if (!enabled_) return;
   if (terminal_) {
     std::fprintf(stderr, "\r\033[K%s", text.c_str());
     std::fflush(stderr);

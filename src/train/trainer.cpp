@@ -154,6 +154,8 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   torch::manual_seed(tc.seed);
   Decoder model(config.model, vocab_size(task->num_symbols()));
   model->to(device);
+  // Validation runs without grad, so it takes the evaluation's attention kernel.
+  model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
   torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(tc.lr)
                                                          .betas({tc.beta1, tc.beta2})
                                                          .weight_decay(tc.weight_decay));

@@ -1,0 +1,393 @@
+#include "attention/fused_attention.h"
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+#include "normalizers/normalizer_common.h"
+#include "normalizers/row_forward.h"
+#include "normalizers/row_kernels.h"
+
+namespace lengen {
+
+std::optional<FusedNormalizer> fused_normalizer(const NormalizerSpec& spec, bool learned) {
+  if (spec.name == "softmax") return FusedNormalizer::kSoftmax;
+  if (spec.name == "sparsemax") return FusedNormalizer::kSparsemax;
+  if (spec.name == "entmax15") return FusedNormalizer::kEntmax15;
+  if (spec.name != "entmax") return std::nullopt;
+  if (learned) return FusedNormalizer::kEntmax;
+  if (std::abs(spec.alpha - 1) < detail::kSoftmaxAlphaTolerance) return FusedNormalizer::kSoftmax;
+  if (spec.alpha == 1.5) return FusedNormalizer::kEntmax15;
+  if (spec.alpha == 2.0) return FusedNormalizer::kSparsemax;
+  return FusedNormalizer::kEntmax;
+}
+
+namespace {
+
+// Eight floats: one AVX2 register on x86-64-v3, two SSE registers on baseline x86-64.
+// The helpers that take or return them are inlined into the multiversioned loops
+// (LENGEN_ROW_KERNEL flattens them), so no call passes one across an ABI boundary.
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float Floats __attribute__((vector_size(32)));
+constexpr int64_t kWidth = 8;
+constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
+// The position of the key slots past the last key (the key rows are padded to kWidth): above
+// every query position, so never visible.
+constexpr float kNoKey = std::numeric_limits<float>::max();
+// Scores per block buffer (4 MiB of fp32): a block holds this many / keys queries.
+constexpr int64_t kBlockScores = int64_t{1} << 20;
+constexpr int64_t kMaxBlockQueries = 64;
+// Queries whose scores are computed together, sharing each load of the keys.
+constexpr int64_t kGroup = 4;
+
+Floats load(const float* x) {
+  Floats v;
+  std::memcpy(&v, x, sizeof(v));
+  return v;
+}
+
+void store(float* y, const Floats& v) { std::memcpy(y, &v, sizeof(v)); }
+
+int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+// Queries per work item: depends on the key count only, never on the thread count.
+int64_t queries_per_block(int64_t keys) {
+  return std::clamp<int64_t>(kBlockScores / std::max<int64_t>(keys, 1), 1, kMaxBlockQueries);
+}
+
+// The inputs as flat fp32 arrays, laid out for the passes: keys transposed to [d_head, keys]
+// (so that eight keys' scores are one vector), key rows and positions padded to kWidth.
+struct Layout {
+  int64_t batch, heads, queries, keys, padded_keys, d_head, cached, block, blocks;
+  const float* q;               // [B, H, Tq, d_head]
+  const float* keys_t;          // [B, H, d_head, padded_keys]
+  const float* values;          // [B, H, S, d_head]
+  const float* query_position;  // [B, Tq]
+  const float* key_position;    // [B, padded_keys]
+  float* out;                   // [B, H, Tq, d_head]
+};
+
+struct ItemStats {
+  double nonzero = 0;
+  double entropy = 0;
+};
+
+// Scores of R consecutive queries against kKeys vectors of keys from j: q.k * scale - slope *
+// (query position - key position), or -inf where the key is padding or in the query's future.
+// R x kKeys independent sums, so that the multiply-adds pipeline.
+template <int R, int kKeys>
+void score_step(int64_t d_head, int64_t key_stride, const float* q, const float* keys_t,
+                const float* key_position, const float* query_position, float slope, float scale, int64_t j,
+                float* x, int64_t stride) {
+  Floats acc[R][kKeys] = {};
+  for (int64_t d = 0; d < d_head; ++d) {
+    Floats key[kKeys];
+    for (int k = 0; k < kKeys; ++k) key[k] = load(keys_t + d * key_stride + j + k * kWidth);
+    for (int r = 0; r < R; ++r) {
+      const float qd = q[r * d_head + d];
+      for (int k = 0; k < kKeys; ++k) acc[r][k] += qd * key[k];
+    }
+  }
+  const Floats minus_infinity = Floats{} + kMinusInfinity;
+  for (int k = 0; k < kKeys; ++k) {
+    const Floats kp = load(key_position + j + k * kWidth);
+    for (int r = 0; r < R; ++r) {
+      const Floats qp = Floats{} + query_position[r];
+      const Floats biased = acc[r][k] * scale + (-slope) * (qp - kp);
+      store(x + r * stride + j + k * kWidth, (kp >= 0.0f) & (kp <= qp) ? biased : minus_infinity);
+    }
+  }
+}
+
+// The scores of R queries against the keys [0, end) (end a multiple of kWidth) into rows of x.
+template <int R>
+void score_group(const Layout& in, const float* q, const float* keys_t, const float* key_position,
+                 const float* query_position, float slope, float scale, int64_t end, float* x,
+                 int64_t stride) {
+  constexpr int kKeys = 2;
+  int64_t j = 0;
+  for (; j + kKeys * kWidth <= end; j += kKeys * kWidth) {
+    score_step<R, kKeys>(in.d_head, in.padded_keys, q, keys_t, key_position, query_position, slope, scale, j,
+                         x, stride);
+  }
+  for (; j < end; j += kWidth) {
+    score_step<R, 1>(in.d_head, in.padded_keys, q, keys_t, key_position, query_position, slope, scale, j, x,
+                     stride);
+  }
+}
+
+// out = sum over entries i < count of w_j v_j, with j = keys[i] (kListed) or j = i: V vectors
+// per value row (d_head = 8 V), kUnroll entries at a time into independent sums.
+template <int V, bool kListed>
+void weighted_values(const float* w, const int32_t* keys, int64_t count, const float* values, float* out) {
+  constexpr int kUnroll = V <= 2 ? 4 : (V == 4 ? 2 : 1);
+  Floats acc[kUnroll][V] = {};
+  int64_t i = 0;
+  for (; i + kUnroll <= count; i += kUnroll) {
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t j = kListed ? keys[i + u] : i + u;
+      const float wj = w[j];
+      const float* vj = values + j * V * kWidth;
+      for (int v = 0; v < V; ++v) acc[u][v] += wj * load(vj + v * kWidth);
+    }
+  }
+  for (; i < count; ++i) {
+    const int64_t j = kListed ? keys[i] : i;
+    const float wj = w[j];
+    const float* vj = values + j * V * kWidth;
+    for (int v = 0; v < V; ++v) acc[0][v] += wj * load(vj + v * kWidth);
+  }
+  for (int v = 0; v < V; ++v) {
+    Floats total = acc[0][v];
+    for (int u = 1; u < kUnroll; ++u) total += acc[u][v];
+    store(out + v * kWidth, total);
+  }
+}
+
+// The same for any d_head, one entry at a time.
+template <bool kListed>
+void weighted_values_any(const float* w, const int32_t* keys, int64_t count, const float* values,
+                         int64_t d_head, float* out) {
+  std::fill(out, out + d_head, 0.0f);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t j = kListed ? keys[i] : i;
+    const float wj = w[j];
+    const float* vj = values + j * d_head;
+    for (int64_t d = 0; d < d_head; ++d) out[d] += wj * vj[d];
+  }
+}
+
+// out (d_head floats) = sum of w_j v_j over the first `count` keys, or over keys[0, count).
+template <bool kListed>
+void weighted_sum(const float* w, const int32_t* keys, int64_t count, const float* values, int64_t d_head,
+                  float* out) {
+  switch (d_head) {
+    case 8:
+      return weighted_values<1, kListed>(w, keys, count, values, out);
+    case 16:
+      return weighted_values<2, kListed>(w, keys, count, values, out);
+    case 32:
+      return weighted_values<4, kListed>(w, keys, count, values, out);
+    case 64:
+      return weighted_values<8, kListed>(w, keys, count, values, out);
+    default:
+      return weighted_values_any<kListed>(w, keys, count, values, d_head, out);
+  }
+}
+
+// Writes the j in [0, end) with w[j] > 0 to keys and returns their count. The weights are +0 or
+// positive, so a block of them is all zero when the OR of its bits is: sparse rows skip most
+// of their length a block at a time.
+int64_t nonzero_keys(const float* w, int64_t end, int32_t* keys) {
+  typedef uint32_t Bits __attribute__((vector_size(32)));
+  constexpr int64_t kBlock = 4 * kWidth;
+  const auto bits_at = [w](int64_t j) {
+    Bits v;
+    std::memcpy(&v, w + j, sizeof(v));
+    return v;
+  };
+  int64_t count = 0;
+  int64_t j = 0;
+  for (; j + kBlock <= end; j += kBlock) {
+    const Bits any = bits_at(j) | bits_at(j + kWidth) | bits_at(j + 2 * kWidth) | bits_at(j + 3 * kWidth);
+    uint32_t set = 0;
+    for (int k = 0; k < kWidth; ++k) set |= any[k];
+    if (set == 0) continue;
+    for (int64_t k = j; k < j + kBlock; ++k) {
+      keys[count] = static_cast<int32_t>(k);
+      count += w[k] > 0;
+    }
+  }
+  for (; j < end; ++j) {
+    keys[count] = static_cast<int32_t>(j);
+    count += w[j] > 0;
+  }
+  return count;
+}
+
+// The first `size` entries of a per-thread buffer that only grows: items come in no particular
+// order of size, and shrinking then regrowing would clear the memory again each time.
+template <class T>
+T* at_least(std::vector<T>& buffer, int64_t size) {
+  if (static_cast<int64_t>(buffer.size()) < size) buffer.resize(size);
+  return buffer.data();
+}
+
+// The per-thread buffers of one block: scores, weights, and the nonzero keys of one row.
+struct Buffers {
+  std::vector<float> scores;
+  std::vector<float> weights;
+  std::vector<int32_t> keys;
+  std::vector<detail::RowSummary> summaries;
+};
+
+// One item: the queries [first, first + rows) of sequence b, head h.
+void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, int64_t h, int64_t first,
+                  int64_t rows, Buffers& buffers, ItemStats& stats) {
+  const int64_t bh = b * in.heads + h;
+  // Keys past the last query's own index are in every query's future: never computed.
+  const int64_t visible = std::min(in.keys, in.cached + first + rows);
+  const int64_t n = round_up(visible, kWidth);
+  float* x = at_least(buffers.scores, rows * n);
+  float* w = at_least(buffers.weights, rows * n);
+  const float* q = in.q + (bh * in.queries + first) * in.d_head;
+  const float* keys_t = in.keys_t + bh * in.d_head * in.padded_keys;
+  const float* key_position = in.key_position + b * in.padded_keys;
+  const float* query_position = in.query_position + b * in.queries + first;
+  const auto slope = static_cast<float>(plan.slopes[h]);
+  const auto scale = static_cast<float>(plan.score_scale);
+  for (int64_t g = 0; g < rows; g += kGroup) {
+    const int64_t group = std::min(kGroup, rows - g);
+    const int64_t end = round_up(std::min(in.keys, in.cached + first + g + group), kWidth);
+    float* xg = x + g * n;
+    const float* qg = q + g * in.d_head;
+    if (group == kGroup) {
+      score_group<kGroup>(in, qg, keys_t, key_position, query_position + g, slope, scale, end, xg, n);
+    } else {
+      for (int64_t r = 0; r < group; ++r) {
+        score_group<1>(in, qg + r * in.d_head, keys_t, key_position, query_position + g + r, slope, scale,
+                       end, xg + r * n, n);
+      }
+    }
+    for (int64_t r = 0; r < group; ++r) std::fill(xg + r * n + end, xg + (r + 1) * n, kMinusInfinity);
+  }
+
+  const bool softmax = plan.normalizer == FusedNormalizer::kSoftmax;
+  switch (plan.normalizer) {
+    case FusedNormalizer::kSoftmax:
+      detail::softmax_rows_summarized(x, w, n, 0, rows, at_least(buffers.summaries, rows));
+      break;
+    case FusedNormalizer::kSparsemax:
+      detail::sparsemax_rows(x, w, n, 0, rows);
+      break;
+    case FusedNormalizer::kEntmax15:
+      detail::entmax15_rows(x, w, n, 0, rows);
+      break;
+    case FusedNormalizer::kEntmax:
+      detail::entmax_rows(x, w, n, detail::RowAlpha{nullptr, plan.alphas[h]}, 0, rows);
+      break;
+  }
+
+  const float* values = in.values + bh * in.keys * in.d_head;
+  float* out = in.out + (bh * in.queries + first) * in.d_head;
+  int32_t* keys = at_least(buffers.keys, n);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* out_row = out + r * in.d_head;
+    if (query_position[r] < 0) {  // padding: no key is visible, the output is 0
+      std::fill(out_row, out_row + in.d_head, 0.0f);
+      continue;
+    }
+    const float* wr = w + r * n;
+    const int64_t end = std::min(in.keys, in.cached + first + r + 1);
+    if (softmax) {
+      stats.nonzero += static_cast<double>(buffers.summaries[r].nonzero);
+      stats.entropy += buffers.summaries[r].entropy;
+      weighted_sum<false>(wr, nullptr, end, values, in.d_head, out_row);
+      continue;
+    }
+    // The sparse normalizers: the keys with nonzero weight, then their entropy and values.
+    const int64_t count = nonzero_keys(wr, end, keys);
+    double entropy = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const double wj = wr[keys[i]];
+      entropy -= wj * std::log(wj);
+    }
+    weighted_sum<true>(wr, keys, count, values, in.d_head, out_row);
+    stats.nonzero += static_cast<double>(count);
+    stats.entropy += entropy;
+  }
+}
+
+// A fixed order of the items in which any contiguous range mixes heads and early (cheap) with
+// late (costly) query blocks, so that the equal ranges of at::parallel_for take about equal time:
+// item = (i * stride) mod items, with a stride coprime to the item count.
+int64_t item_stride(int64_t items) {
+  int64_t stride = 7919;
+  while (std::gcd(stride, items) != 1) ++stride;
+  return stride % std::max<int64_t>(items, 1);
+}
+
+// Positions [begin, end) of that order: item = block + blocks * (head + heads * sequence).
+LENGEN_ROW_KERNEL void attend_items(const Layout& in, const FusedAttentionPlan& plan, int64_t begin,
+                                    int64_t end, int64_t stride, ItemStats* stats) {
+  thread_local Buffers buffers;
+  const int64_t items = in.batch * in.heads * in.blocks;
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t item = static_cast<int64_t>((static_cast<unsigned __int128>(i) * stride) % items);
+    const int64_t block = item % in.blocks;
+    const int64_t h = (item / in.blocks) % in.heads;
+    const int64_t b = item / (in.blocks * in.heads);
+    const int64_t first = block * in.block;
+    attend_block(in, plan, b, h, first, std::min(in.block, in.queries - first), buffers, stats[item]);
+  }
+}
+
+}  // namespace
+
+torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_in, const torch::Tensor& v_in,
+                              const torch::Tensor& query_positions, const torch::Tensor& key_positions,
+                              const FusedAttentionPlan& plan, HeadStats* stats) {
+  TORCH_CHECK(q_in.device().is_cpu(), "fused attention runs on the CPU");
+  const torch::Tensor q = q_in.to(torch::kFloat).contiguous();
+  const torch::Tensor v = v_in.to(torch::kFloat).contiguous();
+  Layout in{};
+  in.batch = q.size(0);
+  in.heads = q.size(1);
+  in.queries = q.size(2);
+  in.d_head = q.size(3);
+  in.keys = k_in.size(2);
+  in.padded_keys = round_up(std::max<int64_t>(in.keys, 1), kWidth);
+  in.cached = in.keys - in.queries;
+  in.block = queries_per_block(in.keys);
+  in.blocks = (in.queries + in.block - 1) / in.block;
+  TORCH_CHECK(static_cast<int64_t>(plan.slopes.size()) == in.heads, "fused attention: one slope per head");
+
+  torch::Tensor keys_t = torch::zeros({in.batch, in.heads, in.d_head, in.padded_keys}, q.options());
+  keys_t.narrow(3, 0, in.keys).copy_(k_in.to(torch::kFloat).transpose(2, 3));
+  torch::Tensor key_position = torch::full({in.batch, in.padded_keys}, kNoKey, q.options());
+  key_position.narrow(1, 0, in.keys).copy_(key_positions.to(torch::kFloat));
+  const torch::Tensor query_position = query_positions.to(torch::kFloat).contiguous();
+  torch::Tensor out = torch::empty_like(q);
+
+  in.q = q.data_ptr<float>();
+  in.keys_t = keys_t.data_ptr<float>();
+  in.values = v.data_ptr<float>();
+  in.query_position = query_position.data_ptr<float>();
+  in.key_position = key_position.data_ptr<float>();
+  in.out = out.data_ptr<float>();
+
+  const int64_t items = in.batch * in.heads * in.blocks;
+  std::vector<ItemStats> item_stats(items);
+  const int64_t stride = item_stride(items);
+  if (items > 0) {
+    at::parallel_for(0, items, 1, [&](int64_t begin, int64_t end) {
+      attend_items(in, plan, begin, end, stride, item_stats.data());
+    });
+  }
+
+  if (stats != nullptr) {
+    // Summed in item order: the same sums for every thread count.
+    std::vector<double> nonzero(in.heads, 0.0), entropy(in.heads, 0.0);
+    for (int64_t item = 0; item < items; ++item) {
+      const int64_t h = (item / in.blocks) % in.heads;
+      nonzero[h] += item_stats[item].nonzero;
+      entropy[h] += item_stats[item].entropy;
+    }
+    const auto as_tensor = [](const std::vector<double>& values) {
+      return torch::tensor(values, torch::TensorOptions().dtype(torch::kDouble));
+    };
+    stats->nonzero_sum =
+        stats->nonzero_sum.defined() ? stats->nonzero_sum + as_tensor(nonzero) : as_tensor(nonzero);
+    stats->entropy_sum =
+        stats->entropy_sum.defined() ? stats->entropy_sum + as_tensor(entropy) : as_tensor(entropy);
+    stats->rows += (query_positions >= 0).sum().item<int64_t>();
+  }
+  return out;
+}
+
+}  // namespace lengen

@@ -1,0 +1,242 @@
+// `lengen bench eval`: seconds per evaluated sample of a model at long lengths, for softmax and
+// ASEntmax with the fused and the dense attention kernels, against a FLOP floor: the sample's
+// attention and projection FLOPs at the sgemm rate measured in the same run, on the same machine.
+#include <spdlog/fmt/fmt.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/bench_clock.h"
+#include "cli/commands.h"
+#include "lengen/batch.h"
+#include "lengen/checkpoint.h"
+#include "lengen/compute_threads.h"
+#include "lengen/config_io.h"
+#include "lengen/data_streams.h"
+#include "lengen/errors.h"
+#include "lengen/evaluation.h"
+#include "lengen/rng.h"
+#include "lengen/run_folder.h"
+#include "lengen/sequence.h"
+#include "lengen/training_data.h"
+
+namespace lengen::cli {
+namespace {
+
+struct EvalBenchOptions {
+  std::vector<int64_t> lengths = {1024, 4096, 16384};
+  int64_t samples = 2;
+  int threads = 1;
+  int64_t dense_max_length = 16384;
+  std::string run_dir;
+  bool json = false;
+};
+
+// A model to time: one attention method, its config and (with --run) its weights.
+struct BenchModel {
+  std::string method;
+  Config config;
+  Decoder model{nullptr};
+};
+
+// The quick mqmtar config's task and model shape (configs/quick/mqmtar.json), for softmax and
+// ASEntmax at random initialisation.
+Config quick_mqmtar(const std::string& normalizer, const std::string& scaling) {
+  Config config;
+  config.task.name = "mqmtar";
+  config.task.params = {
+      {"alphabet", 64}, {"key_len", 1}, {"value_len", 1}, {"num_pairs", 64}, {"num_queries", 2}};
+  config.task.len_min = 16;
+  config.task.len_max = 32;
+  config.model.attention.normalizer = normalizer;
+  config.model.attention.scaling = scaling;
+  config.model.attention.positions = "nape";
+  return config;
+}
+
+std::string method_name(const AttentionConfig& attention) {
+  if (attention.scaling == "asentmax" && attention.normalizer == "entmax15") return "asentmax";
+  return attention.scaling == "none" ? attention.normalizer : attention.normalizer + "+" + attention.scaling;
+}
+
+std::vector<BenchModel> bench_models(const EvalBenchOptions& options) {
+  std::vector<Config> configs;
+  if (options.run_dir.empty()) {
+    configs = {quick_mqmtar("softmax", "none"), quick_mqmtar("entmax15", "asentmax")};
+  } else {
+    configs = {load_config(RunFolder(options.run_dir).config_path())};
+  }
+  std::vector<BenchModel> models;
+  for (const Config& config : configs) {
+    auto task = make_task(config.task.name, config.task.params, config.task.seed);
+    torch::manual_seed(config.train.seed);
+    BenchModel bench{method_name(config.model.attention), config,
+                     Decoder(config.model, vocab_size(task->num_symbols()))};
+    if (!options.run_dir.empty())
+      load_checkpoint(resolve_checkpoint(options.run_dir, "last"), bench.model, nullptr);
+    bench.model->set_query_chunk(config.model.prefill_chunk);
+    models.push_back(std::move(bench));
+  }
+  return models;
+}
+
+// Resets the process's peak resident set (Linux: 5 > /proc/self/clear_refs), so that each
+// measurement reports its own peak.
+void reset_peak_rss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  if (clear) clear << "5";
+}
+
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0.0;
+}
+
+// FLOP/s of a 512 x 512 x 512 fp32 matrix product (the fastest of a few) with the bench's threads.
+double sgemm_flops_per_second(bool single_threaded) {
+  constexpr int64_t kSize = 512;
+  const auto a = torch::randn({kSize, kSize});
+  const auto b = torch::randn({kSize, kSize});
+  auto c = torch::empty({kSize, kSize});
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 12; ++i) {
+    const double start = bench_now_seconds(single_threaded);
+    torch::mm_out(c, a, b);
+    best = std::min(best, bench_now_seconds(single_threaded) - start);
+  }
+  return 2.0 * kSize * kSize * kSize / best;
+}
+
+// One sample's attention (causal q.k and the weighted sum of values) and projection (q, k, v,
+// out, the MLP) FLOPs for `tokens` tokens.
+double sample_flops(const ModelConfig& model, int64_t tokens) {
+  const double t = static_cast<double>(tokens);
+  const double inner = static_cast<double>(model.heads * model.d_head);
+  const double attention = 2.0 * 2.0 * static_cast<double>(model.heads * model.d_head) * t * (t + 1) / 2;
+  const double projections = 2.0 * t * (4.0 * model.d_model * inner + 3.0 * model.d_model * model.d_mlp);
+  return static_cast<double>(model.layers) * (attention + projections);
+}
+
+struct Timing {
+  double seconds_per_sample = 0;
+  double peak_rss_mb = 0;
+};
+
+Timing time_evaluation(BenchModel& bench, const std::vector<Sample>& samples, int64_t length,
+                       AttentionKernel kernel, bool single_threaded) {
+  EvalConfig eval = bench.config.eval;
+  eval.decode = kTeacherForced;
+  eval.batch_size = 1;
+  eval.attention_stats = true;
+  bench.model->set_attention_kernel(kernel);
+  reset_peak_rss();
+  const double start = bench_now_seconds(single_threaded);
+  evaluate_samples(bench.model, samples, length, eval);
+  Timing timing;
+  timing.seconds_per_sample =
+      (bench_now_seconds(single_threaded) - start) / static_cast<double>(samples.size());
+  timing.peak_rss_mb = peak_rss_mb();
+  return timing;
+}
+
+void run_eval_bench(const EvalBenchOptions& options) {
+  set_compute_threads(options.threads);
+  const bool single = options.threads == 1;
+  std::vector<BenchModel> models = bench_models(options);
+  const double flops_per_second = sgemm_flops_per_second(single);
+  nlohmann::json records = nlohmann::json::array();
+  if (!options.json) {
+    std::printf(
+        "teacher-forced evaluation with attention statistics, batch 1, %lld sample(s) per entry, %d "
+        "thread(s), %s; "
+        "sgemm %.1f GFLOP/s; floor = attention + projection FLOPs at that rate\n",
+        static_cast<long long>(options.samples), options.threads, single ? "thread CPU time" : "wall time",
+        flops_per_second / 1e9);
+    std::printf("%-10s %-6s %8s %8s %12s %12s %10s %9s %8s\n", "method", "kernel", "length", "tokens",
+                "s/sample", "tokens/s", "peak MB", "speedup", "floor x");
+  }
+  for (int64_t length : options.lengths) {
+    for (BenchModel& bench : models) {
+      auto task = make_task(bench.config.task.name, bench.config.task.params, bench.config.task.seed);
+      const auto samples = fixed_samples(*task, length, options.samples,
+                                         derive_seed(bench.config.task.seed, kEvalStream(length)));
+      const int64_t tokens = collate({samples.front()}).input.size(1);
+      const double floor_seconds = sample_flops(bench.config.model, tokens) / flops_per_second;
+      // A short untimed pass first: the heap and LibTorch's first-call work settle.
+      const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
+      std::optional<double> dense_seconds;
+      for (AttentionKernel kernel : {AttentionKernel::kDense, AttentionKernel::kFused}) {
+        const bool dense = kernel == AttentionKernel::kDense;
+        if (dense && length > options.dense_max_length) continue;
+        time_evaluation(bench, warmup, bench.config.task.len_max, kernel, single);
+        const Timing timing = time_evaluation(bench, samples, length, kernel, single);
+        if (dense) dense_seconds = timing.seconds_per_sample;
+        nlohmann::json record = {{"method", bench.method},
+                                 {"kernel", dense ? "dense" : "fused"},
+                                 {"length", length},
+                                 {"tokens", tokens},
+                                 {"samples", options.samples},
+                                 {"threads", options.threads},
+                                 {"seconds_per_sample", timing.seconds_per_sample},
+                                 {"tokens_per_s", static_cast<double>(tokens) / timing.seconds_per_sample},
+                                 {"peak_rss_mb", timing.peak_rss_mb},
+                                 {"speedup_vs_dense", nullptr},
+                                 {"floor_ratio", timing.seconds_per_sample / floor_seconds}};
+        if (dense_seconds) record["speedup_vs_dense"] = *dense_seconds / timing.seconds_per_sample;
+        if (!options.json) {
+          const std::string speedup =
+              dense_seconds ? fmt::format("{:.2f}", *dense_seconds / timing.seconds_per_sample) : "-";
+          std::printf("%-10s %-6s %8lld %8lld %12.3f %12.0f %10.0f %9s %8.2f\n", bench.method.c_str(),
+                      dense ? "dense" : "fused", static_cast<long long>(length),
+                      static_cast<long long>(tokens), timing.seconds_per_sample,
+                      static_cast<double>(tokens) / timing.seconds_per_sample, timing.peak_rss_mb,
+                      speedup.c_str(), timing.seconds_per_sample / floor_seconds);
+          std::fflush(stdout);
+        }
+        records.push_back(record);
+      }
+    }
+  }
+  if (options.json) std::cout << records.dump(2) << "\n";
+}
+
+}  // namespace
+
+void add_bench_eval_command(CLI::App& bench) {
+  auto options = std::make_shared<EvalBenchOptions>();
+  auto* eval = bench.add_subcommand(
+      "eval", "Seconds per evaluated sample at long lengths: fused vs dense attention, vs a FLOP floor");
+  eval->add_option("--lengths", options->lengths, "task lengths to evaluate")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  eval->add_option("--threads", options->threads, "intra-op threads")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  eval->add_option("--dense-max-length", options->dense_max_length,
+                   "longest length at which the dense kernel is timed too (it needs keys^2 time)")
+      ->capture_default_str();
+  eval->add_option(
+          "--run", options->run_dir,
+          "time this run's model (last checkpoint) instead of the quick mqmtar shape's softmax and ASEntmax")
+      ->check(CLI::ExistingDirectory);
+  eval->add_flag("--json", options->json, "print a JSON list of records instead of a table");
+  eval->callback([options] { run_eval_bench(*options); });
+}
+
+}  // namespace lengen::cli

@@ -1,0 +1,260 @@
+// The fused evaluation attention against the dense reference (table-style, as the normalizer
+// tests): every fused normalizer x length scaling x position encoding, with padding on either
+// side, a single winning key, all-equal rows, the KV cache, and any thread count.
+#include "attention/fused_attention.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "lengen/attention.h"
+#include "lengen/compute_threads.h"
+#include "lengen/decode.h"
+#include "lengen/errors.h"
+#include "lengen/model.h"
+#include "model_test_util.h"
+
+namespace lengen {
+namespace {
+
+struct Outputs {
+  torch::Tensor out;
+  HeadStats stats;
+};
+
+Outputs attend(Attention& attention, const torch::Tensor& x, const torch::Tensor& positions,
+               AttentionKernel kernel) {
+  torch::NoGradGuard no_grad;
+  attention->set_kernel(kernel);
+  Outputs outputs;
+  outputs.out = attention(x, positions, nullptr, &outputs.stats);
+  return outputs;
+}
+
+// Outputs within float tolerance; statistics over the same rows, nonzero counts equal up to an
+// entry that sits at float resolution of the threshold in one path and not in the other.
+void expect_same(const Outputs& dense, const Outputs& fused, const std::string& label) {
+  ASSERT_TRUE(fused.out.defined()) << label;
+  const double error = (dense.out - fused.out).abs().max().item<double>();
+  const double scale = dense.out.abs().max().item<double>();
+  EXPECT_LE(error, 2e-5 * std::max(1.0, scale)) << label;
+  EXPECT_EQ(dense.stats.rows, fused.stats.rows) << label;
+  ASSERT_TRUE(fused.stats.nonzero_sum.defined()) << label;
+  const double rows = static_cast<double>(dense.stats.rows);
+  EXPECT_LE((dense.stats.nonzero_sum - fused.stats.nonzero_sum).abs().max().item<double>(),
+            1e-3 * rows + 1e-9)
+      << label << "\ndense " << dense.stats.nonzero_sum << "\nfused " << fused.stats.nonzero_sum;
+  EXPECT_LE((dense.stats.entropy_sum - fused.stats.entropy_sum).abs().max().item<double>(), 1e-4 * rows)
+      << label;
+}
+
+struct Method {
+  std::string normalizer;
+  double alpha = 1.5;
+  bool learn_alpha = false;
+};
+
+std::string name_of(const Method& method) {
+  if (method.normalizer != "entmax") return method.normalizer;
+  return "entmax alpha=" + std::to_string(method.alpha) + (method.learn_alpha ? " learned" : "");
+}
+
+const std::vector<Method>& fused_methods() {
+  static const std::vector<Method> methods = {{"softmax"},      {"sparsemax"},   {"entmax15"},
+                                              {"entmax", 1.25}, {"entmax", 1.5}, {"entmax", 1.7, true}};
+  return methods;
+}
+
+ModelConfig config_for(const Method& method, const std::string& scaling, const std::string& positions) {
+  ModelConfig config = testing::tiny_model_config(method.normalizer, scaling, positions);
+  config.attention.alpha = method.alpha;
+  config.attention.learn_alpha = method.learn_alpha;
+  return config;
+}
+
+// Three sequences of `length`: whole, left-padded (as greedy decoding pads prompts) and
+// right-padded (as batches pad targets).
+torch::Tensor padded_positions(int64_t length) {
+  auto positions = torch::arange(length).unsqueeze(0).repeat({3, 1});
+  positions[1].narrow(0, 0, 5).fill_(-1);
+  positions[1].narrow(0, 5, length - 5).copy_(torch::arange(length - 5));
+  positions[2].narrow(0, length - 7, 7).fill_(-1);
+  return positions;
+}
+
+TEST(FusedAttention, MatchesDenseForEveryNormalizerScalingAndPositions) {
+  for (const Method& method : fused_methods()) {
+    for (std::string scaling : {"none", "ssmax", "learned", "asentmax"}) {
+      for (std::string positions : {"nope", "rope", "alibi", "nape"}) {
+        const std::string label = name_of(method) + " / " + scaling + " / " + positions;
+        const ModelConfig config = config_for(method, scaling, positions);
+        torch::manual_seed(3);
+        Attention attention(config);
+        // Scores spread enough that the sparse normalizers keep only some keys.
+        const auto x = 3 * torch::randn({3, 37, config.d_model});
+        const auto pos = padded_positions(37);
+        expect_same(attend(attention, x, pos, AttentionKernel::kDense),
+                    attend(attention, x, pos, AttentionKernel::kFused), label);
+      }
+    }
+  }
+}
+
+// Blocks of queries, groups of four within them and key rows padded to eight all have
+// remainders here; d_head 6 is not a multiple of the vector width.
+TEST(FusedAttention, MatchesDenseAcrossBlocksAndOddHeadSizes) {
+  for (const Method& method : fused_methods()) {
+    for (int64_t d_head : {6, 16}) {
+      ModelConfig config = config_for(method, "asentmax", "nape");
+      config.d_head = d_head;
+      torch::manual_seed(5);
+      Attention attention(config);
+      const auto x = 3 * torch::randn({3, 301, config.d_model});
+      const auto pos = padded_positions(301);
+      expect_same(attend(attention, x, pos, AttentionKernel::kDense),
+                  attend(attention, x, pos, AttentionKernel::kFused),
+                  name_of(method) + " d_head " + std::to_string(d_head));
+    }
+  }
+}
+
+// q.k = x_q[0] x_k[0] / sqrt(d_head) on every head: with x[0] = 1 everywhere except a large value
+// at one key, the queries before that key see all-equal rows and the ones after it one key
+// that wins by far.
+TEST(FusedAttention, MatchesDenseOnASingleWinningKeyAndAllEqualRows) {
+  for (const Method& method : fused_methods()) {
+    for (std::string positions : {"nope", "alibi"}) {
+      const ModelConfig config = config_for(method, "none", positions);
+      Attention attention(config);
+      for (auto& item : attention->named_parameters()) {
+        torch::NoGradGuard no_grad;
+        const std::string& name = item.key();
+        if (name != "q_proj.weight" && name != "k_proj.weight") continue;
+        item.value().zero_();
+        for (int64_t h = 0; h < config.heads; ++h) item.value()[h * config.d_head][0] = 1.0;
+      }
+      torch::manual_seed(7);
+      auto x = torch::randn({3, 20, config.d_model});
+      x.select(2, 0).fill_(1.0);
+      x[0][9][0] = 40.0;
+      x[2][3][0] = 40.0;
+      const auto pos = padded_positions(20);
+      const Outputs dense = attend(attention, x, pos, AttentionKernel::kDense);
+      const Outputs fused = attend(attention, x, pos, AttentionKernel::kFused);
+      expect_same(dense, fused, name_of(method) + " / " + positions);
+    }
+  }
+}
+
+TEST(FusedAttention, MatchesDenseWithTheKeyValueCache) {
+  for (const Method& method : fused_methods()) {
+    const ModelConfig config = config_for(method, "asentmax", "nape");
+    torch::manual_seed(9);
+    Attention attention(config);
+    const auto x = 3 * torch::randn({2, 24, config.d_model});
+    auto positions = torch::arange(24).unsqueeze(0).repeat({2, 1});
+    positions[1].narrow(0, 0, 4).fill_(-1);
+    positions[1].narrow(0, 4, 20).copy_(torch::arange(20));
+    LayerCache dense_cache, fused_cache;
+    // A prefill of 16 tokens, then one token at a time.
+    std::vector<std::pair<int64_t, int64_t>> steps = {{0, 16}};
+    for (int64_t t = 16; t < 24; ++t) steps.push_back({t, 1});
+    for (const auto& [start, size] : steps) {
+      torch::NoGradGuard no_grad;
+      const auto xs = x.narrow(1, start, size);
+      const auto ps = positions.narrow(1, start, size);
+      Outputs dense, fused;
+      attention->set_kernel(AttentionKernel::kDense);
+      dense.out = attention(xs, ps, &dense_cache, &dense.stats);
+      attention->set_kernel(AttentionKernel::kFused);
+      fused.out = attention(xs, ps, &fused_cache, &fused.stats);
+      expect_same(dense, fused, name_of(method) + " at token " + std::to_string(start));
+    }
+  }
+}
+
+// The kernel itself, on the same q, k and v: the same bits from 1, 2 and 3 threads.
+TEST(FusedAttention, SameBitsForEveryThreadCount) {
+  torch::manual_seed(11);
+  const int64_t heads = 4, length = 300, d_head = 16;
+  const auto q = 3 * torch::randn({2, heads, length, d_head});
+  const auto k = torch::randn({2, heads, length, d_head});
+  const auto v = torch::randn({2, heads, length, d_head});
+  auto positions = torch::arange(length).unsqueeze(0).repeat({2, 1});
+  positions[1].narrow(0, length - 9, 9).fill_(-1);
+  for (FusedNormalizer normalizer : {FusedNormalizer::kSoftmax, FusedNormalizer::kSparsemax,
+                                     FusedNormalizer::kEntmax15, FusedNormalizer::kEntmax}) {
+    FusedAttentionPlan plan;
+    plan.normalizer = normalizer;
+    plan.alphas = {1.25, 1.5, 1.75, 2.5};
+    plan.slopes = {1.0, 0.5, 0.0, 0.0};
+    plan.score_scale = 0.25;
+    std::vector<Outputs> runs;
+    for (int threads : {1, 2, 3}) {
+      set_compute_threads(threads);
+      Outputs run;
+      run.out = fused_attention(q, k, v, positions, positions, plan, &run.stats);
+      runs.push_back(run);
+    }
+    set_compute_threads(1);
+    const auto label = static_cast<int>(normalizer);
+    for (size_t i = 1; i < runs.size(); ++i) {
+      EXPECT_TRUE(torch::equal(runs[0].out, runs[i].out)) << label;
+      EXPECT_TRUE(torch::equal(runs[0].stats.nonzero_sum, runs[i].stats.nonzero_sum)) << label;
+      EXPECT_TRUE(torch::equal(runs[0].stats.entropy_sum, runs[i].stats.entropy_sum)) << label;
+    }
+  }
+}
+
+// Training (grad on) and the normalizers without a fused kernel keep the dense path.
+TEST(FusedAttention, GradModeAndUnfusedNormalizersUseTheDensePath) {
+  torch::manual_seed(13);
+  Attention fused_softmax(testing::tiny_model_config("softmax", "none", "nape"));
+  const auto q = torch::randn({1, 4, 3, 8});
+  EXPECT_TRUE(fused_softmax->uses_fused_kernel(q) == false);  // grad mode is on here
+  {
+    torch::NoGradGuard no_grad;
+    EXPECT_TRUE(fused_softmax->uses_fused_kernel(q));
+    EXPECT_FALSE(fused_softmax->uses_fused_kernel(q.to(torch::kDouble)));
+    fused_softmax->set_kernel(AttentionKernel::kDense);
+    EXPECT_FALSE(fused_softmax->uses_fused_kernel(q));
+    for (std::string normalizer : {"topk", "adaptive_softmax", "stickbreaking"}) {
+      Attention attention(testing::tiny_model_config(normalizer, "none", "nape"));
+      EXPECT_FALSE(attention->uses_fused_kernel(q)) << normalizer;
+    }
+  }
+}
+
+// Whole models: the same greedy tokens and teacher-forced predictions from both kernels.
+TEST(FusedAttention, RandomModelsDecodeTheSameTokens) {
+  for (const Method& method : fused_methods()) {
+    ModelConfig config = config_for(method, "asentmax", "nape");
+    torch::manual_seed(17);
+    Decoder model(config, 12);
+    model->eval();
+    std::vector<std::vector<int32_t>> prompts = {
+        {4, 5, 6, 7, 8, 9, 10, 11, 4, 5}, {6, 7, 8}, {9, 9, 9, 4, 5}};
+    const std::vector<int64_t> caps = {12, 12, 12};
+    torch::NoGradGuard no_grad;
+    model->set_attention_kernel(AttentionKernel::kDense);
+    const auto dense_tokens = greedy_decode(model, prompts, caps, nullptr);
+    const auto tokens = testing::random_tokens(3, 40, 12, 19);
+    const auto dense_logits = model->forward(tokens);
+    model->set_attention_kernel(AttentionKernel::kFused);
+    EXPECT_EQ(greedy_decode(model, prompts, caps, nullptr), dense_tokens) << name_of(method);
+    const auto fused_logits = model->forward(tokens);
+    EXPECT_TRUE(torch::equal(fused_logits.argmax(-1), dense_logits.argmax(-1))) << name_of(method);
+    EXPECT_LE((fused_logits - dense_logits).abs().max().item<double>(), 1e-4) << name_of(method);
+  }
+}
+
+TEST(FusedAttention, KernelNamesAreChecked) {
+  EXPECT_EQ(attention_kernel_named("fused"), AttentionKernel::kFused);
+  EXPECT_EQ(attention_kernel_named("dense"), AttentionKernel::kDense);
+  EXPECT_THROW(attention_kernel_named("fast"), UserError);
+}
+
+}  // namespace
+}  // namespace lengen
