@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lengen/errors.h"
 #include "lengen/model.h"
 
 namespace lengen {
@@ -14,13 +15,35 @@ struct TrainingProgress {
   int64_t step = 0;                 // steps completed
   double best_validation = -1.0;    // best in-distribution exact match so far (-1: none yet)
   int64_t best_step = -1;
+  // The log window open at `step` (steps since the last log line), so that a resumed run logs
+  // the same mean loss as one that never stopped.
+  double window_loss = 0.0;
+  int64_t window_steps = 0;
+  int64_t window_tokens = 0;
 };
 
+// A checkpoint file that cannot be read at all (truncated, not a checkpoint), as opposed to
+// one that reads but belongs to another model.
+class CheckpointUnreadable : public UserError {
+ public:
+  using UserError::UserError;
+};
+
+// True when every parameter and buffer of `model` is finite.
+bool weights_are_finite(Decoder& model);
+
+// Writes the checkpoint; weights that are not finite are refused (UserError) and a failed
+// write (full disk) throws UserError "cannot write PATH: reason" and leaves no temp file.
 void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer,
                      const TrainingProgress& progress);
 
-// Restores the model (and the optimizer when given). A missing file or one that does not
-// fit the model throws UserError naming the file.
+// Restores the model (and the optimizer when given). A missing or unreadable file throws
+// CheckpointUnreadable; one of another model (a parameter missing or of another shape) throws
+// UserError naming the first mismatched parameter.
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer);
+
+// A 64-bit FNV-1a hash of every parameter and buffer (names, shapes and float values), as 16
+// hex digits: two checkpoints with the same weights have the same hash on every machine.
+std::string weights_hash(Decoder& model);
 
 }  // namespace lengen

@@ -58,10 +58,13 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
 
 // Evaluation data per length: eval.samples fixed samples of the task from each length's own
 // seed stream (disjoint from training and validation), or with `data_dir` the test_{i}_{L}
-// splits found there (their lengths; at most eval.samples samples each).
+// splits found there (their lengths; at most eval.samples samples each). A split without
+// samples, or with a source whose size does not match the length in its name, throws
+// UserError "FILE:LINE: ...". `data` says where the samples come from (results.json keeps it).
 struct EvalSet {
   int64_t length;
   std::vector<Sample> samples;
+  nlohmann::json data;
 };
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir);
 
@@ -72,18 +75,29 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
 struct RunEvaluation {
   std::string checkpoint;
   int64_t step = 0;
+  std::string weights_hash;  // of the evaluated model (lengen/checkpoint.h)
+  bool on_files = false;     // evaluated on --data files, not generated data
   std::vector<LengthResult> results;
+  std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)
 };
 
+// results.json keeps results on generated data under "results" and results on --data files
+// apart, under "results_on_files", each as {decode: {length: entry}}: one never replaces the
+// other at the same length.
+constexpr const char* kGeneratedResultsKey = "results";
+constexpr const char* kFileResultsKey = "results_on_files";
+
 // Loads the run's model from `checkpoint` ("last", "best" or a path), evaluates it on the
-// config's lengths (or `data_dir`), and merges the results into RUN/results.json.
+// config's lengths (or `data_dir`), and merges the results into RUN/results.json. A
+// non-finite loss (unusable weights) throws UserError before anything is written.
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "");
 
 nlohmann::json length_result_to_json(const LengthResult& result);
 
 // Adds `evaluation` to `existing` results.json content (keeping other lengths and modes) and
-// refreshes the run's description (task, method, training length).
+// refreshes the run's description (task, method, training length). Each entry records what
+// produced it: "data" (EvalSet::data) and "model" (checkpoint file, step, weights hash).
 nlohmann::json merge_results(nlohmann::json existing, const Config& config, const RunEvaluation& evaluation);
 
 // The stdout table: length, multiple of the longest training length, exact match %, token

@@ -26,12 +26,13 @@ struct RunResults {
   std::string name;
   Method method;
   int64_t train_len_max = 0;
-  nlohmann::json results;  // results.json's "results": decode mode -> length -> metrics
+  nlohmann::json results;  // results.json's "results" (or "results_on_files"): decode -> length -> metrics
 };
 
 // The runs under `dir`: the runs listed in DIR/sweep.json that have a results.json, or DIR
 // itself when it holds a results.json, or else every DIR/*/results.json. None throws UserError.
-std::vector<RunResults> collect_runs(const std::string& dir);
+// `on_files`: the results on --data files instead of those on generated data.
+std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = false);
 
 // The decode mode to report: teacher_forced when any run has it, else greedy.
 std::string default_decode(const std::vector<RunResults>& runs);
@@ -70,6 +71,7 @@ struct ReportOptions {
   std::string out_dir;           // default: DIR
   std::string decode;            // default: default_decode
   std::string gnuplot = "auto";  // "auto": find_gnuplot(); "": no plots
+  bool on_files = false;         // report the results on --data files, not on generated data
 };
 
 // Writes report.md, exact_match.csv, token_accuracy.csv, nonzero_per_query.csv and the plots.

@@ -1,12 +1,15 @@
 #pragma once
 // A run is a folder: config.json (resolved), log.jsonl (one JSON object per line),
-// checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt, results.json after eval.
+// checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt, results.json after eval, and the
+// marker file .lengen_run that says lengen made the folder (so --force may replace it).
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include "lengen/json_file.h"
 
 namespace lengen {
 
@@ -21,6 +24,7 @@ class RunFolder {
   std::string checkpoint_dir() const { return path_ + "/checkpoints"; }
   std::string checkpoint_path(int64_t step) const;
   std::string best_checkpoint_path() const { return checkpoint_dir() + "/best.pt"; }
+  std::string marker_path() const { return path_ + "/.lengen_run"; }
 
   // Checkpoints by step, oldest first.
   std::vector<std::string> checkpoints() const;
@@ -32,17 +36,27 @@ class RunFolder {
   // True when the folder exists and holds anything.
   bool has_content() const;
 
+  // True when lengen made this folder as a run folder: it holds the marker, or (a run folder
+  // from before the marker) a config.json with task, model and train sections beside a log.jsonl.
+  bool is_lengen_run() const;
+  // Writes the marker; called when the folder is created for a run.
+  void mark() const;
+  // Deletes the folder for `--force`; refuses (UserError, nothing deleted) a file or a folder
+  // that is not a lengen run folder.
+  void remove_for_restart() const;
+
  private:
   std::string path_;
 };
 
-// Writes `text` to `path` through a temp file and a rename.
+// Writes `text` to `path` through PATH.tmp and a rename, so `path` is either the old or the
+// new content. A failed write or rename (a full disk, a read-only target) removes PATH.tmp and
+// throws UserError "cannot write PATH: reason".
 void write_file_atomically(const std::string& path, const std::string& text);
 
-nlohmann::json read_json_file(const std::string& path);
-
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
-// so the log tells one consistent history.
+// so the log tells one consistent history. A line whose "step" is not an integer throws
+// UserError "FILE:LINE: ...".
 class JsonlLog {
  public:
   JsonlLog(const std::string& path, int64_t keep_through_step);

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "lengen/config_io.h"
+#include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/run_folder.h"
 
@@ -17,22 +18,37 @@ struct EvalArgs {
   std::string run_dir;
   std::string checkpoint;
   std::string lengths;
-  int64_t samples = 0;
-  int64_t batch_size = 0;
-  int64_t threads = 0;
+  std::string samples;
+  std::string batch_size;
+  std::string threads;
   std::string decode;
+  const CLI::Option* lengths_option = nullptr;
+  const CLI::Option* samples_option = nullptr;
+  const CLI::Option* batch_size_option = nullptr;
+  const CLI::Option* threads_option = nullptr;
+  const CLI::Option* decode_option = nullptr;
   std::string data_dir;
   std::vector<std::string> overrides;
 };
 
+// The value of an option the user gave, as an eval.* override. Given empty, it is refused
+// rather than read as "use the default".
+void add_override(std::vector<std::string>& overrides, const CLI::Option* option, const std::string& key,
+                  const std::string& value) {
+  if (option->count() == 0) return;
+  if (value.empty()) throw UserError(option->get_name() + " is empty");
+  overrides.push_back(key + "=" + value);
+}
+
 void run_eval(const EvalArgs& args) {
-  // The command-line options are overrides of eval.* like any other, so they are checked the same way.
+  // The command-line options are overrides of eval.* like any other, so they are checked the
+  // same way: --samples 0 is refused as eval.samples=0 would be.
   std::vector<std::string> overrides = args.overrides;
-  if (!args.lengths.empty()) overrides.push_back("eval.lengths=" + args.lengths);
-  if (args.samples > 0) overrides.push_back("eval.samples=" + std::to_string(args.samples));
-  if (args.batch_size > 0) overrides.push_back("eval.batch_size=" + std::to_string(args.batch_size));
-  if (args.threads > 0) overrides.push_back("train.threads=" + std::to_string(args.threads));
-  if (!args.decode.empty()) overrides.push_back("eval.decode=" + args.decode);
+  add_override(overrides, args.lengths_option, "eval.lengths", args.lengths);
+  add_override(overrides, args.samples_option, "eval.samples", args.samples);
+  add_override(overrides, args.batch_size_option, "eval.batch_size", args.batch_size);
+  add_override(overrides, args.threads_option, "train.threads", args.threads);
+  add_override(overrides, args.decode_option, "eval.decode", args.decode);
   const Config config = load_config(RunFolder(args.run_dir).config_path(), overrides);
   // eval.checkpoint names last or best; --checkpoint may also be a path.
   const std::string checkpoint = args.checkpoint.empty() ? config.eval.checkpoint : args.checkpoint;
@@ -51,12 +67,14 @@ void add_eval_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--checkpoint", args->checkpoint, "last, best or a checkpoint path (default: eval.checkpoint)");
-  cmd->add_option("--lengths", args->lengths, "Source lengths, e.g. 64,128,256 (default: eval.lengths)");
-  cmd->add_option("--samples", args->samples, "Samples per length (default: eval.samples)");
-  cmd->add_option("--batch-size", args->batch_size, "Samples per batch (default: eval.batch_size)");
-  cmd->add_option("--threads", args->threads,
-                  "Threads (default: train.threads); results are the same for every count");
-  cmd->add_option("--decode", args->decode, "teacher_forced or greedy (default: eval.decode)");
+  args->lengths_option =
+      cmd->add_option("--lengths", args->lengths, "Source lengths, e.g. 64,128,256 (default: eval.lengths)");
+  args->samples_option = cmd->add_option("--samples", args->samples, "Samples per length (default: eval.samples)");
+  args->batch_size_option =
+      cmd->add_option("--batch-size", args->batch_size, "Samples per batch (default: eval.batch_size)");
+  args->threads_option = cmd->add_option("--threads", args->threads,
+                                         "Threads (default: train.threads); results are the same for every count");
+  args->decode_option = cmd->add_option("--decode", args->decode, "teacher_forced or greedy (default: eval.decode)");
   cmd->add_option("--data", args->data_dir, "Evaluate on DIR/test_{i}_{L}.src/.trg instead of generated data")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--set", args->overrides, "Override a config key: key.path=value (repeatable)");

@@ -3,9 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <new>
 
 #include "cli/commands.h"
+#include "cli/parse_error_line.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
@@ -31,8 +34,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : lengen::kUserErrorExitCode;
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    std::cerr << "lengen: error: " << lengen::cli::parse_error_line(app, argc, argv, e) << "\n";
+    return lengen::kUserErrorExitCode;
   } catch (const lengen::cli::ExitWith& e) {
     return e.code;
   } catch (const lengen::TrainingDiverged& e) {
@@ -40,6 +44,15 @@ int main(int argc, char** argv) {
     return lengen::cli::kDivergedExitCode;
   } catch (const lengen::UserError& e) {
     std::cerr << "lengen: error: " << e.what() << "\n";
+    return lengen::kUserErrorExitCode;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that cannot be created, read or replaced (permissions, a file
+    // where a folder is needed, a full disk).
+    std::cerr << "lengen: error: " << e.what() << "\n";
+    return lengen::kUserErrorExitCode;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "lengen: error: out of memory: a batch size, length or sample count is too large for this "
+                 "machine\n";
     return lengen::kUserErrorExitCode;
   } catch (const std::exception& e) {
     std::cerr << "lengen: internal error: " << e.what() << "\n";

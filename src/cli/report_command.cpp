@@ -17,6 +17,8 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--out", options->out_dir, "Where to write the report (default: DIR)");
   cmd->add_option("--decode", options->decode, "teacher_forced or greedy (default: teacher_forced if present)");
+  cmd->add_flag("--on-files", options->on_files,
+                "Report the results on `eval --data` files instead of those on generated data");
   cmd->callback([dir, options] {
     std::cout << write_report(*dir, *options);
   });

@@ -195,6 +195,10 @@ void run_sweep(const SweepArgs& args) {
     return;
   }
   check_finished_runs_are_current(sweep, mine, args.out);
+  std::error_code error;
+  if (fs::exists(args.out, error) && !fs::is_directory(args.out, error)) {
+    throw UserError("--out " + args.out + " is a file, not a sweep folder");
+  }
   fs::create_directories(args.out);
   write_file_atomically(args.out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
 

@@ -50,6 +50,12 @@ ConfigField field(const char* key, Access access, const char* meaning, Bounds bo
           [access](Config& config, const json& value) { access(config) = from_json<T>(value); }};
 }
 
+// Upper bounds far beyond any sensible run, so that a typo (1e15 samples, 100000 threads) ends
+// in a clear error instead of an allocation failure or a machine that stops responding.
+constexpr double kMaxLength = 1 << 20;
+constexpr double kMaxCount = 1 << 20;
+constexpr double kMaxThreads = 1024;
+
 Bounds at_least(double low) { return {low, false, std::nullopt, false}; }
 Bounds above(double low) { return {low, true, std::nullopt, false}; }
 Bounds closed(double low, double high) { return {low, false, high, false}; }
@@ -71,8 +77,8 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(task.params),
             "task-specific numbers, e.g. {\"vocab\": 32}; the task fills defaults and checks them"),
       field(KEY(task.len_min), "shortest training source length; lengths are uniform in [len_min, len_max]",
-            at_least(1)),
-      field(KEY(task.len_max), "longest training source length", at_least(1)),
+            closed(1, kMaxLength)),
+      field(KEY(task.len_max), "longest training source length", closed(1, kMaxLength)),
       field(KEY(task.seed), "fixes the task's own draws (mqmtar vocabulary) and the data streams"),
 
       field(KEY(model.layers), "decoder blocks", at_least(1)),
@@ -105,7 +111,7 @@ const std::vector<ConfigField>& config_fields() {
             {"linear", "exp"}),
 
       field(KEY(train.steps), "optimizer steps", at_least(1)),
-      field(KEY(train.batch_size), "sequences per step", at_least(1)),
+      field(KEY(train.batch_size), "sequences per step", closed(1, kMaxCount)),
       field(KEY(train.lr), "peak learning rate (AdamW)", above(0)),
       field(KEY(train.warmup), "steps of linear warmup; at most train.steps", at_least(0)),
       field(KEY(train.schedule), "learning rate decay after warmup", {}, {"cosine", "linear", "constant"}),
@@ -120,16 +126,17 @@ const std::vector<ConfigField>& config_fields() {
             "bfloat16: the training forward's matrix products in bf16 (autocast); weights, optimizer state, "
             "attention scores and evaluation stay float32",
             {}, {"float32", "bfloat16"}),
-      field(KEY(train.threads), "LibTorch intra-op threads", at_least(1)),
+      field(KEY(train.threads), "LibTorch intra-op threads", closed(1, kMaxThreads)),
       field(KEY(train.log_every), "steps between log lines", at_least(1)),
       field(KEY(train.eval_every), "steps between in-distribution validations", at_least(1)),
-      field(KEY(train.val_samples), "samples in each in-distribution validation", at_least(1)),
+      field(KEY(train.val_samples), "samples in each in-distribution validation", closed(1, kMaxCount)),
       field(KEY(train.checkpoint_every), "steps between checkpoints", at_least(1)),
       field(KEY(train.keep_checkpoints), "most recent checkpoints kept on disk", at_least(1)),
 
-      field(KEY(eval.lengths), "source lengths to evaluate; [] = 1x, 2x, 4x, 8x task.len_max", at_least(1)),
-      field(KEY(eval.samples), "samples per length", at_least(1)),
-      field(KEY(eval.batch_size), "sequences per evaluation batch", at_least(1)),
+      field(KEY(eval.lengths), "source lengths to evaluate; [] = 1x, 2x, 4x, 8x task.len_max",
+            closed(1, kMaxLength)),
+      field(KEY(eval.samples), "samples per length", closed(1, kMaxCount)),
+      field(KEY(eval.batch_size), "sequences per evaluation batch", closed(1, kMaxCount)),
       field(KEY(eval.decode), "teacher_forced: exact match in one pass; greedy: decode until EOS", {},
             {"teacher_forced", "greedy"}),
       field(KEY(eval.decode_cap), "greedy: cap on the total length, as a multiple of the source length",

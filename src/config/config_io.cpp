@@ -10,6 +10,7 @@
 
 #include "config/config_field.h"
 #include "lengen/errors.h"
+#include "lengen/json_file.h"
 
 namespace lengen {
 
@@ -74,77 +75,11 @@ void set_section(Config& config, const std::string& prefix, const json& object, 
   }
 }
 
-// "line:column" (both from 1, as editors count) of nlohmann's 1-based byte of the error.
-std::string text_position(const std::string& text, size_t byte) {
-  size_t index = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  size_t line = 1 + std::count(text.begin(), text.begin() + index, '\n');
-  size_t line_start = index == 0 ? std::string::npos : text.rfind('\n', index - 1);
-  size_t column = line_start == std::string::npos ? index + 1 : index - line_start;
-  return std::to_string(line) + ":" + std::to_string(column);
-}
-
-// nlohmann's message without its "[json.exception...] parse error at line 1, column 2: " head.
-std::string parse_error_reason(const json::parse_error& error) {
-  std::string message = error.what();
-  size_t head = message.find("parse error");
-  size_t colon = head == std::string::npos ? std::string::npos : message.find(": ", head);
-  return colon == std::string::npos ? message : message.substr(colon + 2);
-}
-
-// JSON keeps the last of two equal keys without a word; in a config that hides a mistake.
-class DuplicateKeyCheck {
- public:
-  explicit DuplicateKeyCheck(std::string source) : source_(std::move(source)) {}
-
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) objects_.push_back({});
-    if (event == json::parse_event_t::object_end) objects_.pop_back();
-    if (event == json::parse_event_t::key) {
-      Object& object = objects_.back();
-      object.current = parsed.get<std::string>();
-      if (!object.keys.insert(object.current).second) {
-        throw UserError(source_ + ": duplicate config key '" + current_path() + "'");
-      }
-    }
-    return true;
-  }
-
- private:
-  struct Object {
-    std::set<std::string> keys;
-    std::string current;
-  };
-
-  std::string current_path() const {
-    std::string path;
-    for (const auto& object : objects_) path += (path.empty() ? "" : ".") + object.current;
-    return path;
-  }
-
-  std::string source_;
-  std::vector<Object> objects_;
-};
-
 json parse_json(const std::string& text, const std::string& source) {
-  try {
-    return json::parse(text, DuplicateKeyCheck(source), /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& error) {
-    throw UserError(source + ":" + text_position(text, error.byte) +
-                    ": invalid JSON: " + parse_error_reason(error));
-  }
+  return parse_json_text(text, source, "config key");
 }
 
-std::string read_file(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw UserError(path + ": no such config file");
-  if (std::filesystem::is_directory(path, error))
-    throw UserError(path + ": is a directory, not a config file");
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) throw UserError(path + ": cannot read the config file");
-  return text.str();
-}
+std::string read_file(const std::string& path) { return read_text_file(path, "config file"); }
 
 // The value text of an override as JSON: strings are taken raw, lists may drop their
 // brackets, anything else is read as JSON.

@@ -32,6 +32,13 @@ std::string sanitize(const std::string& text) {
   return out;
 }
 
+// A run's folder is OUT/NAME: a name that is empty, "." or ".." or holds a slash would put it
+// elsewhere, and `--force` on it would delete the sweep folder or its parent.
+bool is_plain_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
 // One choice on an axis or one list entry: its overrides and its name component.
 struct Choice {
   std::string name;
@@ -52,7 +59,12 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
   Choice choice{"", overrides_of(value, where)};
   if (value.contains(kNameKey)) {
     if (!value[kNameKey].is_string()) throw UserError(where + ": \"name\" must be a string");
-    choice.name = sanitize(value[kNameKey].get<std::string>());
+    const std::string name = value[kNameKey].get<std::string>();
+    if (!is_plain_name(name)) {
+      throw UserError(where + ": \"name\" " + plain(value[kNameKey]).dump() +
+                      " must be one plain folder name (not empty, '.' or '..', no '/')");
+    }
+    choice.name = sanitize(name);
   } else {
     for (const auto& [k, v] : choice.overrides) choice.name += (choice.name.empty() ? "" : "-") + override_name(k, v);
   }
@@ -173,19 +185,16 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
     if (run.name.empty()) run.name = "run";
   }
   make_names_unique(sweep.runs);
+  for (const auto& run : sweep.runs) {
+    if (!is_plain_name(run.name)) {
+      throw UserError(source + ": run name '" + run.name + "' is not a plain folder name; give the run a \"name\"");
+    }
+  }
   return sweep;
 }
 
 Sweep load_sweep(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError("cannot read " + path);
-  ordered_json json;
-  try {
-    json = ordered_json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UserError(path + ": invalid JSON: " + e.what());
-  }
-  return sweep_from_json(json, fs::path(path).parent_path().string(), path);
+  return sweep_from_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
 }
 
 Config run_config(const Sweep& sweep, const SweepRun& run) {

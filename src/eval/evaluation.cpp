@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "lengen/batch.h"
+#include "lengen/content_hash.h"
 #include "lengen/data_streams.h"
 #include "lengen/decode.h"
 #include "lengen/errors.h"
@@ -121,23 +123,63 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
   return result;
 }
 
+namespace {
+
+// The samples of one test_{i}_{L} split, checked against its name: it must hold samples, and
+// every source must have the task's size for length L.
+std::vector<Sample> read_split(const Task& task, const EvalSplit& split) {
+  const std::string source_file = split.stem + ".src";
+  if (split.length < task.min_length()) {
+    throw UserError(source_file + ": the name says length " + std::to_string(split.length) + ", but task " +
+                    task.name() + " needs at least " + std::to_string(task.min_length()));
+  }
+  auto samples = read_samples(split.stem, task.num_symbols());
+  if (samples.empty()) throw UserError(source_file + ": no samples");
+  const auto expected = static_cast<size_t>(task.source_length(split.length));
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i].src.size() != expected) {
+      throw UserError(source_file + ":" + std::to_string(i + 1) + ": " + std::to_string(samples[i].src.size()) +
+                      " symbols, but the name says length " + std::to_string(split.length) + " (" +
+                      std::to_string(expected) + " symbols for task " + task.name() + ")");
+    }
+  }
+  return samples;
+}
+
+}  // namespace
+
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir) {
   std::vector<EvalSet> sets;
   if (data_dir.empty()) {
     for (int64_t length : evaluation_lengths(config)) {
-      sets.push_back({length, fixed_samples(task, length, config.eval.samples,
-                                            derive_seed(config.task.seed, kEvalStream(length)))});
+      const uint64_t seed = derive_seed(config.task.seed, kEvalStream(length));
+      auto samples = fixed_samples(task, length, config.eval.samples, seed);
+      nlohmann::json data = {{"source", "generated"},   {"task", task.name()},
+                             {"params", task.params()}, {"task_seed", config.task.seed},
+                             {"seed", seed},            {"samples", samples.size()}};
+      sets.push_back({length, std::move(samples), std::move(data)});
     }
     return sets;
   }
   for (const EvalSplit& split : list_eval_splits(data_dir)) {
-    auto samples = read_samples(split.stem, task.num_symbols());
+    auto samples = read_split(task, split);
     if (static_cast<int64_t>(samples.size()) > config.eval.samples) samples.resize(config.eval.samples);
+    const std::string name = std::filesystem::path(split.stem).filename().string();
+    ContentHash hash;
+    hash.add_file(split.stem + ".src");
+    hash.add_file(split.stem + ".trg");
+    const nlohmann::json file = {{"name", name}, {"hash", hash.hex()}, {"samples", samples.size()}};
     // Several splits of one length (test_0_L, test_1_L) count as one set.
     if (!sets.empty() && sets.back().length == split.length) {
       sets.back().samples.insert(sets.back().samples.end(), samples.begin(), samples.end());
+      sets.back().data["files"].push_back(file);
+      sets.back().data["samples"] = sets.back().samples.size();
     } else {
-      sets.push_back({split.length, std::move(samples)});
+      nlohmann::json data = {{"source", "files"},
+                             {"dir", data_dir},
+                             {"files", nlohmann::json::array({file})},
+                             {"samples", samples.size()}};
+      sets.push_back({split.length, std::move(samples), std::move(data)});
     }
   }
   if (sets.empty()) throw UserError(data_dir + " has no test_{i}_{L}.src/.trg files");

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -86,15 +87,22 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   RunEvaluation evaluation;
   evaluation.checkpoint = resolve_checkpoint(run_dir, checkpoint);
   evaluation.step = load_checkpoint(evaluation.checkpoint, model, nullptr).step;
+  evaluation.weights_hash = weights_hash(model);
+  evaluation.on_files = !data_dir.empty();
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
   model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
-  const std::vector<EvalSet> sets = evaluation_sets(*task, config, data_dir);
+  std::vector<EvalSet> sets = evaluation_sets(*task, config, data_dir);
   EvaluationProgress progress(sets);
-  for (const EvalSet& set : sets) {
+  for (EvalSet& set : sets) {
     evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval,
                                                   [&](int64_t done) { progress.update(set, done); }));
+    evaluation.data.push_back(std::move(set.data));
     const LengthResult& result = evaluation.results.back();
+    if (!std::isfinite(result.loss)) {
+      throw UserError("checkpoint " + evaluation.checkpoint + " gives a non-finite loss at length " +
+                      std::to_string(result.length) + ": its weights are unusable (results.json left as it was)");
+    }
     progress.finish_set(set, fmt::format("length {}: exact match {:.1f}% over {} samples", result.length,
                                          100 * result.metrics.exact_match(), result.metrics.samples));
   }
@@ -133,11 +141,18 @@ nlohmann::json merge_results(nlohmann::json existing, const Config& config, cons
   existing["seed"] = config.train.seed;
   existing["method"] = {
       {"normalizer", attention.normalizer}, {"scaling", attention.scaling}, {"positions", attention.positions}};
-  for (const LengthResult& result : evaluation.results) {
+  const nlohmann::json model = {{"checkpoint", evaluation.checkpoint},
+                                 {"step", evaluation.step},
+                                 {"weights_hash", evaluation.weights_hash}};
+  const char* key = evaluation.on_files ? kFileResultsKey : kGeneratedResultsKey;
+  for (size_t i = 0; i < evaluation.results.size(); ++i) {
+    const LengthResult& result = evaluation.results[i];
     auto entry = length_result_to_json(result);
     entry["checkpoint"] = fs::path(evaluation.checkpoint).filename().string();
     entry["step"] = evaluation.step;
-    existing["results"][result.decode][std::to_string(result.length)] = entry;
+    entry["model"] = model;
+    if (i < evaluation.data.size()) entry["data"] = evaluation.data[i];
+    existing[key][result.decode][std::to_string(result.length)] = entry;
   }
   return existing;
 }

@@ -30,7 +30,7 @@ std::string common_name(const Method& method) {
   return it == kNames.end() ? "" : it->second;
 }
 
-RunResults read_run(const std::string& name, const std::string& results_path) {
+RunResults read_run(const std::string& name, const std::string& results_path, const std::string& key) {
   const nlohmann::json json = read_json_file(results_path);
   RunResults run;
   run.name = name;
@@ -39,7 +39,8 @@ RunResults read_run(const std::string& name, const std::string& results_path) {
     run.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
                   method.at("positions").get<std::string>()};
     run.train_len_max = json.at("train_len_max").get<int64_t>();
-    run.results = json.at("results");
+    // A run evaluated on one kind of data only has no entry for the other.
+    run.results = json.value(key, nlohmann::json::object());
   } catch (const nlohmann::json::exception& e) {
     throw UserError(results_path + ": not a lengen results file (" + e.what() + ")");
   }
@@ -61,7 +62,8 @@ std::string method_label(const Method& method) {
   return (name.empty() ? parts : name + " (" + parts + ")") + " / " + method.positions;
 }
 
-std::vector<RunResults> collect_runs(const std::string& dir) {
+std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
+  const std::string key = on_files ? "results_on_files" : "results";
   std::vector<RunResults> runs;
   const fs::path root(dir);
   if (fs::exists(root / "sweep.json")) {
@@ -70,10 +72,10 @@ std::vector<RunResults> collect_runs(const std::string& dir) {
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path results = root / name / "results.json";
-      if (fs::exists(results)) runs.push_back(read_run(name, results.string()));
+      if (fs::exists(results)) runs.push_back(read_run(name, results.string(), key));
     }
   } else if (fs::exists(root / "results.json")) {
-    runs.push_back(read_run(root.filename().string(), (root / "results.json").string()));
+    runs.push_back(read_run(root.filename().string(), (root / "results.json").string(), key));
   } else if (fs::is_directory(root)) {
     std::vector<fs::path> folders;
     for (const auto& entry : fs::directory_iterator(root)) {
@@ -81,7 +83,7 @@ std::vector<RunResults> collect_runs(const std::string& dir) {
     }
     std::sort(folders.begin(), folders.end());
     for (const auto& folder : folders) {
-      runs.push_back(read_run(folder.filename().string(), (folder / "results.json").string()));
+      runs.push_back(read_run(folder.filename().string(), (folder / "results.json").string(), key));
     }
   }
   if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");

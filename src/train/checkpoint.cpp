@@ -3,13 +3,66 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <map>
+#include <sstream>
 
-#include "lengen/errors.h"
+#include "lengen/content_hash.h"
+#include "lengen/run_folder.h"
 
 namespace lengen {
 
+namespace {
+
+std::string first_line(const c10::Error& error) {
+  const std::string message = error.what_without_backtrace();
+  return message.substr(0, message.find('\n'));
+}
+
+std::string shape_text(c10::IntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+// Every parameter and buffer by its dotted name.
+std::map<std::string, torch::Tensor> named_state(Decoder& model) {
+  std::map<std::string, torch::Tensor> state;
+  for (const auto& item : model->named_parameters()) state[item.key()] = item.value();
+  for (const auto& item : model->named_buffers()) state[item.key()] = item.value();
+  return state;
+}
+
+// Reads `key` into a tensor of its own: reading into a defined tensor would keep that
+// tensor's dtype and reinterpret the stored bytes.
+torch::Tensor read_scalar(torch::serialize::InputArchive& archive, const std::string& key) {
+  torch::Tensor value;
+  archive.read(key, value);
+  return value;
+}
+
+void read_optional(torch::serialize::InputArchive& archive, const std::string& key, double& target) {
+  torch::Tensor value;
+  if (archive.try_read(key, value)) target = value.item<double>();
+}
+
+void read_optional(torch::serialize::InputArchive& archive, const std::string& key, int64_t& target) {
+  torch::Tensor value;
+  if (archive.try_read(key, value)) target = value.item<int64_t>();
+}
+
+}  // namespace
+
+bool weights_are_finite(Decoder& model) {
+  torch::NoGradGuard no_grad;
+  for (const auto& [name, tensor] : named_state(model)) {
+    if (tensor.is_floating_point() && !torch::isfinite(tensor).all().item<bool>()) return false;
+  }
+  return true;
+}
+
 void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer,
                      const TrainingProgress& progress) {
+  if (!weights_are_finite(model)) throw UserError("refusing to write " + path + ": the weights are not finite");
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive;
   model->save(model_archive);
@@ -22,37 +75,69 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   archive.write("step", torch::tensor(progress.step));
   archive.write("best_validation", torch::tensor(progress.best_validation, torch::kDouble));
   archive.write("best_step", torch::tensor(progress.best_step));
-  const std::string temporary = path + ".tmp";
-  archive.save_to(temporary);
-  std::filesystem::rename(temporary, path);
+  archive.write("window_loss", torch::tensor(progress.window_loss, torch::kDouble));
+  archive.write("window_steps", torch::tensor(progress.window_steps));
+  archive.write("window_tokens", torch::tensor(progress.window_tokens));
+  // Serialized in memory, then written with the checked atomic write: a full disk ends in one
+  // clear error and no temp file, not in an exception from deep inside the zip writer.
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  write_file_atomically(path, bytes.str());
 }
 
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer) {
-  if (!std::filesystem::exists(path)) throw UserError("checkpoint not found: " + path);
+  if (!std::filesystem::is_regular_file(path)) throw CheckpointUnreadable("checkpoint not found: " + path);
+  torch::serialize::InputArchive archive;
   TrainingProgress progress;
   try {
-    torch::serialize::InputArchive archive;
     archive.load_from(path);
+    progress.step = read_scalar(archive, "step").item<int64_t>();
+    progress.best_validation = read_scalar(archive, "best_validation").item<double>();
+    progress.best_step = read_scalar(archive, "best_step").item<int64_t>();
+    read_optional(archive, "window_loss", progress.window_loss);
+    read_optional(archive, "window_steps", progress.window_steps);
+    read_optional(archive, "window_tokens", progress.window_tokens);
+  } catch (const c10::Error& e) {
+    throw CheckpointUnreadable("checkpoint " + path + " is unreadable or truncated: " + first_line(e));
+  }
+  // Loading replaces each tensor with the stored one whatever its shape, so the shapes are
+  // compared afterwards: a checkpoint of another model must not pass for this one.
+  std::map<std::string, std::vector<int64_t>> expected;
+  for (const auto& [name, tensor] : named_state(model)) expected[name] = tensor.sizes().vec();
+  try {
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);
     model->load(model_archive);
-    if (optimizer != nullptr) {
+  } catch (const c10::Error& e) {
+    throw UserError("checkpoint " + path + " does not fit this model: " + first_line(e));
+  }
+  for (const auto& [name, tensor] : named_state(model)) {
+    if (tensor.sizes().vec() != expected[name]) {
+      throw UserError("checkpoint " + path + " does not fit this model: parameter " + name + " has shape " +
+                      shape_text(tensor.sizes()) + " there, " + shape_text(expected[name]) + " in this model");
+    }
+  }
+  if (optimizer != nullptr) {
+    try {
       torch::serialize::InputArchive optimizer_archive;
       archive.read("optimizer", optimizer_archive);
       optimizer->load(optimizer_archive);
+    } catch (const c10::Error& e) {
+      throw UserError("checkpoint " + path + " has no usable optimizer state: " + first_line(e));
     }
-    torch::Tensor value;
-    archive.read("step", value);
-    progress.step = value.item<int64_t>();
-    archive.read("best_validation", value);
-    progress.best_validation = value.item<double>();
-    archive.read("best_step", value);
-    progress.best_step = value.item<int64_t>();
-  } catch (const c10::Error& e) {
-    std::string message = e.what_without_backtrace();
-    throw UserError("checkpoint " + path + " does not fit this model: " + message.substr(0, message.find('\n')));
   }
   return progress;
+}
+
+std::string weights_hash(Decoder& model) {
+  ContentHash hash;
+  for (const auto& [name, tensor] : named_state(model)) {
+    hash.add(name);
+    hash.add(shape_text(tensor.sizes()));
+    const torch::Tensor values = tensor.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    hash.add(values.data_ptr(), static_cast<size_t>(values.numel()) * sizeof(float));
+  }
+  return hash.hex();
 }
 
 }  // namespace lengen

@@ -1,7 +1,9 @@
 #include "lengen/run_folder.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -46,24 +48,52 @@ void RunFolder::prune_checkpoints(int64_t keep) const {
 
 bool RunFolder::has_content() const { return fs::exists(path_) && !fs::is_empty(path_); }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw UserError("cannot write " + temporary);
-    out << text;
-    if (!out.flush()) throw UserError("cannot write " + temporary);
+bool RunFolder::is_lengen_run() const {
+  std::error_code error;
+  if (!fs::is_directory(path_, error)) return false;
+  if (fs::is_regular_file(marker_path(), error)) return true;
+  if (!fs::is_regular_file(config_path(), error) || !fs::is_regular_file(log_path(), error)) return false;
+  try {
+    const nlohmann::json config = read_json_file(config_path());
+    return config.is_object() && config.contains("task") && config.contains("model") && config.contains("train");
+  } catch (const UserError&) {
+    return false;
   }
-  fs::rename(temporary, path);
 }
 
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError("cannot read " + path);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UserError(path + ": invalid JSON: " + e.what());
+void RunFolder::mark() const { write_file_atomically(marker_path(), "lengen run folder\n"); }
+
+void RunFolder::remove_for_restart() const {
+  std::error_code error;
+  if (fs::exists(path_, error) && !fs::is_directory(path_, error)) {
+    throw UserError(path_ + " is a file, not a run folder; --force only replaces run folders lengen wrote");
+  }
+  if (!is_lengen_run()) {
+    throw UserError(path_ + " is not a lengen run folder (no " + fs::path(marker_path()).filename().string() +
+                    " or config.json + log.jsonl); --force only replaces run folders lengen wrote");
+  }
+  fs::remove_all(path_, error);
+  if (error) throw UserError("cannot remove " + path_ + ": " + error.message());
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  std::FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (file == nullptr) throw UserError("cannot write " + path + ": " + std::strerror(errno));
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  int reason = written ? 0 : errno;
+  // fclose flushes the buffer: a full disk often shows here, not in fwrite.
+  if (std::fclose(file) != 0 && reason == 0) reason = errno;
+  std::error_code ignored;
+  if (reason != 0) {
+    fs::remove(temporary, ignored);
+    throw UserError("cannot write " + path + ": " + std::strerror(reason));
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) {
+    fs::remove(temporary, ignored);
+    throw UserError("cannot write " + path + ": " + error.message());
   }
 }
 
@@ -72,10 +102,16 @@ JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {
     std::ifstream in(path);
     std::ostringstream kept;
     std::string line;
-    while (std::getline(in, line)) {
+    for (int64_t number = 1; std::getline(in, line); ++number) {
       auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (record.is_discarded()) continue;  // a line cut short by a kill
-      if (record.contains("step") && record["step"].get<int64_t>() > keep_through_step) continue;
+      if (record.is_object() && record.contains("step")) {
+        if (!record["step"].is_number_integer()) {
+          throw UserError(path + ":" + std::to_string(number) + ": \"step\" must be an integer, got " +
+                          record["step"].dump());
+        }
+        if (record["step"].get<int64_t>() > keep_through_step) continue;
+      }
       kept << line << "\n";
     }
     write_file_atomically(path, kept.str());

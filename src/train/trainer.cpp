@@ -70,11 +70,23 @@ void prepare_run_folder(const RunFolder& run, const Config& config, const TrainO
       throw UserError("cannot resume " + run.path() + ": config key '" + differs +
                       "' differs from the run's config.json");
     }
-  } else if (run.has_content()) {
-    if (!options.force) {
-      throw UserError("run folder " + run.path() + " already exists; use --resume to continue it or --force to start over");
+  } else {
+    std::error_code error;
+    if (fs::exists(run.path(), error) && !fs::is_directory(run.path(), error)) {
+      throw UserError("--out " + run.path() + " is a file, not a run folder");
     }
-    if (writer) fs::remove_all(run.path());
+    if (run.has_content()) {
+      if (!options.force) {
+        throw UserError("run folder " + run.path() +
+                        " already exists; use --resume to continue it or --force to start over");
+      }
+      if (!run.is_lengen_run()) {
+        throw UserError(run.path() + " is not a lengen run folder (no " +
+                        fs::path(run.marker_path()).filename().string() +
+                        "); --force only replaces run folders lengen wrote");
+      }
+      if (writer) run.remove_for_restart();
+    }
   }
   // Every rank has checked the folder before rank 0 writes into it; otherwise a slower rank
   // would find rank 0's config.json and refuse the folder.
@@ -84,6 +96,7 @@ void prepare_run_folder(const RunFolder& run, const Config& config, const TrainO
   }
   if (!writer) return;
   fs::create_directories(run.checkpoint_dir());
+  run.mark();
   write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
 }
 
@@ -113,6 +126,43 @@ double gradient_norm(const std::vector<torch::Tensor>& parameters, double clip) 
   return std::sqrt(sum);
 }
 
+// The weights after a step are worth a checkpoint only when they are finite and still give a
+// finite loss on that step's batch: a blown-up step can leave huge but finite weights.
+bool weights_usable(Decoder& model, const Batch& batch) {
+  if (!weights_are_finite(model)) return false;
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const double loss = score_teacher_forced(model, batch).loss();
+  model->train();
+  return std::isfinite(loss);
+}
+
+// Resumes from the newest checkpoint that can be read; an unreadable newer one (cut short by
+// a full disk, damaged) is renamed to NAME.unreadable, kept but out of the way, and the one
+// before it is tried.
+TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& model,
+                                               torch::optim::Optimizer& optimizer, bool writer) {
+  const std::vector<std::string> checkpoints = run.checkpoints();
+  if (checkpoints.empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
+    try {
+      TrainingProgress progress = load_checkpoint(*it, model, &optimizer);
+      if (writer) spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
+      return progress;
+    } catch (const CheckpointUnreadable& e) {
+      if (std::next(it) == checkpoints.rend()) {
+        throw UserError("cannot resume " + run.path() + ": no intact checkpoint (" + e.what() + ")");
+      }
+      if (writer) {
+        spdlog::warn("{}; kept as {}.unreadable, resuming from {} instead", e.what(), *it, *std::next(it));
+        std::error_code ignored;
+        fs::rename(*it, *it + ".unreadable", ignored);
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 torch::Device resolve_device(const std::string& name) {
@@ -140,7 +190,10 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   if (options.data_dir.empty()) {
     data = generated_data(*task, config.task.len_min, config.task.len_max, derive_seed(config.task.seed, kTrainStream));
   } else {
-    data = file_data(read_samples(options.data_dir + "/train", task->num_symbols()), derive_seed(tc.seed, kTrainStream));
+    const std::string stem = options.data_dir + "/train";
+    auto samples = read_samples(stem, task->num_symbols());
+    if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
+    data = file_data(std::move(samples), derive_seed(tc.seed, kTrainStream));
   }
   const auto validation_samples =
       generated_data(*task, config.task.len_min, config.task.len_max, derive_seed(config.task.seed, kValidationStream))
@@ -161,12 +214,9 @@ TrainResult train(const Config& config, const TrainOptions& options) {
                                                          .weight_decay(tc.weight_decay));
   prepare_run_folder(run, config, options, writer);
   TrainingProgress progress;
-  if (options.resume) {
-    const std::string latest = run.latest_checkpoint();
-    if (latest.empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
-    progress = load_checkpoint(latest, model, &optimizer);
-    if (writer) spdlog::info("resuming {} from step {}", run.path(), progress.step);
-  }
+  if (options.resume) progress = resume_from_intact_checkpoint(run, model, optimizer, writer);
+  // Where training can be picked up again if it diverges: named in the divergence message.
+  std::string last_good_checkpoint = run.latest_checkpoint();
   auto parameters = model->parameters();
   if (options.group != nullptr) {
     options.group->broadcast(parameters);
@@ -174,10 +224,24 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   std::unique_ptr<JsonlLog> log;
   if (writer) log = std::make_unique<JsonlLog>(run.log_path(), progress.step);
 
+  auto diverged = [&](const std::string& what) {
+    const std::string where = last_good_checkpoint.empty()
+                                  ? "no checkpoint was written before it (train from the start with a smaller "
+                                    "train.lr or a train.grad_clip)"
+                                  : "the last good checkpoint is " + last_good_checkpoint;
+    return TrainingDiverged(what + "; " + where);
+  };
+  auto window_start = std::chrono::steady_clock::now();
+  int64_t window_tokens = progress.window_tokens, window_steps = progress.window_steps;
+  double window_loss = progress.window_loss;
   auto save = [&](int64_t step) {
     if (!writer) return;
     progress.step = step;
+    progress.window_loss = window_loss;
+    progress.window_steps = window_steps;
+    progress.window_tokens = window_tokens;
     save_checkpoint(run.checkpoint_path(step), model, &optimizer, progress);
+    last_good_checkpoint = run.checkpoint_path(step);
     run.prune_checkpoints(tc.keep_checkpoints);
   };
 
@@ -186,9 +250,6 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   TrainResult result;
   const int64_t local_batch = tc.batch_size / world;
   model->train();
-  auto window_start = std::chrono::steady_clock::now();
-  int64_t window_tokens = 0, window_steps = 0;
-  double window_loss = 0.0;
   bool first_logged = false;
   for (int64_t step = progress.step; step < tc.steps; ++step) {
     const double lr = learning_rate(tc, step);
@@ -210,8 +271,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     }
     if (options.loss_hook) options.loss_hook(step, loss);
     if (!std::isfinite(loss.item<double>())) {
-      throw TrainingDiverged("non-finite loss at step " + std::to_string(step) + "; the last good checkpoint in " +
-                             run.checkpoint_dir() + " is untouched");
+      throw diverged("non-finite loss at step " + std::to_string(step));
     }
     loss.backward();
     if (options.group != nullptr) {
@@ -221,8 +281,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     }
     const double grad_norm = gradient_norm(parameters, tc.grad_clip);
     if (!std::isfinite(grad_norm)) {
-      throw TrainingDiverged("non-finite gradient at step " + std::to_string(step) + "; the last good checkpoint in " +
-                             run.checkpoint_dir() + " is untouched");
+      throw diverged("non-finite gradient at step " + std::to_string(step));
     }
     optimizer.step();
 
@@ -261,6 +320,10 @@ TrainResult train(const Config& config, const TrainOptions& options) {
       window_loss = 0.0;
     }
     const bool validate_now = (tc.eval_every > 0 && done % tc.eval_every == 0) || done == tc.steps;
+    const bool checkpoint_now = (tc.checkpoint_every > 0 && done % tc.checkpoint_every == 0) || done == tc.steps;
+    if (writer && (validate_now || checkpoint_now || stop) && !weights_usable(model, batch)) {
+      throw diverged("the weights after step " + std::to_string(done) + " give a non-finite loss or are not finite");
+    }
     if (validate_now && writer) {
       auto metrics = validate(model, validation_samples, config.eval.batch_size, device);
       log->write({{"step", done}, {"val_loss", metrics.loss()}, {"val_exact_match", metrics.exact_match()},
@@ -274,7 +337,6 @@ TrainResult train(const Config& config, const TrainOptions& options) {
         save_checkpoint(run.best_checkpoint_path(), model, nullptr, progress);
       }
     }
-    const bool checkpoint_now = (tc.checkpoint_every > 0 && done % tc.checkpoint_every == 0) || done == tc.steps;
     if (checkpoint_now) save(done);
     result.steps_done = done;
     if (stop) {

@@ -1,0 +1,27 @@
+#pragma once
+// Every JSON file lengen reads (configs, sweeps, config.json and results.json of a run folder)
+// is read the same way: comments allowed, a duplicate key or nesting deeper than
+// kMaxJsonDepth refused, and every problem a UserError that starts with "FILE:LINE:COLUMN".
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace lengen {
+
+// Far deeper than any config or sweep; deep enough nesting would overflow the stack of the
+// code that walks the parsed value.
+constexpr int kMaxJsonDepth = 64;
+
+// `source` names the text in messages; `key_noun` says what a duplicate key is ("config key").
+nlohmann::json parse_json_text(const std::string& text, const std::string& source,
+                               const std::string& key_noun = "key");
+nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source,
+                                               const std::string& key_noun = "key");
+
+// The whole file; a missing file, a directory or an unreadable one throws UserError naming it.
+std::string read_text_file(const std::string& path, const std::string& what = "file");
+
+nlohmann::json read_json_file(const std::string& path);
+nlohmann::ordered_json read_ordered_json_file(const std::string& path);
+
+}  // namespace lengen

@@ -1,0 +1,140 @@
+// Checkpoint files: progress reads back exactly, a checkpoint of another model or a damaged
+// file is refused with a clear message, a failed write leaves nothing behind, and the weights
+// hash identifies the weights.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <torch/torch.h>
+
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+
+#include "lengen/checkpoint.h"
+#include "lengen/errors.h"
+#include "lengen/sequence.h"
+#include "temp_folder.h"
+#include "user_error_message.h"
+#include "tiny_copy_config.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CheckpointTest : public testing::TempFolderTest {
+ protected:
+  CheckpointTest() : TempFolderTest("lengen_checkpoint") {}
+
+  std::string path(const std::string& name) const { return (root_ / name).string(); }
+
+  static Decoder model_of(const Config& config) {
+    torch::manual_seed(1);
+    return Decoder(config.model, vocab_size(8));
+  }
+};
+
+using testing::user_error_message;
+
+TEST_F(CheckpointTest, ProgressReadsBackExactly) {
+  const Config config = testing::tiny_copy_config();
+  Decoder model = model_of(config);
+  TrainingProgress progress;
+  progress.step = 7;
+  progress.best_validation = 0.03125;
+  progress.best_step = 5;
+  progress.window_loss = 1.25;
+  progress.window_steps = 3;
+  progress.window_tokens = 96;
+  save_checkpoint(path("a.pt"), model, nullptr, progress);
+  Decoder other = model_of(config);
+  const TrainingProgress back = load_checkpoint(path("a.pt"), other, nullptr);
+  EXPECT_EQ(back.step, 7);
+  EXPECT_EQ(back.best_validation, 0.03125);
+  EXPECT_EQ(back.best_step, 5);
+  EXPECT_EQ(back.window_loss, 1.25);
+  EXPECT_EQ(back.window_steps, 3);
+  EXPECT_EQ(back.window_tokens, 96);
+  EXPECT_EQ(weights_hash(other), weights_hash(model));
+}
+
+TEST_F(CheckpointTest, AnotherModelsCheckpointNamesTheFirstMismatchedParameter) {
+  Config config = testing::tiny_copy_config();
+  Decoder model = model_of(config);
+  save_checkpoint(path("small.pt"), model, nullptr, {});
+  Config wider = config;
+  wider.model.d_model = 48;
+  Decoder wide = model_of(wider);
+  const std::string message = user_error_message([&] { load_checkpoint(path("small.pt"), wide, nullptr); });
+  EXPECT_NE(message.find("does not fit this model: parameter "), std::string::npos) << message;
+  EXPECT_NE(message.find("48"), std::string::npos) << message;
+  // Another vocabulary is caught the same way (it used to fail later, inside the embedding).
+  Decoder other_vocab(config.model, vocab_size(20));
+  const std::string vocab_message = user_error_message([&] { load_checkpoint(path("small.pt"), other_vocab, nullptr); });
+  EXPECT_NE(vocab_message.find("does not fit this model: parameter "), std::string::npos) << vocab_message;
+}
+
+TEST_F(CheckpointTest, DamagedFilesAreUnreadableNotOfAnotherModel) {
+  const Config config = testing::tiny_copy_config();
+  Decoder model = model_of(config);
+  save_checkpoint(path("good.pt"), model, nullptr, {});
+  std::ifstream in(path("good.pt"), std::ios::binary);
+  const std::string bytes(std::istreambuf_iterator<char>(in), {});
+  std::ofstream(path("truncated.pt"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::ofstream(path("random.pt"), std::ios::binary) << std::string(4096, '\x5a');
+  for (const char* name : {"truncated.pt", "random.pt"}) {
+    SCOPED_TRACE(name);
+    try {
+      load_checkpoint(path(name), model, nullptr);
+      FAIL() << "expected CheckpointUnreadable";
+    } catch (const CheckpointUnreadable& e) {
+      EXPECT_NE(std::string(e.what()).find("is unreadable or truncated"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(CheckpointTest, NonFiniteWeightsAreNeverWritten) {
+  const Config config = testing::tiny_copy_config();
+  Decoder model = model_of(config);
+  {
+    torch::NoGradGuard no_grad;
+    model->parameters().front().view(-1)[0] = std::numeric_limits<float>::infinity();
+  }
+  EXPECT_FALSE(weights_are_finite(model));
+  EXPECT_NE(user_error_message([&] { save_checkpoint(path("inf.pt"), model, nullptr, {}); }).find("not finite"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(path("inf.pt")));
+}
+
+// A disk that fills up mid-write: the file size limit makes the write fail the same way
+// (EFBIG instead of ENOSPC) without privileges.
+TEST_F(CheckpointTest, AFailedWriteIsOneClearErrorAndLeavesNoTempFile) {
+  const Config config = testing::tiny_copy_config();
+  Decoder model = model_of(config);
+  save_checkpoint(path("step.pt"), model, nullptr, {});
+  const auto size_before = fs::file_size(path("step.pt"));
+  auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit previous{};
+  getrlimit(RLIMIT_FSIZE, &previous);
+  rlimit limited = previous;
+  limited.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  const std::string message = user_error_message([&] {
+    TrainingProgress progress;
+    progress.step = 9;
+    save_checkpoint(path("step.pt"), model, nullptr, progress);
+  });
+  setrlimit(RLIMIT_FSIZE, &previous);
+  std::signal(SIGXFSZ, previous_handler);
+  EXPECT_EQ(message, "cannot write " + path("step.pt") + ": " + std::strerror(EFBIG));
+  EXPECT_FALSE(fs::exists(path("step.pt.tmp")));
+  // The checkpoint that was there is untouched.
+  EXPECT_EQ(fs::file_size(path("step.pt")), size_before);
+  EXPECT_EQ(load_checkpoint(path("step.pt"), model, nullptr).step, 0);
+}
+
+}  // namespace
+}  // namespace lengen

@@ -1,0 +1,169 @@
+// `lengen eval` under faults: bad options, bad test files and foreign or damaged checkpoints end
+// with one line and exit code 2 and leave results.json as it was; every result says what
+// produced it, and results on --data files never replace results on generated data.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "cli_runner.h"
+#include "lengen/checkpoint.h"
+#include "lengen/config_io.h"
+#include "lengen/evaluation.h"
+#include "lengen/run_folder.h"
+#include "lengen/sequence.h"
+#include "lengen/trainer.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+
+// One tiny run, trained and evaluated once for the suite.
+class CliEvalFaults : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("lengen_cli_eval_faults_" + std::to_string(getpid())));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    config_ = new Config(config_from_string(testing::tiny_copy_json(6), "tiny"));
+    TrainOptions options;
+    options.run_dir = run_dir();
+    train(*config_, options);
+    evaluate_run(*config_, run_dir(), "last");
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete config_;
+  }
+  static std::string run_dir() { return (*dir_ / "run").string(); }
+  static std::string results_text() {
+    std::ifstream in(RunFolder(run_dir()).results_path());
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  CliResult lengen(const std::string& args) { return testing::run_lengen(*dir_, args); }
+
+  // Exit 2, one line that contains `expected`, and results.json untouched.
+  void expect_refused(const std::string& args, const std::string& expected) {
+    SCOPED_TRACE(args);
+    const std::string before = results_text();
+    const CliResult result = lengen(args);
+    EXPECT_EQ(result.code, 2) << result.out << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    EXPECT_EQ(results_text(), before);
+    EXPECT_FALSE(fs::exists(RunFolder(run_dir()).results_path() + ".tmp"));
+  }
+
+  // A folder of test files: test_0_{length} with the given source lines (targets copy them).
+  static std::string data_dir(const std::string& name, int64_t length, const std::vector<std::string>& lines) {
+    const fs::path dir = *dir_ / name;
+    fs::create_directories(dir);
+    std::ofstream src(dir / ("test_0_" + std::to_string(length) + ".src"));
+    std::ofstream trg(dir / ("test_0_" + std::to_string(length) + ".trg"));
+    for (const auto& line : lines) {
+      src << line << "\n";
+      trg << line << "\n";
+    }
+    return dir.string();
+  }
+
+  static fs::path* dir_;
+  static Config* config_;
+};
+
+fs::path* CliEvalFaults::dir_ = nullptr;
+Config* CliEvalFaults::config_ = nullptr;
+
+TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
+  expect_refused("eval " + run_dir() + " --samples 0", "eval.samples");
+  expect_refused("eval " + run_dir() + " --samples -5", "samples");
+  expect_refused("eval " + run_dir() + " --batch-size 0", "eval.batch_size");
+  expect_refused("eval " + run_dir() + " --lengths ''", "lengths");
+  expect_refused("eval " + run_dir() + " --lengths 10000000", "eval.lengths");
+}
+
+TEST_F(CliEvalFaults, EmptyTestFilesAreRefused) {
+  expect_refused("eval " + run_dir() + " --data " + data_dir("empty", 4, {}), "test_0_4.src: no samples");
+}
+
+TEST_F(CliEvalFaults, TestLinesMustHaveTheLengthTheirNameSays) {
+  const std::string long_line = "1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0";
+  expect_refused("eval " + run_dir() + " --data " + data_dir("mislabelled", 4, {"1 2 3 0", long_line}),
+                 "test_0_4.src:2: 20 symbols, but the name says length 4");
+}
+
+TEST_F(CliEvalFaults, AnotherModelsCheckpointIsRefusedNamingTheParameter) {
+  Config wider = *config_;
+  wider.model.d_model = 24;
+  Decoder other(wider.model, vocab_size(4));
+  const std::string path = (*dir_ / "wider.pt").string();
+  save_checkpoint(path, other, nullptr, {});
+  expect_refused("eval " + run_dir() + " --checkpoint " + path, "does not fit this model: parameter ");
+  Decoder other_vocab(config_->model, vocab_size(9));
+  save_checkpoint(path, other_vocab, nullptr, {});
+  expect_refused("eval " + run_dir() + " --checkpoint " + path, "does not fit this model: parameter ");
+  std::ofstream((*dir_ / "random.pt").string()) << std::string(1000, 'x');
+  expect_refused("eval " + run_dir() + " --checkpoint " + (*dir_ / "random.pt").string(),
+                 "is unreadable or truncated");
+}
+
+// A checkpoint holding NaN weights (written by another tool, or by a build without the guard):
+// evaluating it must fail, not store a NaN loss.
+TEST_F(CliEvalFaults, ANonFiniteLossFailsTheEvaluation) {
+  Decoder model(config_->model, vocab_size(4));
+  load_checkpoint(resolve_checkpoint(run_dir(), "last"), model, nullptr);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& parameter : model->parameters()) parameter.fill_(std::numeric_limits<float>::quiet_NaN());
+  }
+  torch::serialize::OutputArchive archive, model_archive;
+  model->save(model_archive);
+  archive.write("model", model_archive);
+  archive.write("step", torch::tensor(int64_t{6}));
+  archive.write("best_validation", torch::tensor(0.0, torch::kDouble));
+  archive.write("best_step", torch::tensor(int64_t{6}));
+  const std::string path = (*dir_ / "nan.pt").string();
+  archive.save_to(path);
+  expect_refused("eval " + run_dir() + " --checkpoint " + path, "non-finite loss");
+}
+
+TEST_F(CliEvalFaults, ResultsSayWhatProducedThemAndFileResultsStayApart) {
+  const auto before = read_json_file(RunFolder(run_dir()).results_path());
+  const auto generated = before["results"]["teacher_forced"]["4"];
+  EXPECT_EQ(generated["data"]["source"], "generated");
+  EXPECT_EQ(generated["data"]["task"], "copy");
+  EXPECT_EQ(generated["data"]["samples"], 4);
+  EXPECT_TRUE(generated["data"].contains("seed"));
+  EXPECT_EQ(generated["model"]["step"], 6);
+  EXPECT_EQ(generated["model"]["weights_hash"].get<std::string>().size(), 16u);
+
+  const std::string data = data_dir("files", 4, {"1 2 3 0", "3 3 2 1", "0 1 0 1"});
+  const CliResult result = lengen("eval " + run_dir() + " --data " + data);
+  ASSERT_EQ(result.code, 0) << result.err;
+  const auto after = read_json_file(RunFolder(run_dir()).results_path());
+  EXPECT_EQ(after["results"]["teacher_forced"]["4"], generated);  // not replaced
+  const auto on_files = after["results_on_files"]["teacher_forced"]["4"];
+  EXPECT_EQ(on_files["samples"], 3);
+  EXPECT_EQ(on_files["data"]["source"], "files");
+  EXPECT_EQ(on_files["data"]["files"][0]["name"], "test_0_4");
+  EXPECT_EQ(on_files["data"]["files"][0]["hash"].get<std::string>().size(), 16u);
+  EXPECT_EQ(on_files["model"]["weights_hash"], generated["model"]["weights_hash"]);
+
+  const CliResult report = lengen("report " + run_dir() + " --out " + (*dir_ / "report").string());
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_NE(report.out.find("Data: generated"), std::string::npos) << report.out;
+  const CliResult file_report =
+      lengen("report " + run_dir() + " --on-files --out " + (*dir_ / "report_files").string());
+  ASSERT_EQ(file_report.code, 0) << file_report.err;
+  EXPECT_NE(file_report.out.find("Data: the test files"), std::string::npos) << file_report.out;
+}
+
+}  // namespace
+}  // namespace lengen

@@ -1,0 +1,148 @@
+// The CLI under faults a careless user or an adversary causes, outside evaluation (see
+// cli_eval_faults_test.cpp): each ends with one line on stderr and exit code 2, and nothing the
+// user wrote is deleted.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.h"
+#include "temp_folder.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+
+class CliFaults : public testing::TempFolderTest {
+ protected:
+  CliFaults() : TempFolderTest("lengen_cli_faults") {}
+
+  void SetUp() override {
+    TempFolderTest::SetUp();
+    std::ofstream(root_ / "base.json") << testing::tiny_copy_json();
+  }
+  CliResult lengen(const std::string& args, const std::string& prefix = "") {
+    return testing::run_lengen(root_, args, prefix);
+  }
+  std::string base() const { return (root_ / "base.json").string(); }
+  std::string at(const std::string& name) const { return (root_ / name).string(); }
+};
+
+// A run named "." or ".." would be the sweep folder or its parent, and the sweep would pass
+// --force to it.
+TEST_F(CliFaults, SweepRunNamesMustBeOnePlainFolderName) {
+  for (const std::string name : {".", "..", "a/b", ""}) {
+    SCOPED_TRACE("name '" + name + "'");
+    const fs::path out = root_ / "sweep_out";
+    fs::create_directories(out / "finished");
+    std::ofstream(out / "finished" / "results.json") << "{}";
+    std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": ")" << name
+                                    << R"("}]})";
+    const CliResult result = lengen("sweep " + at("sweep.json") + " --out " + out.string());
+    EXPECT_EQ(result.code, 2) << result.out << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find("plain folder name"), std::string::npos) << result.err;
+    EXPECT_TRUE(fs::exists(out / "finished" / "results.json"));
+    EXPECT_TRUE(fs::exists(root_ / "base.json"));
+    EXPECT_FALSE(fs::exists(out / "a"));
+  }
+}
+
+TEST_F(CliFaults, ForceDeletesOnlyARunFolderLengenWrote) {
+  const fs::path theirs = root_ / "photos";
+  fs::create_directories(theirs);
+  std::ofstream(theirs / "holiday.jpg") << "jpeg";
+  CliResult result = lengen("train " + base() + " --out " + theirs.string() + " --force");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("not a lengen run folder"), std::string::npos) << result.err;
+  EXPECT_TRUE(fs::exists(theirs / "holiday.jpg"));
+
+  std::ofstream(at("notes.txt")) << "notes";
+  for (const std::string flag : {"", " --force"}) {
+    result = lengen("train " + base() + " --out " + at("notes.txt") + flag);
+    EXPECT_EQ(result.code, 2) << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find("is a file"), std::string::npos) << result.err;
+  }
+  std::ifstream notes(at("notes.txt"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(notes), {}), "notes");
+
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("run")).code, 0);
+  result = lengen("train " + base() + " --out " + at("run") + " --force --set train.steps=3");
+  EXPECT_EQ(result.code, 0) << result.err;
+}
+
+TEST_F(CliFaults, OutOfRangeValuesAreRefusedBeforeAnythingIsWritten) {
+  for (const std::string set : {"train.threads=100000", "train.batch_size=1e15", "eval.lengths=10000000"}) {
+    SCOPED_TRACE(set);
+    const CliResult result = lengen("train " + base() + " --out " + at("run") + " --set " + set);
+    EXPECT_EQ(result.code, 2) << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find(set.substr(0, set.find('='))), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(at("run")));
+  }
+  const CliResult utf8 = lengen("config show " + base() + " --set 'description=\xff'");
+  EXPECT_EQ(utf8.code, 2) << utf8.err;
+  EXPECT_EQ(utf8.err_lines(), 1) << utf8.err;
+  EXPECT_NE(utf8.err.find("UTF-8"), std::string::npos) << utf8.err;
+}
+
+TEST_F(CliFaults, DeeplyNestedConfigIsOneLine) {
+  std::ofstream(at("deep.json")) << std::string(100000, '[') << std::string(100000, ']');
+  const CliResult result = lengen("config show " + at("deep.json"));
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("nested deeper than"), std::string::npos) << result.err;
+}
+
+TEST_F(CliFaults, SweepBaseThatIsAFolderAndCommentsInSweeps) {
+  fs::create_directories(root_ / "configs");
+  std::ofstream(at("sweep.json")) << "{\"base\": \"configs\"}";
+  CliResult result = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("is a directory"), std::string::npos) << result.err;
+
+  std::ofstream(at("commented.json")) << "// seeds\n{\"base\": \"base.json\", \"grid\": {\"train.seed\": [1, 2]}}";
+  result = lengen("sweep " + at("commented.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_EQ(result.code, 0) << result.err;
+  std::ofstream(at("broken.json")) << "{\n\"base\": \"base.json\",,\n}";
+  result = lengen("sweep " + at("broken.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find(at("broken.json") + ":2:"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("json.exception"), std::string::npos) << result.err;
+}
+
+// A disk that fills up while a checkpoint is written; the file size limit fails the write the
+// same way without privileges.
+TEST_F(CliFaults, AFailedCheckpointWriteIsOneLineAndLeavesNoTempFile) {
+  const CliResult result = lengen("train " + base() + " --out " + at("run"), "ulimit -f 16; trap '' XFSZ;");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("cannot write " + at("run") + "/checkpoints/"), std::string::npos) << result.err;
+  for (const auto& entry : fs::directory_iterator(at("run") + "/checkpoints")) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  }
+}
+
+TEST_F(CliFaults, CommandLineMistakesAreOneLine) {
+  CliResult result = lengen("trian " + base());
+  EXPECT_EQ(result.code, 2);
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("unknown command 'trian' (did you mean 'train'?)"), std::string::npos) << result.err;
+  result = lengen("train " + base());
+  EXPECT_EQ(result.code, 2);
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("--out"), std::string::npos) << result.err;
+  result = lengen("train " + base() + " --out " + at("run") + " --steps 5");
+  EXPECT_EQ(result.code, 2);
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+}
+
+}  // namespace
+}  // namespace lengen

@@ -1,0 +1,73 @@
+// Every JSON file is read the same way: comments allowed, problems as one line with the file,
+// line and column, duplicate keys and runaway nesting refused.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "lengen/config_io.h"
+#include "lengen/errors.h"
+#include "lengen/json_file.h"
+#include "lengen/sweep.h"
+#include "temp_folder.h"
+#include "user_error_message.h"
+
+namespace lengen {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class JsonFileTest : public testing::TempFolderTest {
+ protected:
+  JsonFileTest() : TempFolderTest("lengen_json_file") {}
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = (root_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+using testing::user_error_message;
+
+TEST_F(JsonFileTest, DeepNestingIsRefusedBeforeItIsBuilt) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string path = write("deep.json", deep);
+  EXPECT_EQ(user_error_message([&] { read_json_file(path); }),
+            path + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  EXPECT_THAT(user_error_message([&] { load_config(path); }), HasSubstr("nested deeper than"));
+  std::string objects;
+  for (int i = 0; i < 1000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(1000, '}');
+  EXPECT_THAT(user_error_message([&] { load_config(write("objects.json", objects)); }), HasSubstr("nested deeper than"));
+}
+
+TEST_F(JsonFileTest, SweepsAndRunFilesTakeCommentsAndReportLines) {
+  write("base.json", "// the base\n{\"task\": {\"name\": \"copy\"}}\n");
+  const std::string sweep = write("sweep.json",
+                                  "{\n  // two seeds\n  \"base\": \"base.json\",\n"
+                                  "  \"grid\": {\"train.seed\": [1, 2]} /* block */\n}\n");
+  EXPECT_EQ(load_sweep(sweep).runs.size(), 2u);
+  const std::string broken = write("broken.json", "{\n  \"base\": \"base.json\",\n  \"grid\": {,}\n}\n");
+  const std::string message = user_error_message([&] { load_sweep(broken); });
+  EXPECT_THAT(message, StartsWith(broken + ":3:12: invalid JSON: "));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("json.exception")));
+  const std::string results = write("results.json", "{\"a\": 1, /* note */ \"b\": 2}");
+  EXPECT_EQ(read_json_file(results)["b"], 2);
+  EXPECT_EQ(user_error_message([&] { read_json_file(write("twice.json", "{\"a\": 1, \"a\": 2}")); }),
+            (root_ / "twice.json").string() + ": duplicate key 'a'");
+}
+
+TEST_F(JsonFileTest, ADirectoryOrAMissingFileIsNamed) {
+  EXPECT_EQ(user_error_message([&] { read_json_file(root_.string()); }), root_.string() + ": is a directory, not a JSON file");
+  const std::string sweep = write("sweep.json", "{\"base\": \".\"}");
+  EXPECT_THAT(user_error_message([&] { load_sweep(sweep); }), HasSubstr("is a directory"));
+  EXPECT_EQ(user_error_message([&] { read_json_file((root_ / "none.json").string()); }),
+            (root_ / "none.json").string() + ": no such JSON file");
+}
+
+}  // namespace
+}  // namespace lengen
