@@ -104,7 +104,8 @@ torch::Tensor batch_loss(Reference& ref, torch::Tensor* logits = nullptr) {
 }
 
 void set_learning_rate(torch::optim::AdamW& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+  for (auto& group : optimizer.param_groups())
+    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
 }
 
 // Forward, loss and every gradient of the state's batch.
@@ -137,9 +138,9 @@ void expect_adamw_steps(torch::ScalarType dtype, double tolerance) {
     SCOPED_TRACE(name);
     auto ref = load_reference(name, dtype);
     const TrainConfig& tc = ref.config.train;
-    torch::optim::AdamW optimizer(ref.model->parameters(), torch::optim::AdamWOptions(tc.lr)
-                                                               .betas({tc.beta1, tc.beta2})
-                                                               .weight_decay(tc.weight_decay));
+    torch::optim::AdamW optimizer(
+        ref.model->parameters(),
+        torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).weight_decay(tc.weight_decay));
     const auto& steps = ref.state.at("steps");
     double worst = 0.0;
     for (size_t step = 0; step < steps.size(); ++step) {
@@ -203,9 +204,13 @@ TEST(ModelReference, ScheduleMatchesTheReference) {
   }
 }
 
-TEST(ModelReference, ForwardAndGradientsMatchInDouble) { expect_forward_and_gradients(torch::kDouble, kDoubleTolerance); }
+TEST(ModelReference, ForwardAndGradientsMatchInDouble) {
+  expect_forward_and_gradients(torch::kDouble, kDoubleTolerance);
+}
 
-TEST(ModelReference, ForwardAndGradientsMatchInFloat) { expect_forward_and_gradients(torch::kFloat, kFloatTolerance); }
+TEST(ModelReference, ForwardAndGradientsMatchInFloat) {
+  expect_forward_and_gradients(torch::kFloat, kFloatTolerance);
+}
 
 TEST(ModelReference, AdamWStepsMatchInDouble) { expect_adamw_steps(torch::kDouble, kDoubleTolerance); }
 

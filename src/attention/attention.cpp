@@ -120,8 +120,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
 torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                     const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                                     HeadStats* stats) {
-  // Scores and weights in fp32 (or double for a double model) whatever the activations' dtype (SPEC §4); under bf16 autocast
-  // too, which would otherwise run this product in bf16.
+  // Scores and weights in fp32 or better whatever the activations' dtype (SPEC §4): fp32 under
+  // bf16 autocast too, which would otherwise run this product in bf16, and double for a double model.
   torch::Tensor scores;
   {
     const AutocastScope fp32_scores(q.device().type(), false);

@@ -45,7 +45,8 @@ torch::Tensor LengthScalingImpl::forward(const torch::Tensor& x, const torch::Te
   // l_i = log(i + 2): the first position gets log 2, never 0. Padding (position -1) is
   // treated as position 0: its queries are masked anyway, and log 1 = 0 would make
   // l^gamma infinite (gamma < 0) and its gradient NaN. [B, 1, T, 1]
-  auto log_length = torch::log(positions.clamp_min(0).to(at_least_fp32(x.scalar_type())) + 2.0).unsqueeze(1).unsqueeze(-1);
+  const auto dtype = at_least_fp32(x.scalar_type());
+  auto log_length = torch::log(positions.clamp_min(0).to(dtype) + 2.0).unsqueeze(1).unsqueeze(-1);
   torch::Tensor factor;  // [B, scaled heads, T, 1]
   if (kind_ == "ssmax") {
     factor = ssmax_scale_.view({1, -1, 1, 1}) * log_length;

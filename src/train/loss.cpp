@@ -1,10 +1,10 @@
 #include "lengen/loss.h"
 
-#include "lengen/precision.h"
-
 #include <torch/torch.h>
 
 #include <algorithm>
+
+#include "lengen/precision.h"
 
 namespace lengen {
 
