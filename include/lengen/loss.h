@@ -5,7 +5,7 @@
 namespace lengen {
 
 // target_logits [N, vocab]: the logits at the N target positions only
-// (DecoderImpl::forward_selected with the loss mask); targets [N]. Computed in fp32.
+// (DecoderImpl::forward_selected with the loss mask); targets [N]. Computed in fp32 or better.
 torch::Tensor target_cross_entropy(const torch::Tensor& target_logits, const torch::Tensor& targets);
 
 }  // namespace lengen

@@ -20,8 +20,9 @@ class PositionEncoding {
   torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& positions) const;
 
   // Score bias -m_h * (i - j) for query positions [B, Tq] and key positions [B, Tk]:
-  // [B, H, Tq, Tk], or an undefined tensor when no head has a bias.
-  torch::Tensor bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions) const;
+  // [B, H, Tq, Tk] in `dtype` (the scores'), or an undefined tensor when no head has a bias.
+  torch::Tensor bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions,
+                     torch::ScalarType dtype = torch::kFloat) const;
 
   // The heads length scaling applies to: all heads, or under NAPE the NoPE heads.
   int64_t first_scaled_head() const { return first_scaled_head_; }
@@ -34,7 +35,7 @@ class PositionEncoding {
   double rope_base_;
   int64_t first_scaled_head_ = 0;
   std::vector<double> slopes_;
-  torch::Tensor slope_tensor_;  // [H] as a float tensor, for the bias
+  torch::Tensor slope_tensor_;  // [H] in double, cast to the scores' dtype for the bias
 };
 
 std::vector<std::string> position_names();

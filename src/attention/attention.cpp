@@ -8,6 +8,7 @@
 #include "attention/fused_attention.h"
 #include "lengen/autocast.h"
 #include "lengen/errors.h"
+#include "lengen/precision.h"
 
 namespace lengen {
 
@@ -155,14 +156,15 @@ torch::Tensor AttentionImpl::attend_fused(const torch::Tensor& q, const torch::T
 torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                     const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                                     HeadStats* stats) {
-  // Scores and weights in fp32 whatever the activations' dtype (docs/method.md, "The
-  // decoder"); under bf16 autocast too, which would otherwise run this product in bf16.
+  // Scores and weights in fp32 or better whatever the activations' dtype (docs/method.md, "The
+  // decoder"): fp32 under bf16 autocast too, which would otherwise run this product in bf16, and
+  // double for a double model.
   torch::Tensor scores;
   {
     const AutocastScope fp32_scores(q.device().type(), false);
-    scores = torch::matmul(q.to(torch::kFloat), k.to(torch::kFloat).transpose(-2, -1)) / std::sqrt(double(d_head_));
+    scores = torch::matmul(to_at_least_fp32(q), to_at_least_fp32(k).transpose(-2, -1)) / std::sqrt(double(d_head_));
   }
-  auto bias = positions_.bias(query_positions, key_positions);
+  auto bias = positions_.bias(query_positions, key_positions, scores.scalar_type());
   if (bias.defined()) scores = scores + bias;
   auto visible = (key_positions.unsqueeze(1) <= query_positions.unsqueeze(2)) & (key_positions.unsqueeze(1) >= 0);
   scores = scores.masked_fill(visible.logical_not().unsqueeze(1), -std::numeric_limits<float>::infinity());

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lengen/errors.h"
+#include "lengen/precision.h"
 
 namespace lengen {
 
@@ -44,14 +45,15 @@ torch::Tensor LengthScalingImpl::forward(const torch::Tensor& x, const torch::Te
   // l_i = log(i + 2): the first position gets log 2, never 0. Padding (position -1) is
   // treated as position 0: its queries are masked anyway, and log 1 = 0 would make
   // l^gamma infinite (gamma < 0) and its gradient NaN. [B, 1, T, 1]
-  auto log_length = torch::log(positions.clamp_min(0).to(torch::kFloat) + 2.0).unsqueeze(1).unsqueeze(-1);
+  const auto dtype = at_least_fp32(x.scalar_type());
+  auto log_length = torch::log(positions.clamp_min(0).to(dtype) + 2.0).unsqueeze(1).unsqueeze(-1);
   torch::Tensor factor;  // [B, scaled heads, T, 1]
   if (kind_ == "ssmax") {
     factor = ssmax_scale_.view({1, -1, 1, 1}) * log_length;
   } else if (kind_ == "learned") {
     factor = delta_ + learned_beta_.view({1, -1, 1, 1}) * log_length.pow(learned_gamma_.view({1, -1, 1, 1}));
   } else {
-    auto xf = x.to(torch::kFloat);
+    auto xf = to_at_least_fp32(x);
     auto beta = torch::softplus(beta_proj_(xf)).transpose(1, 2).unsqueeze(-1);
     auto gamma = (gamma_range_ * torch::tanh(gamma_proj_(xf))).transpose(1, 2).unsqueeze(-1);
     factor = delta_ + beta * log_length.pow(gamma);

@@ -40,7 +40,7 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
     std::string hint = closest_match(kind_, position_names());
     throw UserError("unknown positions '" + kind_ + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
   }
-  slope_tensor_ = torch::tensor(std::vector<float>(slopes_.begin(), slopes_.end()));
+  slope_tensor_ = torch::tensor(slopes_, torch::kDouble);
 }
 
 torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tensor& positions) const {
@@ -58,10 +58,11 @@ torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tens
   return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
 }
 
-torch::Tensor PositionEncoding::bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions) const {
+torch::Tensor PositionEncoding::bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions,
+                                     torch::ScalarType dtype) const {
   if (kind_ != "alibi" && kind_ != "nape") return {};
-  auto distance = (query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2)).to(torch::kFloat);  // [B, Tq, Tk]
-  auto slopes = slope_tensor_.to(distance.device()).view({1, -1, 1, 1});
+  auto distance = (query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2)).to(dtype);  // [B, Tq, Tk]
+  auto slopes = slope_tensor_.to(distance.device(), dtype).view({1, -1, 1, 1});
   return -slopes * distance.unsqueeze(1);
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "lengen/model.h"
+#include "lengen/precision.h"
 
 namespace lengen {
 
@@ -42,7 +43,7 @@ torch::Tensor DecoderImpl::forward_selected(const torch::Tensor& tokens, const t
   return output_logits(hidden_states(tokens, positions, nullptr, stats).index({select}));
 }
 
-torch::Tensor DecoderImpl::output_logits(const torch::Tensor& hidden) { return head_(hidden).to(torch::kFloat); }
+torch::Tensor DecoderImpl::output_logits(const torch::Tensor& hidden) { return to_at_least_fp32(head_(hidden)); }
 
 torch::Tensor DecoderImpl::hidden_states(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
                                          AttentionStats* stats) {

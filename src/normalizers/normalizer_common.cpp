@@ -21,10 +21,6 @@ bool use_fused_cpu(const torch::Tensor& z) {
          (z.scalar_type() == torch::kFloat || z.scalar_type() == torch::kDouble);
 }
 
-torch::ScalarType compute_dtype(const torch::ScalarType input) {
-  return (input == torch::kHalf || input == torch::kBFloat16) ? torch::kFloat : input;
-}
-
 torch::Tensor fully_masked_rows(const torch::Tensor& z) {
   return std::get<0>(z.max(-1, /*keepdim=*/true)) == -std::numeric_limits<double>::infinity();
 }

@@ -3,6 +3,8 @@
 // precision upcast, fully masked rows, and the backward shared by the entmax family.
 #include <torch/types.h>
 
+#include "lengen/precision.h"
+
 namespace lengen::detail {
 
 // Rows whose |alpha - 1| is below this are computed as softmax, never by the solver.
@@ -12,10 +14,7 @@ constexpr double kSoftmaxAlphaTolerance = 1e-3;
 // not forced.
 bool use_fused_cpu(const torch::Tensor& z);
 
-// The dtype the maths runs in: fp32 for half precision inputs, else the input's.
-torch::ScalarType compute_dtype(const torch::ScalarType input);
-
-// Applies `fn` (which normalizes along the last dim) to z along `dim`, in compute_dtype, and
+// Applies `fn` (which normalizes along the last dim) to z along `dim`, in fp32 or better, and
 // returns the result in z's layout and dtype. Autograd flows through the transposes and casts.
 template <class Fn>
 torch::Tensor along_last_dim(const torch::Tensor& z, int64_t dim, Fn&& fn) {
@@ -23,7 +22,7 @@ torch::Tensor along_last_dim(const torch::Tensor& z, int64_t dim, Fn&& fn) {
   const int64_t last = z.dim() - 1;
   const int64_t d = dim < 0 ? dim + z.dim() : dim;
   TORCH_CHECK(d >= 0 && d <= last, "normalizer dim ", dim, " out of range for ", z.dim(), "-d input");
-  torch::Tensor x = z.to(compute_dtype(z.scalar_type()));
+  torch::Tensor x = to_at_least_fp32(z);
   if (d != last) x = x.transpose(d, last);
   torch::Tensor y = fn(x);
   if (d != last) y = y.transpose(d, last);
