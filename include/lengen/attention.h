@@ -6,6 +6,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <functional>
 #include <memory>
 
 #include "lengen/config.h"
@@ -31,6 +32,12 @@ struct HeadStats {
   int64_t rows = 0;
 };
 
+// Sees each chunk of weights the dense path computes: weights [B, H, queries, keys] with the
+// queries' and keys' positions [B, queries], [B, keys]. Inspection only (lengen attention,
+// attention on the target); the forward pass does not depend on it.
+using WeightObserver = std::function<void(const torch::Tensor& weights, const torch::Tensor& query_positions,
+                                          const torch::Tensor& key_positions)>;
+
 class AttentionImpl : public torch::nn::Module {
  public:
   AttentionImpl(const ModelConfig& config);
@@ -43,6 +50,8 @@ class AttentionImpl : public torch::nn::Module {
                         HeadStats* stats = nullptr);
 
   void set_query_chunk(int64_t chunk) { query_chunk_ = chunk; }
+  // Empty: none. While set, evaluation must take the dense path, where the observer is called.
+  void set_weight_observer(WeightObserver observer) { weight_observer_ = std::move(observer); }
   LengthScaling scaling() const { return scaling_; }
   const PositionEncoding& positions() const { return positions_; }
 
@@ -58,6 +67,7 @@ class AttentionImpl : public torch::nn::Module {
   PositionEncoding positions_;
   NormalizerFn normalizer_;
   LearnedAlpha learned_alpha_{nullptr};
+  WeightObserver weight_observer_;
 };
 TORCH_MODULE(Attention);
 

@@ -74,6 +74,7 @@ struct EvalConfig {
   double decode_cap = 2.2;        // greedy: total length cap as a multiple of the source length
   std::string checkpoint = "last";  // last, best (best in-distribution validation)
   bool attention_stats = true;
+  int64_t attention_on_target_samples = 32;  // per length; 0 = not measured
 };
 
 struct Config {

@@ -134,6 +134,7 @@ torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor&
   if (learned_alpha_) alpha = learned_alpha_->forward().view({1, -1, 1, 1});
   auto weights = normalizer_(scores, alpha);
   if (stats != nullptr) add_stats(weights, query_positions >= 0, stats);
+  if (weight_observer_) weight_observer_(weights, query_positions, key_positions);
   return torch::matmul(weights.to(v.dtype()), v);
 }
 

@@ -137,6 +137,8 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(eval.checkpoint), "which checkpoint to evaluate; best = best in-distribution validation", {},
             {"last", "best"}),
       field(KEY(eval.attention_stats), "also record attention statistics per length"),
+      field(KEY(eval.attention_on_target_samples),
+            "samples per length whose attention on the answering keys is measured; 0 = none", at_least(0)),
   };
   return fields;
 }

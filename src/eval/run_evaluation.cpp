@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "lengen/attention_on_target.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
 #include "lengen/errors.h"
@@ -44,6 +45,11 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   model->set_query_chunk(config.model.prefill_chunk);
   for (EvalSet& set : evaluation_sets(*task, config, data_dir)) {
     evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval));
+    if (config.eval.attention_on_target_samples > 0) {
+      evaluation.results.back().attention_on_target = attention_on_target_to_json(
+          measure_attention_on_target(model, *task, set.samples, config.eval.attention_on_target_samples),
+          task->name());
+    }
     const LengthResult& result = evaluation.results.back();
     spdlog::info("length {}: exact match {:.1f}% over {} samples", result.length,
                  100 * result.metrics.exact_match(), result.metrics.samples);
@@ -61,6 +67,7 @@ nlohmann::json length_result_to_json(const LengthResult& result) {
                          {"token_accuracy", m.token_accuracy()}, {"exact", m.exact},
                          {"tokens", m.tokens},              {"correct_tokens", m.correct_tokens},
                          {"loss", result.loss}};
+  if (!result.attention_on_target.is_null()) json["attention_on_target"] = result.attention_on_target;
   if (!result.attention.empty()) {
     nlohmann::json layers = nlohmann::json::array();
     for (const auto& layer : result.attention) {
