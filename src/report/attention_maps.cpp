@@ -119,7 +119,7 @@ std::string map_script(const std::string& name, const std::string& title, const 
      << "set cblabel 'attention weight (white: exactly 0)'\n"
      << "set logscale cb\nset cbrange [" << kLowestColouredWeight << ":1]\nset format cb '%.0e'\n"
      << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
-     << "set tics out\nset border linecolor 'gray40'\n"
+     << "set tics out\nset border linecolor 'gray40'\nset rmargin 11\n"
      << fmt::format(
             "set xrange [{}:{}]\n", -0.5 * static_cast<double>(pooled.column_block),
             (static_cast<double>(pooled.weights.size(1)) - 0.5) * static_cast<double>(pooled.column_block))
