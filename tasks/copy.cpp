@@ -12,6 +12,14 @@ class CopyTask : public UniformSourceTask {
 
  protected:
   Symbols target_for(const Symbols& src) const override { return src; }
+
+ public:
+  // Target symbol j is source symbol j.
+  std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
+    AnswerSources sources(sample.trg.size());
+    for (size_t j = 0; j < sources.size(); ++j) sources[j] = {static_cast<int64_t>(j)};
+    return sources;
+  }
 };
 
 }  // namespace

@@ -44,6 +44,16 @@ class FlipFlopTask : public Task {
     return {std::move(src), {written}};
   }
 
+  // The bit of the last write (a write command at an even index, its bit after it).
+  std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
+    int64_t bit = -1;
+    for (size_t i = 0; i + 1 < sample.src.size(); i += 2) {
+      if (sample.src[i] == kWrite) bit = static_cast<int64_t>(i + 1);
+    }
+    if (bit < 0) return std::nullopt;
+    return AnswerSources{{bit}};
+  }
+
  private:
   double write_prob_;
 };

@@ -119,6 +119,27 @@ class MqmtarTask : public Task {
     return sample;
   }
 
+  // Each query's "QSEP v1..vv" target: no answer for the QSEP, then for each value token the
+  // value tokens of the record whose key is the query's (the only place "key KVSEP" occurs).
+  std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
+    const int64_t query_len = 1 + shape_.key_len;
+    const auto haystack = static_cast<int64_t>(sample.src.size()) - shape_.num_queries * query_len;
+    AnswerSources sources;
+    for (int64_t q = 0; q < shape_.num_queries; ++q) {
+      const auto key = sample.src.begin() + haystack + q * query_len + 1;
+      std::vector<int64_t> values;
+      for (int64_t at = shape_.key_len; at + shape_.value_len < haystack; ++at) {
+        if (sample.src[static_cast<size_t>(at)] != kKvSep) continue;
+        if (!std::equal(key, key + shape_.key_len, sample.src.begin() + at - shape_.key_len)) continue;
+        for (int64_t v = 1; v <= shape_.value_len; ++v) values.push_back(at + v);
+        break;
+      }
+      sources.emplace_back();
+      for (int64_t v = 0; v < shape_.value_len; ++v) sources.push_back(values);
+    }
+    return sources;
+  }
+
  private:
   struct Span {
     const int32_t* begin;

@@ -12,6 +12,15 @@ class ReverseTask : public UniformSourceTask {
 
  protected:
   Symbols target_for(const Symbols& src) const override { return Symbols(src.rbegin(), src.rend()); }
+
+ public:
+  // Target symbol j is source symbol |src| - 1 - j.
+  std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
+    AnswerSources sources(sample.trg.size());
+    for (size_t j = 0; j < sources.size(); ++j)
+      sources[j] = {static_cast<int64_t>(sample.src.size() - 1 - j)};
+    return sources;
+  }
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // sort: the target is the source sorted ascending (duplicates kept).
 #include <algorithm>
+#include <map>
 
 #include "task_factories.h"
 #include "uniform_source_task.h"
@@ -17,6 +18,17 @@ class SortTask : public UniformSourceTask {
     Symbols sorted = src;
     std::sort(sorted.begin(), sorted.end());
     return sorted;
+  }
+
+ public:
+  // Every source position holding the symbol being output: equal symbols are interchangeable.
+  std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
+    std::map<int32_t, std::vector<int64_t>> positions;
+    for (size_t i = 0; i < sample.src.size(); ++i)
+      positions[sample.src[i]].push_back(static_cast<int64_t>(i));
+    AnswerSources sources;
+    for (int32_t symbol : sample.trg) sources.push_back(positions[symbol]);
+    return sources;
   }
 };
 

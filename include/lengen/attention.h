@@ -6,6 +6,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,12 @@ std::vector<std::string> attention_kernel_names();
 
 enum class FusedNormalizer;
 
+// Sees each chunk of weights the dense path computes: weights [B, H, queries, keys] with the
+// queries' and keys' positions [B, queries], [B, keys]. Inspection only (lengen attention,
+// attention on the target); the forward pass does not depend on it.
+using WeightObserver = std::function<void(const torch::Tensor& weights, const torch::Tensor& query_positions,
+                                          const torch::Tensor& key_positions)>;
+
 class AttentionImpl : public torch::nn::Module {
  public:
   AttentionImpl(const ModelConfig& config);
@@ -60,12 +67,23 @@ class AttentionImpl : public torch::nn::Module {
   void set_kernel(AttentionKernel kernel) { kernel_ = kernel; }
   // True when a forward with q like this one runs the fused kernel.
   bool uses_fused_kernel(const torch::Tensor& q) const;
+  // Empty: none. The observer sees the dense weights of the queries from index `first_query` of
+  // each forward on: under the fused kernel those rows alone are also computed densely for it.
+  void set_weight_observer(WeightObserver observer, int64_t first_query = 0) {
+    weight_observer_ = std::move(observer);
+    observed_from_ = first_query;
+  }
   LengthScaling scaling() const { return scaling_; }
   const PositionEncoding& positions() const { return positions_; }
 
  private:
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& query_positions, const torch::Tensor& key_positions, HeadStats* stats);
+
+  // The dense path over the queries from index `first` on, `query_chunk_` queries at a time.
+  torch::Tensor attend_chunks(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                              const torch::Tensor& positions, const torch::Tensor& key_positions, int64_t first,
+                              HeadStats* stats);
 
   torch::Tensor attend_fused(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                              const torch::Tensor& query_positions, const torch::Tensor& key_positions,
@@ -82,6 +100,8 @@ class AttentionImpl : public torch::nn::Module {
   NormalizerSpec normalizer_spec_;
   AttentionKernel kernel_ = AttentionKernel::kFused;
   LearnedAlpha learned_alpha_{nullptr};
+  WeightObserver weight_observer_;
+  int64_t observed_from_ = 0;
 };
 TORCH_MODULE(Attention);
 

@@ -75,6 +75,7 @@ struct EvalConfig {
   std::string checkpoint = "last";  // last, best (best in-distribution validation)
   bool attention_stats = true;
   std::string attention_kernel = "fused";  // fused (memory-bounded, CPU) or dense (the reference)
+  int64_t attention_on_target_samples = 32;  // per length; 0 = not measured
 };
 
 struct Config {

@@ -32,6 +32,8 @@ struct LengthResult {
   SequenceMetrics metrics;  // greedy: exact match and token accuracy of the generated tokens
   double loss = 0.0;        // teacher-forced token-mean cross entropy (both modes)
   std::vector<LayerAttentionSummary> attention;  // empty when statistics are off
+  // Attention on the target (lengen/attention_on_target.h) as JSON; null when not measured.
+  nlohmann::json attention_on_target;
 
   // Means over all layers and heads (0 without statistics).
   double mean_nonzero_per_query() const;

@@ -44,8 +44,9 @@ struct Summary {
 };
 Summary summarize_values(const std::vector<double>& values);
 
-// One metric per method and length. `metric`: exact_match, token_accuracy (both as %) or
-// nonzero_per_query.
+// One metric per method and length. `metric`: exact_match, token_accuracy (both as %),
+// nonzero_per_query, or a JSON pointer into each length's entry such as
+// "/attention_on_target/layers/0/best".
 struct MetricTable {
   std::string metric;
   std::vector<Method> methods;  // in order of first appearance

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,11 @@ struct Sample {
   Symbols src;
   Symbols trg;
 };
+
+// Per target symbol, the source indices whose symbols answer it: the keys attention should find
+// (docs/method.md, "Attention on the target"). An empty list: nothing in the source answers that
+// symbol (mqmtar's QSEP).
+using AnswerSources = std::vector<std::vector<int64_t>>;
 
 // Task parameters by name (all numeric), e.g. {"vocab": 32} or {"write_prob": 0.1}.
 using TaskParams = std::map<std::string, double>;
@@ -35,6 +41,9 @@ class Task {
   // Symbols in a source of length `length`: `length` itself, except where a task keeps the
   // reference's convention (flip-flop drops the read's bit, mqmtar appends its queries).
   virtual int64_t source_length(int64_t length) const { return length; }
+  // Which source positions answer each target symbol of `sample`; nullopt when the task names no
+  // answering key.
+  virtual std::optional<AnswerSources> answer_sources(const Sample&) const { return std::nullopt; }
   // The resolved parameters (defaults filled in), for config files and logs.
   virtual TaskParams params() const = 0;
 };

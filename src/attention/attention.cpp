@@ -114,22 +114,35 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     cache->positions = key_positions;
   }
 
-  if (uses_fused_kernel(q)) {
-    auto out = attend_fused(q, k, v, positions, key_positions, stats).to(v.dtype());  // [B, H, T, d_head]
-    return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+  const bool fused = uses_fused_kernel(q);
+  torch::Tensor out;  // [B, H, T, d_head]
+  if (fused) out = attend_fused(q, k, v, positions, key_positions, stats).to(v.dtype());
+  if (!fused || weight_observer_) {
+    // The dense path: the output, or under the fused kernel only the rows an observer asked for
+    // (their output is discarded and their statistics already counted).
+    const int64_t first = fused ? std::min(observed_from_, length) : 0;
+    auto dense = attend_chunks(q, k, v, positions, key_positions, first, fused ? nullptr : stats);
+    if (!fused) out = dense;
   }
+  return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+}
+
+torch::Tensor AttentionImpl::attend_chunks(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                           const torch::Tensor& positions, const torch::Tensor& key_positions,
+                                           int64_t first, HeadStats* stats) {
+  const int64_t length = q.size(2);
   const int64_t cached = k.size(2) - length;
-  const int64_t chunk = query_chunk(query_chunk_, batch, heads_, k.size(2), length);
+  const int64_t chunk = query_chunk(query_chunk_, q.size(0), heads_, k.size(2), length - first);
   std::vector<torch::Tensor> outputs;
-  for (int64_t start = 0; start < length; start += chunk) {
+  for (int64_t start = first; start < length; start += chunk) {
     const int64_t size = std::min(chunk, length - start);
     // Keys past the chunk's last query are all in its future (positions increase along T).
     const int64_t visible = cached + start + size;
     outputs.push_back(attend(q.narrow(2, start, size), k.narrow(2, 0, visible), v.narrow(2, 0, visible),
                              positions.narrow(1, start, size), key_positions.narrow(1, 0, visible), stats));
   }
-  auto out = outputs.size() == 1 ? outputs[0] : torch::cat(outputs, 2);  // [B, H, T, d_head]
-  return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+  if (outputs.empty()) return torch::Tensor();
+  return outputs.size() == 1 ? outputs[0] : torch::cat(outputs, 2);  // [B, H, T - first, d_head]
 }
 
 bool AttentionImpl::uses_fused_kernel(const torch::Tensor& q) const {
@@ -172,6 +185,7 @@ torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor&
   if (learned_alpha_) alpha = learned_alpha_->forward().view({1, -1, 1, 1});
   auto weights = normalizer_(scores, alpha);
   if (stats != nullptr) add_stats(weights, query_positions >= 0, stats);
+  if (weight_observer_) weight_observer_(weights, query_positions, key_positions);
   return torch::matmul(weights.to(v.dtype()), v);
 }
 

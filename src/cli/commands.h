@@ -27,5 +27,6 @@ void add_eval_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_launch_command(CLI::App& app);
+void add_attention_command(CLI::App& app);
 
 }  // namespace lengen::cli

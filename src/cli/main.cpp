@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   lengen::cli::add_eval_command(app);
   lengen::cli::add_sweep_command(app);
   lengen::cli::add_report_command(app);
+  lengen::cli::add_attention_command(app);
   lengen::cli::add_launch_command(app);
   try {
     app.parse(argc, argv);

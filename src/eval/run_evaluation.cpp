@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "lengen/attention_on_target.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
 #include "lengen/errors.h"
@@ -97,6 +98,11 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   for (EvalSet& set : sets) {
     evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval,
                                                   [&](int64_t done) { progress.update(set, done); }));
+    if (config.eval.attention_on_target_samples > 0) {
+      evaluation.results.back().attention_on_target = attention_on_target_to_json(
+          measure_attention_on_target(model, *task, set.samples, config.eval.attention_on_target_samples),
+          task->name());
+    }
     evaluation.data.push_back(std::move(set.data));
     const LengthResult& result = evaluation.results.back();
     if (!std::isfinite(result.loss)) {
@@ -120,6 +126,7 @@ nlohmann::json length_result_to_json(const LengthResult& result) {
                          {"token_accuracy", m.token_accuracy()}, {"exact", m.exact},
                          {"tokens", m.tokens},              {"correct_tokens", m.correct_tokens},
                          {"loss", result.loss}};
+  if (!result.attention_on_target.is_null()) json["attention_on_target"] = result.attention_on_target;
   if (!result.attention.empty()) {
     nlohmann::json layers = nlohmann::json::array();
     for (const auto& layer : result.attention) {

@@ -11,19 +11,13 @@
 
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
+#include "report/gnuplot_script.h"
 
 namespace fs = std::filesystem;
 
 namespace lengen {
 
 namespace {
-
-// A single-quoted gnuplot string: quotes are doubled.
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string shell_quoted(const std::string& text) {
   std::string out = "'";
@@ -33,12 +27,25 @@ std::string shell_quoted(const std::string& text) {
 
 bool run_quietly(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
 
+}  // namespace
+
+std::string gnuplot_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
 // pngcairo draws better; the plain png terminal is the fallback some gnuplot builds have.
 std::string png_terminal(const std::string& gnuplot) {
   return run_quietly(shell_quoted(gnuplot) + " -e 'set terminal pngcairo'") ? "pngcairo" : "png";
 }
 
-}  // namespace
+bool run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::string& name) {
+  const bool ok =
+      run_quietly("cd " + shell_quoted(dir) + " && " + shell_quoted(gnuplot) + " " + name + ".gp");
+  if (!ok) spdlog::warn("gnuplot failed on {}/{}.gp", dir, name);
+  return ok;
+}
 
 std::string find_gnuplot() {
   const char* path = std::getenv("PATH");
@@ -77,18 +84,17 @@ bool plot_metric(const MetricTable& table, const std::string& dir, const std::st
          << " noenhanced size 900,560\n"
          << "set output '" << name << ".png'\n"
          << "set logscale x 2\nset grid\nset key below\n"
-         << "set xlabel 'source length'\nset ylabel " << quoted(y_label) << "\nset yrange " << y_range << "\n"
+         << "set xlabel 'source length'\nset ylabel " << gnuplot_quoted(y_label) << "\nset yrange " << y_range
+         << "\n"
          << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i
-           << " using 1:2:3 with yerrorlines linewidth 2 title " << quoted(method_label(table.methods[plotted[i]]));
+           << " using 1:2:3 with yerrorlines linewidth 2 title "
+           << gnuplot_quoted(method_label(table.methods[plotted[i]]));
   }
   script << "\nset terminal svg noenhanced size 900,560\nset output '" << name << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());
-  if (gnuplot.empty()) return false;
-  const bool ok = run_quietly("cd " + shell_quoted(dir) + " && " + shell_quoted(gnuplot) + " " + name + ".gp");
-  if (!ok) spdlog::warn("gnuplot failed on {}/{}.gp", dir, name);
-  return ok;
+  return !gnuplot.empty() && run_gnuplot(gnuplot, dir, name);
 }
 
 }  // namespace lengen

@@ -7,6 +7,7 @@
 #include "lengen/errors.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
+#include "report/attention_on_target_report.h"
 
 namespace fs = std::filesystem;
 
@@ -59,6 +60,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     if (plotted) md << "![" << spec.title << "](" << spec.metric << ".png)\n\n";
     all_plotted = all_plotted && plotted;
   }
+  md << attention_on_target_section(runs, decode, out_dir, gnuplot, train_len_max);
   if (gnuplot.empty()) {
     md << "Plots skipped: gnuplot is not on PATH. The data (*.dat) and scripts (*.gp) are written; "
           "run `gnuplot NAME.gp` here to draw them.\n";

@@ -132,6 +132,9 @@ MetricTable metric_table(const std::vector<RunResults>& runs, const std::string&
       if (metric == "nonzero_per_query") {
         const bool has = entry.contains("attention") && entry.at("attention").contains("nonzero_per_query");
         if (has) value = &entry.at("attention").at("nonzero_per_query");
+      } else if (metric.front() == '/') {  // a JSON pointer into the entry
+        const nlohmann::json::json_pointer pointer(metric);
+        if (entry.contains(pointer)) value = &entry.at(pointer);
       } else if (entry.contains(metric)) {
         value = &entry.at(metric);
       }

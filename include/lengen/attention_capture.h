@@ -1,0 +1,36 @@
+#pragma once
+// The attention weights of a sample's target rows, the queries that predict its target symbols
+// (the input is BOS src SEP trg, so the SEP predicts trg[0]; docs/method.md, "Sequences and
+// loss"). They are read from the dense attention path through the attention module's weight
+// observer, chunk by chunk, so a caller keeps only what it needs of them.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "lengen/model.h"
+#include "lengen/task.h"
+
+namespace lengen {
+
+// The input position of the query that predicts target symbol j is first_target_query(sample) + j.
+int64_t first_target_query(const Sample& sample);
+
+// The input position of source symbol i (after the BOS).
+inline int64_t source_position(int64_t i) { return i + 1; }
+
+// rows: the target indices j [R] (int64) of one chunk; weights [H, R, keys] of those rows against
+// input positions 0..keys-1 (keys past the chunk's last query are not passed: their weight is 0).
+using TargetRowVisitor =
+    std::function<void(size_t layer, const torch::Tensor& rows, const torch::Tensor& weights)>;
+
+// Runs the model without grad on `sample`'s teacher-forced input and passes each layer's target
+// rows to `visit`. Uses the dense attention path.
+void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit);
+
+// Per layer, the weights [H, |trg|, T] (fp32, on the CPU) of the target rows against all T input
+// positions, future positions included (their weight is 0).
+std::vector<torch::Tensor> target_attention(Decoder& model, const Sample& sample);
+
+}  // namespace lengen

@@ -1,0 +1,97 @@
+#include "lengen/attention_on_target.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "lengen/attention_capture.h"
+
+namespace lengen {
+
+namespace {
+
+// Each target symbol's answering input positions as rows of a padded index: positions [trg, A]
+// (padding points at position 0) and a 0/1 weight [trg, A] that drops the padding. `answered`
+// [trg] (bool) marks the symbols with any answering key.
+struct AnswerIndex {
+  torch::Tensor positions;
+  torch::Tensor keep;
+  torch::Tensor answered;
+};
+
+AnswerIndex answer_index(const AnswerSources& sources) {
+  size_t width = 1;
+  for (const auto& keys : sources) width = std::max(width, keys.size());
+  const auto rows = static_cast<int64_t>(sources.size());
+  AnswerIndex index{torch::zeros({rows, static_cast<int64_t>(width)}, torch::kLong),
+                    torch::zeros({rows, static_cast<int64_t>(width)}), torch::zeros({rows}, torch::kBool)};
+  auto positions = index.positions.accessor<int64_t, 2>();
+  auto keep = index.keep.accessor<float, 2>();
+  auto answered = index.answered.accessor<bool, 1>();
+  for (int64_t j = 0; j < rows; ++j) {
+    const auto& keys = sources[static_cast<size_t>(j)];
+    answered[j] = !keys.empty();
+    for (size_t a = 0; a < keys.size(); ++a) {
+      positions[j][static_cast<int64_t>(a)] = source_position(keys[a]);
+      keep[j][static_cast<int64_t>(a)] = 1.0F;
+    }
+  }
+  return index;
+}
+
+}  // namespace
+
+AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
+                                              const std::vector<Sample>& samples, int64_t max_samples) {
+  AttentionOnTarget measured;
+  const size_t count = std::min(samples.size(), static_cast<size_t>(std::max<int64_t>(max_samples, 0)));
+  const int64_t layers = model->config().layers, heads = model->config().heads;
+  // Sums over target symbols in double, per layer and head.
+  std::vector<torch::Tensor> sums;
+  for (int64_t layer = 0; layer < layers; ++layer) sums.push_back(torch::zeros({heads}, torch::kDouble));
+  for (size_t s = 0; s < count; ++s) {
+    const std::optional<AnswerSources> sources = task.answer_sources(samples[s]);
+    if (!sources) return measured;
+    const AnswerIndex index = answer_index(*sources);
+    visit_target_attention(
+        model, samples[s], [&](size_t layer, const torch::Tensor& rows, const torch::Tensor& weights) {
+          const auto positions = index.positions.index_select(0, rows);  // [R, A]
+          const auto keep = index.keep.index_select(0, rows);
+          const auto answered = index.answered.index_select(0, rows);
+          const auto on_target =
+              (weights.gather(2, positions.unsqueeze(0).expand({weights.size(0), -1, -1})) *
+               keep.unsqueeze(0))
+                  .sum(2);  // [H, R]
+          sums[layer] += on_target.index({torch::indexing::Slice(), answered}).sum(1, false, torch::kDouble);
+        });
+    measured.queries += index.answered.sum().item<int64_t>();
+    measured.samples += 1;
+  }
+  measured.known = measured.samples > 0;
+  for (const auto& sum : sums) {
+    auto mean = (sum / static_cast<double>(std::max<int64_t>(measured.queries, 1))).contiguous();
+    measured.heads.emplace_back(mean.data_ptr<double>(), mean.data_ptr<double>() + mean.numel());
+  }
+  return measured;
+}
+
+nlohmann::json attention_on_target_to_json(const AttentionOnTarget& measured, const std::string& task_name) {
+  if (!measured.known) {
+    return {{"known", false}, {"note", task_name + " names no key that answers a target symbol"}};
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& heads : measured.heads) {
+    const auto best = std::max_element(heads.begin(), heads.end());
+    double mean = 0.0;
+    for (double value : heads) mean += value;
+    mean /= static_cast<double>(std::max<size_t>(heads.size(), 1));
+    layers.push_back({{"heads", heads},
+                      {"best_head", best - heads.begin()},
+                      {"best", best == heads.end() ? 0.0 : *best},
+                      {"mean", mean}});
+  }
+  return {{"known", true}, {"samples", measured.samples}, {"queries", measured.queries}, {"layers", layers}};
+}
+
+}  // namespace lengen

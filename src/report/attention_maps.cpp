@@ -1,0 +1,245 @@
+// `lengen attention`: one evaluation sample's attention maps per run, layer and head, drawn with
+// gnuplot next to their data and scripts, and a page that puts the runs side by side.
+#include "lengen/attention_maps.h"
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "lengen/attention_capture.h"
+#include "lengen/checkpoint.h"
+#include "lengen/config_io.h"
+#include "lengen/errors.h"
+#include "lengen/evaluation.h"
+#include "lengen/report.h"
+#include "lengen/run_folder.h"
+#include "lengen/sequence.h"
+#include "lengen/trainer.h"
+#include "report/gnuplot_script.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen {
+
+namespace {
+
+// Weights below this share the palette's lowest colour; 0 itself stays white.
+constexpr double kLowestColouredWeight = 1e-4;
+
+struct RunMaps {
+  std::string name;
+  std::string label;       // the method's label
+  std::string checkpoint;  // file name
+  int64_t step = 0;
+  Sample sample;
+  std::vector<torch::Tensor> layers;  // [H, |trg|, T] per layer
+};
+
+std::vector<int64_t> chosen(const std::vector<int64_t>& asked, int64_t count, const char* what) {
+  if (asked.empty()) {
+    std::vector<int64_t> all(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) all[static_cast<size_t>(i)] = i;
+    return all;
+  }
+  for (int64_t index : asked) {
+    if (index < 0 || index >= count) {
+      throw UserError(fmt::format("--{} {} is out of range: the model has {} {} (0..{})", what, index, count,
+                                  what, count - 1));
+    }
+  }
+  return asked;
+}
+
+RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& options) {
+  // The sample is the evaluation's own: sample I of length L's fixed evaluation samples.
+  const std::string config_path = RunFolder(run_dir).config_path();
+  const int64_t samples = load_config(config_path).eval.samples;
+  if (options.sample >= samples) {
+    throw UserError(fmt::format("--sample {} is out of range: {} evaluates {} samples per length (0..{})",
+                                options.sample, config_path, samples, samples - 1));
+  }
+  const Config config = load_config(config_path, {"eval.lengths=" + std::to_string(options.length),
+                                                  "eval.samples=" + std::to_string(options.sample + 1)});
+  const auto task = make_task(config.task.name, config.task.params, config.task.seed);
+  if (options.length < task->min_length()) {
+    throw UserError(fmt::format("--length {} is below {}'s shortest length {}", options.length,
+                                config.task.name, task->min_length()));
+  }
+  RunMaps maps;
+  maps.name = fs::path(run_dir).lexically_normal().filename().string();
+  if (maps.name.empty()) maps.name = fs::path(run_dir).lexically_normal().parent_path().filename().string();
+  maps.label = method_label(
+      {config.model.attention.normalizer, config.model.attention.scaling, config.model.attention.positions});
+  maps.sample = evaluation_sets(*task, config, "").front().samples.back();
+  Decoder model(config.model, vocab_size(task->num_symbols()));
+  const std::string checkpoint = resolve_checkpoint(run_dir, options.checkpoint);
+  maps.step = load_checkpoint(checkpoint, model, nullptr).step;
+  maps.checkpoint = fs::path(checkpoint).filename().string();
+  model->to(resolve_device(config.train.device));
+  model->set_query_chunk(config.model.prefill_chunk);
+  maps.layers = target_attention(model, maps.sample);
+  return maps;
+}
+
+// The data file: comment lines, then one line per (pooled) target row, one weight per (pooled)
+// key block; gnuplot reads it as a matrix.
+std::string map_data(const RunMaps& run, const PooledMap& pooled, int64_t layer, int64_t head,
+                     const AttentionMapOptions& options) {
+  std::ostringstream out;
+  out << fmt::format("# lengen attention: run {}, {} (step {}), sample {} of length {}, layer {} head {}\n",
+                     run.name, run.checkpoint, run.step, options.sample, options.length, layer, head);
+  out << fmt::format(
+      "# rows: target symbols 0..{} (blocks of {}); columns: input positions 0..{} (blocks of {}); "
+      "a pooled cell holds its block's largest weight\n",
+      run.sample.trg.size() - 1, pooled.row_block, run.layers[0].size(2) - 1, pooled.column_block);
+  const auto weights = pooled.weights.contiguous();
+  const auto cells = weights.accessor<float, 2>();
+  for (int64_t r = 0; r < weights.size(0); ++r) {
+    for (int64_t c = 0; c < weights.size(1); ++c) out << (c ? " " : "") << fmt::format("{:.7g}", cells[r][c]);
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string map_script(const std::string& name, const std::string& title, const RunMaps& run,
+                       const PooledMap& pooled, const std::string& terminal) {
+  const int64_t sep = first_target_query(run.sample) - 1;
+  std::ostringstream gp;
+  gp << "# Attention weights: target rows against input positions; run `gnuplot " << name
+     << ".gp` in this folder.\n"
+     << "set terminal " << terminal << " noenhanced size 520,440\n"
+     << "set output '" << name << ".png'\n"
+     << "set title " << gnuplot_quoted(title) << "\n"
+     << "set xlabel 'key: input position (BOS, source, SEP at " << sep << ", target)'\n"
+     << "set ylabel 'query: target symbol'\n"
+     << "set cblabel 'attention weight (white: exactly 0)'\n"
+     << "set logscale cb\nset cbrange [" << kLowestColouredWeight << ":1]\nset format cb '%.0e'\n"
+     << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
+     << "set tics out\nset border linecolor 'gray40'\nset rmargin 11\n"
+     << fmt::format(
+            "set xrange [{}:{}]\n", -0.5 * static_cast<double>(pooled.column_block),
+            (static_cast<double>(pooled.weights.size(1)) - 0.5) * static_cast<double>(pooled.column_block))
+     << fmt::format(
+            "set yrange [{}:{}]\n",
+            (static_cast<double>(pooled.weights.size(0)) - 0.5) * static_cast<double>(pooled.row_block),
+            -0.5 * static_cast<double>(pooled.row_block))
+     << fmt::format(
+            "plot '{}.dat' matrix using ($1*{}):($2*{}):($3 > 0 ? ($3 < {} ? {} : $3) : NaN) with image "
+            "notitle\n",
+            name, pooled.column_block, pooled.row_block, kLowestColouredWeight, kLowestColouredWeight)
+     << "set terminal svg noenhanced size 520,440\nset output '" << name << ".svg'\nreplot\n";
+  return gp.str();
+}
+
+}  // namespace
+
+PooledMap max_pool_map(const torch::Tensor& map, int64_t max_cells) {
+  PooledMap pooled;
+  const int64_t rows = map.size(0), columns = map.size(1);
+  pooled.row_block = std::max<int64_t>(1, (rows + max_cells - 1) / max_cells);
+  pooled.column_block = std::max<int64_t>(1, (columns + max_cells - 1) / max_cells);
+  auto weights = map.to(torch::kFloat).unsqueeze(0);
+  if (pooled.row_block > 1 || pooled.column_block > 1) {
+    // ceil_mode keeps the partial blocks at the edges; weights are >= 0 and the padding -inf.
+    weights = torch::max_pool2d(weights, {pooled.row_block, pooled.column_block},
+                                {pooled.row_block, pooled.column_block}, {0, 0}, {1, 1}, /*ceil_mode=*/true);
+  }
+  pooled.weights = weights.squeeze(0).contiguous();
+  return pooled;
+}
+
+std::string write_attention_maps(const std::vector<std::string>& run_dirs,
+                                 const AttentionMapOptions& options) {
+  if (run_dirs.empty()) throw UserError("lengen attention needs at least one run folder");
+  if (options.sample < 0) throw UserError(fmt::format("--sample {} is negative", options.sample));
+  if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
+  std::vector<RunMaps> runs;
+  for (const std::string& run_dir : run_dirs) {
+    runs.push_back(capture_run(run_dir, options));
+    // Runs of different sweeps may share a folder name; each gets its own output folder.
+    for (size_t i = 0; i + 1 < runs.size(); ++i) {
+      if (runs[i].name == runs.back().name) runs.back().name += "_" + std::to_string(runs.size());
+    }
+  }
+  const int64_t layer_count = static_cast<int64_t>(runs.front().layers.size());
+  const int64_t head_count = runs.front().layers.front().size(0);
+  for (const RunMaps& run : runs) {
+    if (static_cast<int64_t>(run.layers.size()) != layer_count || run.layers.front().size(0) != head_count) {
+      throw UserError(
+          fmt::format("run {} has {} layers of {} heads, run {} {} of {}: lengen attention compares runs "
+                      "of one shape",
+                      runs.front().name, layer_count, head_count, run.name, run.layers.size(),
+                      run.layers.front().size(0)));
+    }
+  }
+  const auto layers = chosen(options.layers, layer_count, "layers");
+  const auto heads = chosen(options.heads, head_count, "heads");
+
+  const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
+  const std::string terminal = gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot);
+  fs::create_directories(options.out_dir);
+  bool all_drawn = !gnuplot.empty();
+  PooledMap example;
+  for (const RunMaps& run : runs) {
+    const std::string dir = options.out_dir + "/" + run.name;
+    fs::create_directories(dir);
+    for (int64_t layer : layers) {
+      for (int64_t head : heads) {
+        const std::string name = fmt::format("layer{}_head{}", layer, head);
+        example = max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells);
+        const std::string title = fmt::format("{}: layer {} head {}", run.label, layer, head);
+        write_file_atomically(dir + "/" + name + ".dat", map_data(run, example, layer, head, options));
+        write_file_atomically(dir + "/" + name + ".gp", map_script(name, title, run, example, terminal));
+        if (!gnuplot.empty()) all_drawn = run_gnuplot(gnuplot, dir, name) && all_drawn;
+      }
+    }
+  }
+
+  const RunMaps& first = runs.front();
+  std::ostringstream md;
+  md << "# Attention maps: sample " << options.sample << " of length " << options.length << "\n\n"
+     << "Each map shows one head's attention weights at the queries that predict the target symbols (rows, "
+        "top to "
+        "bottom) against every input position (columns: BOS, the "
+     << first.sample.src.size() << " source symbols, SEP, the " << first.sample.trg.size()
+     << " target symbols). White cells are exactly 0; coloured cells are nonzero, on a log scale from "
+     << kLowestColouredWeight
+     << " (and below) to 1. Positions after a query are in its future and always 0.\n\n";
+  if (example.row_block > 1 || example.column_block > 1) {
+    md << fmt::format(
+        "The maps are max-pooled to be readable: each cell is the largest weight of a block of {} "
+        "target rows x {} input positions ({} x {} weights per head shown as {} x {}).\n\n",
+        example.row_block, example.column_block, first.layers[0].size(1), first.layers[0].size(2),
+        example.weights.size(0), example.weights.size(1));
+  }
+  bool same_sample = true;
+  for (const RunMaps& run : runs) same_sample = same_sample && run.sample.src == first.sample.src;
+  if (!same_sample)
+    md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
+  md << "| layer / head |";
+  for (const RunMaps& run : runs)
+    md << " " << run.name << ": " << run.label << " (" << run.checkpoint << ", step " << run.step << ") |";
+  md << "\n|---|";
+  for (size_t i = 0; i < runs.size(); ++i) md << "---|";
+  md << "\n";
+  for (int64_t layer : layers) {
+    for (int64_t head : heads) {
+      md << "| " << layer << " / " << head << " |";
+      for (const RunMaps& run : runs)
+        md << fmt::format(" ![]({}/layer{}_head{}.png) |", run.name, layer, head);
+      md << "\n";
+    }
+  }
+  if (!all_drawn) {
+    md << "\nSome maps were not drawn (" << (gnuplot.empty() ? "gnuplot is not on PATH" : "gnuplot failed")
+       << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";
+  }
+  write_file_atomically(options.out_dir + "/attention.md", md.str());
+  return md.str();
+}
+
+}  // namespace lengen
