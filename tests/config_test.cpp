@@ -264,14 +264,19 @@ TEST(ConfigTest, WrongTypesNameTheKeyAndTheValue) {
 
 TEST(ConfigTest, OutOfRangeValuesNameTheBound) {
   EXPECT_EQ(config_error(R"({"train": {"batch_size": 0}})"),
-            "test.json: train.batch_size must be >= 1, got 0");
+            "test.json: train.batch_size must be in [1, 1048576], got 0");
   EXPECT_EQ(config_error(R"({"train": {"lr": 0}})"), "test.json: train.lr must be > 0, got 0");
   EXPECT_EQ(config_error(R"({"train": {"beta2": 1.0}})"),
             "test.json: train.beta2 must be in [0, 1), got 1.0");
-  EXPECT_EQ(config_error(R"({"task": {"len_min": 0}})"), "test.json: task.len_min must be >= 1, got 0");
+  EXPECT_EQ(config_error(R"({"task": {"len_min": 0}})"), "test.json: task.len_min must be in [1, 1048576], got 0");
   EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"), "test.json: model.heads must be >= 1, got 0");
   EXPECT_EQ(config_error(R"({"eval": {"lengths": [16, 0]}})"),
-            "test.json: eval.lengths entries must be >= 1, got 0");
+            "test.json: eval.lengths entries must be in [1, 1048576], got 0");
+  // Upper bounds stop a typo before it allocates or starts threads without end.
+  EXPECT_EQ(config_error(R"({"train": {"threads": 100000}})"),
+            "test.json: train.threads must be in [1, 1024], got 100000");
+  EXPECT_EQ(config_error(R"({"train": {"batch_size": 1e15}})"),
+            "test.json: train.batch_size must be in [1, 1048576], got 1e+15");
 }
 
 TEST(ConfigTest, InvalidChoicesListTheAllowedValues) {
@@ -307,7 +312,7 @@ TEST(ConfigTest, ValidateCatchesConfigsBuiltInCode) {
   Config config;
   config.train.batch_size = 0;
   EXPECT_EQ(error_of([&] { validate_config(config, "sweep"); }),
-            "sweep: train.batch_size must be >= 1, got 0");
+            "sweep: train.batch_size must be in [1, 1048576], got 0");
 }
 
 TEST(ConfigTest, DuplicateKeysAreErrors) {
@@ -375,7 +380,7 @@ TEST(ConfigTest, OverrideErrors) {
       override_error("eval.lengths=64,abc"),
       "--set eval.lengths=64,abc: config key 'eval.lengths' must be a list of integers, got \"64,abc\"");
   EXPECT_EQ(override_error("train.batch_size=0"),
-            "--set train.batch_size=0: train.batch_size must be >= 1, got 0");
+            "--set train.batch_size=0: train.batch_size must be in [1, 1048576], got 0");
   EXPECT_EQ(override_error("task.params.vocab=many"),
             "--set task.params.vocab=many: config key 'task.params.vocab' must be a number, got \"many\"");
   EXPECT_EQ(override_error("model.attention.normaliser=softmax"),

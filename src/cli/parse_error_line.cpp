@@ -31,6 +31,7 @@ std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::Pa
       return "unknown command '" + word + "'" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
              "; commands: " + list;
     }
+    return one_line(error.what()) + " (see lengen " + word + " --help)";
   }
   return one_line(error.what()) + " (see lengen --help)";
 }

@@ -16,6 +16,8 @@ constexpr size_t kMaxShownChars = 60;
 constexpr double kLargestWholeDouble = 9.0e18;
 
 std::string number_text(double x) {
+  // Whole numbers in full (1048576, not 1.04858e+06): bounds are quoted in messages and docs.
+  if (std::floor(x) == x && std::abs(x) < 1e15) return std::to_string(static_cast<long long>(x));
   std::ostringstream out;
   out << x;
   return out.str();
