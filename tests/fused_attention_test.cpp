@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,26 @@ TEST(FusedAttention, MatchesDenseOnASingleWinningKeyAndAllEqualRows) {
       const Outputs dense = attend(attention, x, pos, AttentionKernel::kDense);
       const Outputs fused = attend(attention, x, pos, AttentionKernel::kFused);
       expect_same(dense, fused, name_of(method) + " / " + positions);
+    }
+  }
+}
+
+// A NaN input (blown-up weights) must not vanish as a key with zero weight: every query that
+// sees it gets a NaN output on both paths. (The queries before it may be NaN too: the dense
+// path multiplies the zero weights of future keys by their values.)
+TEST(FusedAttention, ANonFiniteScoreGivesNaNAsOnTheDensePath) {
+  for (const Method& method : fused_methods()) {
+    const ModelConfig config = config_for(method, "none", "nope");
+    torch::manual_seed(9);
+    Attention attention(config);
+    auto x = torch::randn({1, 12, config.d_model});
+    x[0][6].fill_(std::numeric_limits<float>::quiet_NaN());
+    const auto pos = torch::arange(12).unsqueeze(0);
+    const Outputs dense = attend(attention, x, pos, AttentionKernel::kDense);
+    const Outputs fused = attend(attention, x, pos, AttentionKernel::kFused);
+    for (const Outputs* outputs : {&dense, &fused}) {
+      const auto finite = torch::isfinite(outputs->out[0]).all(-1);
+      EXPECT_FALSE(finite.narrow(0, 6, 6).any().item<bool>()) << name_of(method);
     }
   }
 }

@@ -31,19 +31,27 @@ TEST_P(ModelCombinations, CacheEqualsFullForward) {
   auto model = make_model();
   torch::NoGradGuard no_grad;
   auto tokens = testing::random_tokens(2, 9, kVocab, 5);
-  auto full = model->forward(tokens);
-  KVCache cache;
-  std::vector<torch::Tensor> pieces{model->forward(tokens.narrow(1, 0, 5), {}, &cache)};
-  for (int64_t t = 5; t < 9; ++t) pieces.push_back(model->forward(tokens.narrow(1, t, 1), {}, &cache));
-  auto incremental = torch::cat(pieces, 1);
-  EXPECT_TRUE(torch::allclose(full, incremental, 1e-5, 1e-5))
-      << "max diff " << (full - incremental).abs().max().item<double>();
+  // The fused kernel scores a block of queries and a single query with different float
+  // summation orders, and a sparse normalizer's support can amplify that last-bit difference:
+  // its tolerance is a little wider than the dense reference's.
+  for (auto [kernel, tolerance] : {std::pair{AttentionKernel::kDense, 1e-5}, std::pair{AttentionKernel::kFused, 5e-5}}) {
+    model->set_attention_kernel(kernel);
+    auto full = model->forward(tokens);
+    KVCache cache;
+    std::vector<torch::Tensor> pieces{model->forward(tokens.narrow(1, 0, 5), {}, &cache)};
+    for (int64_t t = 5; t < 9; ++t) pieces.push_back(model->forward(tokens.narrow(1, t, 1), {}, &cache));
+    auto incremental = torch::cat(pieces, 1);
+    EXPECT_TRUE(torch::allclose(full, incremental, tolerance, tolerance))
+        << (kernel == AttentionKernel::kDense ? "dense" : "fused") << ": max diff "
+        << (full - incremental).abs().max().item<double>();
+  }
 }
 
 TEST_P(ModelCombinations, ChunkedPrefillEqualsUnchunked) {
   auto model = make_model();
   torch::NoGradGuard no_grad;
   auto tokens = testing::random_tokens(2, 11, kVocab, 6);
+  model->set_attention_kernel(AttentionKernel::kDense);  // only the dense path splits queries into chunks
   model->set_query_chunk(0);
   auto whole = model->forward(tokens);
   model->set_query_chunk(3);

@@ -77,6 +77,13 @@ struct ItemStats {
   double entropy = 0;
 };
 
+// False when a score is NaN or +inf (masked keys are -inf, which is fine).
+bool scores_are_finite(const float* x, int64_t n) {
+  bool finite = true;
+  for (int64_t j = 0; j < n; ++j) finite &= x[j] < std::numeric_limits<float>::infinity();
+  return finite;
+}
+
 // Scores of R consecutive queries against kKeys vectors of keys from j: q.k * scale - slope *
 // (query position - key position), or -inf where the key is padding or in the query's future.
 // R x kKeys independent sums, so that the multiply-adds pipeline.
@@ -284,6 +291,12 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
     }
     const float* wr = w + r * n;
     const int64_t end = std::min(in.keys, in.cached + first + r + 1);
+    if (!scores_are_finite(x + r * n, end)) {
+      // Weights of a row with a NaN or +inf score are undefined: NaN, as on the dense path, so
+      // that blown-up weights show as a non-finite loss instead of dropping those keys.
+      std::fill(out_row, out_row + in.d_head, std::numeric_limits<float>::quiet_NaN());
+      continue;
+    }
     if (softmax) {
       stats.nonzero += static_cast<double>(buffers.summaries[r].nonzero);
       stats.entropy += buffers.summaries[r].entropy;

@@ -128,11 +128,15 @@ double gradient_norm(const std::vector<torch::Tensor>& parameters, double clip) 
 
 // The weights after a step are worth a checkpoint only when they are finite and still give a
 // finite loss on that step's batch: a blown-up step can leave huge but finite weights.
-bool weights_usable(Decoder& model, const Batch& batch) {
+// The loss is taken on the dense reference path, as the training forward computes it; the model
+// is then set back to `kernel`, the one its validation uses.
+bool weights_usable(Decoder& model, const Batch& batch, AttentionKernel kernel) {
   if (!weights_are_finite(model)) return false;
   torch::NoGradGuard no_grad;
   model->eval();
+  model->set_attention_kernel(AttentionKernel::kDense);
   const double loss = score_teacher_forced(model, batch).loss();
+  model->set_attention_kernel(kernel);
   model->train();
   return std::isfinite(loss);
 }
@@ -208,7 +212,8 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   Decoder model(config.model, vocab_size(task->num_symbols()));
   model->to(device);
   // Validation runs without grad, so it takes the evaluation's attention kernel.
-  model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
+  const AttentionKernel validation_kernel = attention_kernel_named(config.eval.attention_kernel);
+  model->set_attention_kernel(validation_kernel);
   torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(tc.lr)
                                                          .betas({tc.beta1, tc.beta2})
                                                          .weight_decay(tc.weight_decay));
@@ -321,7 +326,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     }
     const bool validate_now = (tc.eval_every > 0 && done % tc.eval_every == 0) || done == tc.steps;
     const bool checkpoint_now = (tc.checkpoint_every > 0 && done % tc.checkpoint_every == 0) || done == tc.steps;
-    if (writer && (validate_now || checkpoint_now || stop) && !weights_usable(model, batch)) {
+    if (writer && (validate_now || checkpoint_now || stop) && !weights_usable(model, batch, validation_kernel)) {
       throw diverged("the weights after step " + std::to_string(done) + " give a non-finite loss or are not finite");
     }
     if (validate_now && writer) {
