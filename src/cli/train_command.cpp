@@ -37,7 +37,10 @@ void run_train(const TrainArgs& args) {
   std::unique_ptr<DataParallel> group;
   TrainResult result;
   try {
-    group = join_process_group_from_env(resolve_device(config.train.device).type());
+    if (auto group_options = process_group_options_from_env(resolve_device(config.train.device).type())) {
+      check_batch_splits_over(config.train, group_options->world_size);
+      group = join_process_group(*group_options);
+    }
     options.group = group.get();
     if (group != nullptr && group->rank() != 0) spdlog::set_level(spdlog::level::warn);
     result = train(config, options);

@@ -179,15 +179,19 @@ torch::Device resolve_device(const std::string& name) {
   throw UserError("unknown train.device '" + name + "' (expected cpu, cuda or auto)");
 }
 
+void check_batch_splits_over(const TrainConfig& train, int world) {
+  if (train.batch_size % world != 0) {
+    throw UserError("train.batch_size (" + std::to_string(train.batch_size) + ") must be divisible by the " +
+                    std::to_string(world) + " data-parallel workers");
+  }
+}
+
 TrainResult train(const Config& config, const TrainOptions& options) {
   const TrainConfig& tc = config.train;
   const int rank = options.group != nullptr ? options.group->rank() : 0;
   const int world = options.group != nullptr ? options.group->world_size() : 1;
   const bool writer = rank == 0;
-  if (tc.batch_size % world != 0) {
-    throw UserError("train.batch_size (" + std::to_string(tc.batch_size) + ") must be divisible by the " +
-                    std::to_string(world) + " data-parallel workers");
-  }
+  check_batch_splits_over(tc, world);
   RunFolder run(options.run_dir);
   auto task = make_task(config.task.name, config.task.params, config.task.seed);
   std::unique_ptr<TrainingData> data;
