@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: install, build, then train softmax and ASEntmax (both NAPE) on copy at lengths
-# 8-16 and compare them at 1x-16x the training length. About 9 minutes on 2 cores after the
-# build (the first build takes 15-20 minutes on 2 cores).
+# 8-16, compare them at 1x-16x the training length and draw one sample's attention maps at 1x
+# and 8x for both. About 9 minutes on 2 cores after the build (the first build takes 15-20
+# minutes on 2 cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${LENGEN_BUILD_DIR:-$root/build}
@@ -19,4 +20,8 @@ echo
 echo "== Results by evaluation length: exact match, token accuracy, nonzero attention keys per query =="
 "$lengen" report "$out"
 echo
+echo "== Why: one sample's attention maps at 1x (16) and 8x (128), softmax beside ASEntmax =="
+"$lengen" attention "$out/softmax" "$out/asentmax" --length 16 --out "$out/maps_1x" > /dev/null
+"$lengen" attention "$out/softmax" "$out/asentmax" --length 128 --out "$out/maps_8x" > /dev/null
+echo "Maps: $out/maps_1x/attention.md and $out/maps_8x/attention.md"
 echo "Report with tables and plots: $out/report.md"

@@ -20,6 +20,7 @@
 #include "lengen/config_io.h"
 #include "lengen/data_streams.h"
 #include "lengen/evaluation.h"
+#include "lengen/json_file.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
@@ -319,6 +320,20 @@ TEST_F(AttentionMaps, CommandDrawsPngAndSvgAndRejectsBadOptionsInOneLine) {
   EXPECT_FALSE(fs::exists(out + "_bad"));
   EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --sample 5 --out " + out + "_bad"), 2);
   EXPECT_NE(err_.find("--sample 5 is out of range"), std::string::npos) << err_;
+}
+
+TEST_F(AttentionMaps, KeepsAnOutputFolderPageItDidNotWrite) {
+  const fs::path out = *dir_ / "notes";
+  fs::create_directories(out);
+  { std::ofstream(out / "attention.md") << "my notes\n"; }
+  EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --out " + out.string()), 2);
+  EXPECT_EQ(err_, "lengen: error: " + (out / "attention.md").string() +
+                      " exists and was not written by lengen attention: choose another --out\n");
+  EXPECT_EQ(read_text_file((out / "attention.md").string()), "my notes\n");
+  EXPECT_FALSE(fs::exists(out / "run"));
+  { std::ofstream(*dir_ / "a_file") << "x"; }
+  EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --out " + (*dir_ / "a_file").string()), 2);
+  EXPECT_NE(err_.find("is a file, not a folder"), std::string::npos) << err_;
 }
 
 TEST_F(AttentionMaps, EvaluationRecordsItAndTheReportShowsIt) {

@@ -306,6 +306,10 @@ TEST(ConfigTest, RulesAcrossKeys) {
   EXPECT_EQ(
       config_error(R"({"model": {"attention": {"normalizer": "entmax", "learn_alpha": true, "alpha": 2}}})"),
       "test.json: model.attention.alpha must be in (1, 2) when learned, got 2.0");
+  EXPECT_EQ(config_error(R"({"eval": {"long_from": 4096}})"),
+            "test.json: eval.long_from (4096) and eval.long_samples (0) go together: set both or neither");
+  EXPECT_EQ(config_error(R"({"eval": {"long_samples": 30}})"),
+            "test.json: eval.long_from (0) and eval.long_samples (30) go together: set both or neither");
 }
 
 TEST(ConfigTest, ValidateCatchesConfigsBuiltInCode) {

@@ -18,6 +18,7 @@
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
 #include "lengen/task_files.h"
+#include "lengen/task.h"
 #include "lengen/trainer.h"
 #include "lengen/training_data.h"
 
@@ -69,6 +70,26 @@ TEST(EvalMetrics, DefaultLengthsAndGreedyCap) {
   // Source + generated symbols <= ceil(2.2 * 10) = 22, so 12 symbols and the EOS.
   EXPECT_EQ(greedy_token_cap(10, 2.2), 13);
   EXPECT_EQ(greedy_token_cap(10, 0.5), 1);
+}
+
+TEST(EvalMetrics, LongLengthsTakeTheirOwnSampleCountAsAPrefixOfTheSameSamples) {
+  Config config = config_from_string(R"({
+    "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 6},
+    "eval": {"lengths": [6, 12, 24], "samples": 10, "long_from": 12, "long_samples": 3}
+  })",
+                                     "long_samples");
+  const auto task = make_task(config.task.name, config.task.params, config.task.seed);
+  const auto sets = evaluation_sets(*task, config, "");
+  ASSERT_EQ(sets.size(), 3u);
+  EXPECT_EQ(sets[0].samples.size(), 10u);
+  EXPECT_EQ(sets[1].samples.size(), 3u);
+  EXPECT_EQ(sets[2].samples.size(), 3u);
+  EXPECT_EQ(sets[1].data.at("samples"), 3);
+  // The long sets are the first samples of what eval.samples would give: results stay comparable.
+  config.eval.long_from = 0;
+  config.eval.long_samples = 0;
+  const auto all = evaluation_sets(*task, config, "");
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(sets[1].samples[i].src, all[1].samples[i].src);
 }
 
 // One small copy model trained once for the tests below (a few seconds on a CPU).

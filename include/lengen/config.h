@@ -69,6 +69,10 @@ struct TrainConfig {
 struct EvalConfig {
   std::vector<int64_t> lengths;   // source lengths; empty = 1x,2x,4x,8x the longest training length
   int64_t samples = 200;          // per length
+  // Lengths of at least long_from tokens take long_samples samples (0 = off): at 1000x the
+  // training length one sample costs thousands of short ones.
+  int64_t long_from = 0;
+  int64_t long_samples = 0;
   int64_t batch_size = 32;
   std::string decode = "teacher_forced";  // teacher_forced (exact match in one pass), greedy
   double decode_cap = 2.2;        // greedy: total length cap as a multiple of the source length

@@ -58,9 +58,9 @@ SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generat
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
                               const EvalConfig& eval, const std::function<void(int64_t)>& after_batch = {});
 
-// Evaluation data per length: eval.samples fixed samples of the task from each length's own
+// Evaluation data per length: samples_at_length fixed samples of the task from each length's own
 // seed stream (disjoint from training and validation), or with `data_dir` the test_{i}_{L}
-// splits found there (their lengths; at most eval.samples samples each). A split without
+// splits found there (their lengths; at most samples_at_length samples each). A split without
 // samples, or with a source whose size does not match the length in its name, throws
 // UserError "FILE:LINE: ...". `data` says where the samples come from (results.json keeps it).
 struct EvalSet {
@@ -69,6 +69,9 @@ struct EvalSet {
   nlohmann::json data;
 };
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir);
+
+// Samples evaluated at `length`: eval.long_samples from eval.long_from on, else eval.samples.
+int64_t samples_at_length(const EvalConfig& eval, int64_t length);
 
 // The checkpoint named by `which`: "last" (newest step checkpoint), "best" (best.pt) or a
 // path. A missing one throws UserError.

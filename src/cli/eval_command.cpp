@@ -46,6 +46,8 @@ void run_eval(const EvalArgs& args) {
   std::vector<std::string> overrides = args.overrides;
   add_override(overrides, args.lengths_option, "eval.lengths", args.lengths);
   add_override(overrides, args.samples_option, "eval.samples", args.samples);
+  // --samples means every length, the long ones included.
+  if (args.samples_option->count() > 0) overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
   add_override(overrides, args.batch_size_option, "eval.batch_size", args.batch_size);
   add_override(overrides, args.threads_option, "train.threads", args.threads);
   add_override(overrides, args.decode_option, "eval.decode", args.decode);
@@ -69,7 +71,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--checkpoint", args->checkpoint, "last, best or a checkpoint path (default: eval.checkpoint)");
   args->lengths_option =
       cmd->add_option("--lengths", args->lengths, "Source lengths, e.g. 64,128,256 (default: eval.lengths)");
-  args->samples_option = cmd->add_option("--samples", args->samples, "Samples per length (default: eval.samples)");
+  args->samples_option = cmd->add_option("--samples", args->samples, "Samples at every length (default: eval.samples, and eval.long_samples from eval.long_from on)");
   args->batch_size_option =
       cmd->add_option("--batch-size", args->batch_size, "Samples per batch (default: eval.batch_size)");
   args->threads_option = cmd->add_option("--threads", args->threads,

@@ -27,6 +27,10 @@ std::string cross_field_problem(const Config& config) {
     return "train.warmup (" + std::to_string(train.warmup) + ") must be <= train.steps (" +
            std::to_string(train.steps) + ")";
   }
+  if ((config.eval.long_from > 0) != (config.eval.long_samples > 0)) {
+    return "eval.long_from (" + std::to_string(config.eval.long_from) + ") and eval.long_samples (" +
+           std::to_string(config.eval.long_samples) + ") go together: set both or neither";
+  }
   if (attention.positions == "nape" && attention.alibi_heads > model.heads) {
     return "model.attention.alibi_heads (" + std::to_string(attention.alibi_heads) +
            ") must be <= model.heads (" + std::to_string(model.heads) + ") with nape positions";

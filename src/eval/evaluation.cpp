@@ -148,12 +148,16 @@ std::vector<Sample> read_split(const Task& task, const EvalSplit& split) {
 
 }  // namespace
 
+int64_t samples_at_length(const EvalConfig& eval, int64_t length) {
+  return eval.long_from > 0 && length >= eval.long_from ? eval.long_samples : eval.samples;
+}
+
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir) {
   std::vector<EvalSet> sets;
   if (data_dir.empty()) {
     for (int64_t length : evaluation_lengths(config)) {
       const uint64_t seed = derive_seed(config.task.seed, kEvalStream(length));
-      auto samples = fixed_samples(task, length, config.eval.samples, seed);
+      auto samples = fixed_samples(task, length, samples_at_length(config.eval, length), seed);
       nlohmann::json data = {{"source", "generated"},   {"task", task.name()},
                              {"params", task.params()}, {"task_seed", config.task.seed},
                              {"seed", seed},            {"samples", samples.size()}};
@@ -163,7 +167,8 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
   }
   for (const EvalSplit& split : list_eval_splits(data_dir)) {
     auto samples = read_split(task, split);
-    if (static_cast<int64_t>(samples.size()) > config.eval.samples) samples.resize(config.eval.samples);
+    const int64_t wanted = samples_at_length(config.eval, split.length);
+    if (static_cast<int64_t>(samples.size()) > wanted) samples.resize(wanted);
     const std::string name = std::filesystem::path(split.stem).filename().string();
     ContentHash hash;
     hash.add_file(split.stem + ".src");

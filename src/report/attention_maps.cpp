@@ -15,6 +15,7 @@
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
+#include "lengen/json_file.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
@@ -57,13 +58,14 @@ std::vector<int64_t> chosen(const std::vector<int64_t>& asked, int64_t count, co
 RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& options) {
   // The sample is the evaluation's own: sample I of length L's fixed evaluation samples.
   const std::string config_path = RunFolder(run_dir).config_path();
-  const int64_t samples = load_config(config_path).eval.samples;
+  const int64_t samples = samples_at_length(load_config(config_path).eval, options.length);
   if (options.sample >= samples) {
-    throw UserError(fmt::format("--sample {} is out of range: {} evaluates {} samples per length (0..{})",
+    throw UserError(fmt::format("--sample {} is out of range: {} evaluates {} samples at this length (0..{})",
                                 options.sample, config_path, samples, samples - 1));
   }
   const Config config = load_config(config_path, {"eval.lengths=" + std::to_string(options.length),
-                                                  "eval.samples=" + std::to_string(options.sample + 1)});
+                                                  "eval.samples=" + std::to_string(options.sample + 1),
+                                                  "eval.long_from=0", "eval.long_samples=0"});
   const auto task = make_task(config.task.name, config.task.params, config.task.seed);
   if (options.length < task->min_length()) {
     throw UserError(fmt::format("--length {} is below {}'s shortest length {}", options.length,
@@ -152,11 +154,26 @@ PooledMap max_pool_map(const torch::Tensor& map, int64_t max_cells) {
   return pooled;
 }
 
+constexpr const char* kPageTitle = "# Attention maps: ";
+
+// DIR may hold an earlier page of maps, which is replaced; anything else a user wrote is kept.
+void check_output_folder(const std::string& out_dir) {
+  std::error_code error;
+  if (fs::exists(out_dir, error) && !fs::is_directory(out_dir, error)) {
+    throw UserError("--out " + out_dir + " is a file, not a folder");
+  }
+  const std::string page = out_dir + "/attention.md";
+  if (fs::exists(page, error) && read_text_file(page).rfind(kPageTitle, 0) != 0) {
+    throw UserError(page + " exists and was not written by lengen attention: choose another --out");
+  }
+}
+
 std::string write_attention_maps(const std::vector<std::string>& run_dirs,
                                  const AttentionMapOptions& options) {
   if (run_dirs.empty()) throw UserError("lengen attention needs at least one run folder");
   if (options.sample < 0) throw UserError(fmt::format("--sample {} is negative", options.sample));
   if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
+  check_output_folder(options.out_dir);
   std::vector<RunMaps> runs;
   for (const std::string& run_dir : run_dirs) {
     runs.push_back(capture_run(run_dir, options));
@@ -201,7 +218,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
 
   const RunMaps& first = runs.front();
   std::ostringstream md;
-  md << "# Attention maps: sample " << options.sample << " of length " << options.length << "\n\n"
+  md << kPageTitle << "sample " << options.sample << " of length " << options.length << "\n\n"
      << "Each map shows one head's attention weights at the queries that predict the target symbols (rows, "
         "top to "
         "bottom) against every input position (columns: BOS, the "
