@@ -25,6 +25,7 @@
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
 #include "lengen/trainer.h"
+#include "trained_run.h"
 #include "lengen/training_data.h"
 
 namespace lengen {
@@ -203,20 +204,12 @@ TEST(AttentionMapPooling, KeepsEachBlocksLargestWeightAndItsZeros) {
 class AttentionMaps : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::path(::testing::TempDir()) / ("lengen_attention_" + std::to_string(getpid())));
-    fs::remove_all(*dir_);
-    config_ = new Config(small_config("copy", "entmax15", "asentmax"));
-    TrainOptions options;
-    options.run_dir = run_dir();
-    train(*config_, options);
-    evaluate_run(*config_, run_dir(), "last");
+    trained_ = new testing::TrainedRun("lengen_attention", small_config("copy", "entmax15", "asentmax"));
+    dir_ = trained_->scratch();
+    config_ = trained_->config();
   }
-  static void TearDownTestSuite() {
-    fs::remove_all(*dir_);
-    delete dir_;
-    delete config_;
-  }
-  static std::string run_dir() { return (*dir_ / "run").string(); }
+  static void TearDownTestSuite() { delete trained_; }
+  static std::string run_dir() { return trained_->run_dir(); }
 
   // The numbers of a heatmap data file, row by row (comment lines skipped).
   static std::vector<std::vector<double>> read_matrix(const fs::path& path) {
@@ -240,11 +233,13 @@ class AttentionMaps : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
-  static fs::path* dir_;
+  static testing::TrainedRun* trained_;
+  static fs::path* dir_;  // the run's scratch folder
   static Config* config_;
   std::string err_;
 };
 
+testing::TrainedRun* AttentionMaps::trained_ = nullptr;
 fs::path* AttentionMaps::dir_ = nullptr;
 Config* AttentionMaps::config_ = nullptr;
 

@@ -17,6 +17,7 @@
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
 #include "lengen/trainer.h"
+#include "trained_run.h"
 
 namespace lengen {
 namespace {
@@ -28,21 +29,12 @@ using testing::CliResult;
 class CliEvalFaults : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("lengen_cli_eval_faults_" + std::to_string(getpid())));
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
-    config_ = new Config(config_from_string(testing::tiny_copy_json(6), "tiny"));
-    TrainOptions options;
-    options.run_dir = run_dir();
-    train(*config_, options);
-    evaluate_run(*config_, run_dir(), "last");
+    trained_ = new testing::TrainedRun("lengen_cli_eval_faults", config_from_string(testing::tiny_copy_json(6), "tiny"));
+    dir_ = trained_->scratch();
+    config_ = trained_->config();
   }
-  static void TearDownTestSuite() {
-    fs::remove_all(*dir_);
-    delete dir_;
-    delete config_;
-  }
-  static std::string run_dir() { return (*dir_ / "run").string(); }
+  static void TearDownTestSuite() { delete trained_; }
+  static std::string run_dir() { return trained_->run_dir(); }
   static std::string results_text() {
     std::ifstream in(RunFolder(run_dir()).results_path());
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -74,10 +66,12 @@ class CliEvalFaults : public ::testing::Test {
     return dir.string();
   }
 
-  static fs::path* dir_;
+  static testing::TrainedRun* trained_;
+  static fs::path* dir_;  // the run's scratch folder
   static Config* config_;
 };
 
+testing::TrainedRun* CliEvalFaults::trained_ = nullptr;
 fs::path* CliEvalFaults::dir_ = nullptr;
 Config* CliEvalFaults::config_ = nullptr;
 

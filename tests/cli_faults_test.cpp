@@ -62,7 +62,7 @@ TEST_F(CliFaults, ForceDeletesOnlyARunFolderLengenWrote) {
   EXPECT_TRUE(fs::exists(theirs / "holiday.jpg"));
 
   std::ofstream(at("notes.txt")) << "notes";
-  for (const std::string flag : {"", " --force"}) {
+  for (const std::string flag : {"", " --force", " --resume"}) {
     result = lengen("train " + base() + " --out " + at("notes.txt") + flag);
     EXPECT_EQ(result.code, 2) << result.err;
     EXPECT_EQ(result.err_lines(), 1) << result.err;

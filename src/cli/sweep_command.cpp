@@ -165,62 +165,95 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepArgs& args, Pen
   return true;
 }
 
-void run_sweep(const SweepArgs& args) {
-  if (args.jobs < 1) throw UserError("--jobs must be at least 1");
-  const Sweep sweep = load_sweep(args.sweep_path);
-  const Shard shard = parse_shard(args.shard);
-  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), shard);
-  if (args.dry_run) {
-    for (size_t index : mine) {
-      const SweepRun& run = sweep.runs[index];
-      const RunPaths paths(args.out, run.name);
-      std::string state;
-      try {
-        const Config wanted = run_config(sweep, run);
-        state = fs::exists(paths.run_dir + "/results.json")           ? "finished"
-                : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
-                                                                        : "new";
-        if (state == "finished") {
-          const std::string difference = stale_difference(wanted, paths);
-          if (!difference.empty()) state = "finished with another config: " + difference;
-        }
-      } catch (const UserError& e) {
-        state = std::string("invalid: ") + e.what();
-      }
-      std::cout << run.name << "  [" << state << "]";
-      for (const auto& [key, value] : run.overrides) std::cout << "  " << key << "=" << value.dump();
-      std::cout << "\n";
-    }
-    std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
-    return;
-  }
-  check_finished_runs_are_current(sweep, mine, args.out);
-  std::error_code error;
-  if (fs::exists(args.out, error) && !fs::is_directory(args.out, error)) {
-    throw UserError("--out " + args.out + " is a file, not a sweep folder");
-  }
-  fs::create_directories(args.out);
-  write_file_atomically(args.out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
-
+// What became of a sweep's runs, for the summary and the exit code.
+struct SweepTally {
+  int64_t succeeded = 0;
+  int64_t skipped = 0;      // finished before this sweep started
+  int64_t not_started = 0;  // left in the queue by Ctrl-C
   std::vector<std::string> failed, interrupted;
+};
+
+// --dry-run: each run of the shard with its state and its overrides; nothing is written.
+void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const SweepArgs& args) {
+  for (size_t index : mine) {
+    const SweepRun& run = sweep.runs[index];
+    const RunPaths paths(args.out, run.name);
+    std::string state;
+    try {
+      const Config wanted = run_config(sweep, run);
+      state = fs::exists(paths.run_dir + "/results.json")           ? "finished"
+              : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
+                                                                      : "new";
+      if (state == "finished") {
+        const std::string difference = stale_difference(wanted, paths);
+        if (!difference.empty()) state = "finished with another config: " + difference;
+      }
+    } catch (const UserError& e) {
+      state = std::string("invalid: ") + e.what();
+    }
+    std::cout << run.name << "  [" << state << "]";
+    for (const auto& [key, value] : run.overrides) std::cout << "  " << key << "=" << value.dump();
+    std::cout << "\n";
+  }
+  std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
+}
+
+// Checks the sweep folder and its finished runs before anything is written, then writes the
+// sweep's manifest.
+void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
+  check_finished_runs_are_current(sweep, mine, out);
+  std::error_code error;
+  if (fs::exists(out, error) && !fs::is_directory(out, error)) {
+    throw UserError("--out " + out + " is a file, not a sweep folder");
+  }
+  fs::create_directories(out);
+  write_file_atomically(out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
+}
+
+// The runs still to train, each with its config written; finished ones are skipped and ones
+// with an invalid config fail at once.
+std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine, const SweepArgs& args,
+                                   SweepTally& tally) {
   std::vector<PendingRun> queue;
-  int64_t skipped = 0;
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
     PendingRun pending{run.name, RunPaths(args.out, run.name), {}};
     if (fs::exists(pending.paths.run_dir + "/results.json")) {
-      ++skipped;
+      ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
       continue;
     }
     if (!prepare(sweep, run, args, pending)) {
-      failed.push_back(run.name);
+      tally.failed.push_back(run.name);
       std::cout << "FAIL " << run.name << ": invalid config, see " << pending.paths.failure << "\n";
       continue;
     }
     queue.push_back(std::move(pending));
   }
+  return queue;
+}
 
+// Records how one child ended.
+void record_exit(const PendingRun& run, int status, SweepTally& tally) {
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (code == 0) {
+    ++tally.succeeded;
+    fs::remove(run.paths.failure);
+    std::cout << "done " << run.name << std::endl;
+  } else if (code == kInterruptedExitCode) {
+    // Ctrl-C: the run wrote a checkpoint and stopped; it has not failed.
+    tally.interrupted.push_back(run.name);
+    std::cout << "stopped " << run.name << " (interrupted, checkpoint kept)" << std::endl;
+  } else {
+    tally.failed.push_back(run.name);
+    record_failure(run.paths, "exit code " + std::to_string(code), last_lines(run.paths.log, kFailureTailLines));
+    std::cout << "FAIL " << run.name << " (exit code " << code << "), see " << run.paths.failure << std::endl;
+  }
+}
+
+// Trains the queue as child processes, `jobs` at a time. Ctrl-C (or SIGTERM) is forwarded to
+// the running children, which checkpoint and stop; no further run starts.
+void run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
   // Without SA_RESTART, so that waitpid returns on a signal and it is forwarded at once.
   struct sigaction stop {}, previous_int {}, previous_term {};
   stop.sa_handler = request_sweep_stop;
@@ -230,10 +263,9 @@ void run_sweep(const SweepArgs& args) {
   sweep_stop_requested = false;
   std::map<pid_t, PendingRun> running;
   size_t next = 0;
-  int64_t succeeded = 0;
   bool forwarded = false;
   while (next < queue.size() || !running.empty()) {
-    while (!sweep_stop_requested && next < queue.size() && static_cast<int64_t>(running.size()) < args.jobs) {
+    while (!sweep_stop_requested && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
       const PendingRun& run = queue[next++];
       std::cout << "start " << run.name << " (log: " << run.paths.log << ")" << std::endl;
       running.emplace(spawn(run), run);
@@ -248,37 +280,38 @@ void run_sweep(const SweepArgs& args) {
     if (pid < 0) continue;  // interrupted by a signal: loop to forward it
     auto it = running.find(pid);
     if (it == running.end()) continue;
-    const PendingRun& run = it->second;
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (code == 0) {
-      ++succeeded;
-      fs::remove(run.paths.failure);
-      std::cout << "done " << run.name << std::endl;
-    } else if (code == kInterruptedExitCode) {
-      // Ctrl-C: the run wrote a checkpoint and stopped; it has not failed.
-      interrupted.push_back(run.name);
-      std::cout << "stopped " << run.name << " (interrupted, checkpoint kept)" << std::endl;
-    } else {
-      failed.push_back(run.name);
-      record_failure(run.paths, "exit code " + std::to_string(code), last_lines(run.paths.log, kFailureTailLines));
-      std::cout << "FAIL " << run.name << " (exit code " << code << "), see " << run.paths.failure << std::endl;
-    }
+    record_exit(it->second, status, tally);
     running.erase(it);
   }
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
+  tally.not_started = static_cast<int64_t>(queue.size() - next);
+}
 
-  std::cout << "sweep " << args.out << ": " << succeeded << " trained, " << skipped << " already finished, "
-            << failed.size() << " failed";
-  if (!interrupted.empty()) std::cout << ", " << interrupted.size() << " interrupted";
-  if (next < queue.size()) std::cout << ", " << queue.size() - next << " not started (interrupted)";
+void print_summary(const std::string& out, const SweepTally& tally) {
+  std::cout << "sweep " << out << ": " << tally.succeeded << " trained, " << tally.skipped << " already finished, "
+            << tally.failed.size() << " failed";
+  if (!tally.interrupted.empty()) std::cout << ", " << tally.interrupted.size() << " interrupted";
+  if (tally.not_started > 0) std::cout << ", " << tally.not_started << " not started (interrupted)";
   std::cout << "\n";
-  for (const auto& name : failed) std::cout << "  failed: " << name << " (" << args.out << "/" << name << ".failure.txt)\n";
-  if (!interrupted.empty() || next < queue.size()) {
+  for (const auto& name : tally.failed) std::cout << "  failed: " << name << " (" << out << "/" << name << ".failure.txt)\n";
+  if (!tally.interrupted.empty() || tally.not_started > 0) {
     std::cout << "rerun the same command to resume the interrupted runs and start the others\n";
   }
-  if (sweep_stop_requested || !interrupted.empty()) throw ExitWith{kInterruptedExitCode};
-  if (!failed.empty()) throw ExitWith{kSweepFailedExitCode};
+}
+
+void run_sweep(const SweepArgs& args) {
+  if (args.jobs < 1) throw UserError("--jobs must be at least 1");
+  const Sweep sweep = load_sweep(args.sweep_path);
+  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
+  if (args.dry_run) return print_plan(sweep, mine, args);
+  start_sweep_folder(sweep, mine, args.out);
+  SweepTally tally;
+  const std::vector<PendingRun> queue = queue_runs(sweep, mine, args, tally);
+  run_children(queue, args.jobs, tally);
+  print_summary(args.out, tally);
+  if (sweep_stop_requested || !tally.interrupted.empty()) throw ExitWith{kInterruptedExitCode};
+  if (!tally.failed.empty()) throw ExitWith{kSweepFailedExitCode};
 }
 
 }  // namespace

@@ -154,7 +154,8 @@ const std::vector<ConfigField>& config_fields() {
             "queries in a per-thread buffer, dense materializes each chunk's scores (the reference)",
             {}, {"fused", "dense"}),
       field(KEY(eval.attention_on_target_samples),
-            "samples per length whose attention on the answering keys is measured; 0 = none", at_least(0)),
+            "samples per length whose attention on the answering keys is measured, each by one more forward "
+            "pass; 0 = none", at_least(0)),
   };
   return fields;
 }

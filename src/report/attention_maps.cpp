@@ -107,6 +107,16 @@ std::string map_data(const RunMaps& run, const PooledMap& pooled, int64_t layer,
   return out.str();
 }
 
+// A gnuplot string expression of several lines (a long run label does not fit on one).
+std::string gnuplot_lines(const std::string& text) {
+  std::string expression;
+  size_t start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    expression += gnuplot_quoted(text.substr(start, end - start)) + " . \"\\n\" . ";
+  }
+  return expression + gnuplot_quoted(text.substr(start));
+}
+
 std::string map_script(const std::string& name, const std::string& title, const RunMaps& run,
                        const PooledMap& pooled, const std::string& terminal) {
   const int64_t sep = first_target_query(run.sample) - 1;
@@ -115,7 +125,7 @@ std::string map_script(const std::string& name, const std::string& title, const 
      << ".gp` in this folder.\n"
      << "set terminal " << terminal << " noenhanced size 520,440\n"
      << "set output '" << name << ".png'\n"
-     << "set title " << gnuplot_quoted(title) << "\n"
+     << "set title " << gnuplot_lines(title) << "\n"
      << "set xlabel 'key: input position (BOS, source, SEP at " << sep << ", target)'\n"
      << "set ylabel 'query: target symbol'\n"
      << "set cblabel 'attention weight (white: exactly 0)'\n"
@@ -208,7 +218,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
       for (int64_t head : heads) {
         const std::string name = fmt::format("layer{}_head{}", layer, head);
         example = max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells);
-        const std::string title = fmt::format("{}: layer {} head {}", run.label, layer, head);
+        const std::string title = fmt::format("{}\nlayer {} head {}", run.label, layer, head);
         write_file_atomically(dir + "/" + name + ".dat", map_data(run, example, layer, head, options));
         write_file_atomically(dir + "/" + name + ".gp", map_script(name, title, run, example, terminal));
         if (!gnuplot.empty()) all_drawn = run_gnuplot(gnuplot, dir, name) && all_drawn;

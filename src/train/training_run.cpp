@@ -1,0 +1,226 @@
+#include "train/training_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "lengen/autocast.h"
+#include "lengen/compute_threads.h"
+#include "lengen/data_streams.h"
+#include "lengen/errors.h"
+#include "lengen/loss.h"
+#include "lengen/metrics.h"
+#include "lengen/schedule.h"
+#include "lengen/sequence.h"
+#include "lengen/task_files.h"
+#include "train/run_setup.h"
+#include "train/stop_signals.h"
+
+namespace lengen {
+
+namespace {
+
+std::unique_ptr<TrainingData> training_data(const Task& task, const Config& config, const std::string& data_dir) {
+  if (data_dir.empty()) {
+    return generated_data(task, config.task.len_min, config.task.len_max,
+                          derive_seed(config.task.seed, kTrainStream));
+  }
+  const std::string stem = data_dir + "/train";
+  auto samples = read_samples(stem, task.num_symbols());
+  if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
+  return file_data(std::move(samples), derive_seed(config.train.seed, kTrainStream));
+}
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+}
+
+SequenceMetrics validation_metrics(Decoder& model, const std::vector<Sample>& samples, int64_t batch_size,
+                                   const torch::Device& device) {
+  model->eval();
+  SequenceMetrics total;
+  for (size_t first = 0; first < samples.size(); first += batch_size) {
+    const size_t last = std::min(samples.size(), first + static_cast<size_t>(batch_size));
+    std::vector<Sample> chunk(samples.begin() + first, samples.begin() + last);
+    total.add(score_teacher_forced(model, to_device(collate(chunk), device)));
+  }
+  model->train();
+  return total;
+}
+
+double gradient_norm(const std::vector<torch::Tensor>& parameters, double clip) {
+  if (clip > 0) return torch::nn::utils::clip_grad_norm_(parameters, clip);
+  double sum = 0.0;
+  for (const auto& p : parameters) {
+    if (p.grad().defined()) sum += p.grad().to(torch::kDouble).pow(2).sum().item<double>();
+  }
+  return std::sqrt(sum);
+}
+
+// A blown-up step can leave huge but finite weights, so the loss on that step's batch is
+// checked too. It is taken on the dense reference path, as the training forward computes it;
+// the model is then set back to `kernel`, the one its validation uses.
+bool weights_usable(Decoder& model, const Batch& batch, AttentionKernel kernel) {
+  if (!weights_are_finite(model)) return false;
+  torch::NoGradGuard no_grad;
+  model->eval();
+  model->set_attention_kernel(AttentionKernel::kDense);
+  const double loss = score_teacher_forced(model, batch).loss();
+  model->set_attention_kernel(kernel);
+  model->train();
+  return std::isfinite(loss);
+}
+
+}  // namespace
+
+TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
+    : config_(config),
+      options_(options),
+      rank_(options.group != nullptr ? options.group->rank() : 0),
+      world_(options.group != nullptr ? options.group->world_size() : 1),
+      writer_(rank_ == 0),
+      run_(options.run_dir),
+      progress_line_(config.train.steps, writer_) {
+  const TrainConfig& tc = config.train;
+  task_ = make_task(config.task.name, config.task.params, config.task.seed);
+  data_ = training_data(*task_, config, options.data_dir);
+  validation_samples_ = generated_data(*task_, config.task.len_min, config.task.len_max,
+                                       derive_seed(config.task.seed, kValidationStream))
+                            ->batch(0, 0, tc.val_samples);
+  set_compute_threads(static_cast<int>(tc.threads));
+  device_ = resolve_device(tc.device);
+  // Mixed precision: matrix products in bf16 during the training forward; weights, optimizer
+  // state, attention scores and normalizers in fp32. Validation and evaluation run in fp32.
+  bf16_ = tc.dtype == "bfloat16";
+
+  torch::manual_seed(tc.seed);
+  model_ = Decoder(config.model, vocab_size(task_->num_symbols()));
+  model_->to(device_);
+  // Validation runs without grad, so it takes the evaluation's attention kernel.
+  validation_kernel_ = attention_kernel_named(config.eval.attention_kernel);
+  model_->set_attention_kernel(validation_kernel_);
+  optimizer_ = std::make_unique<torch::optim::AdamW>(
+      model_->parameters(),
+      torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).weight_decay(tc.weight_decay));
+  prepare_run_folder(run_, config, options, writer_);
+  if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
+  last_good_checkpoint_ = run_.latest_checkpoint();
+  parameters_ = model_->parameters();
+  if (options.group != nullptr) options.group->broadcast(parameters_);
+  if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step);
+  window_start_ = std::chrono::steady_clock::now();
+  model_->train();
+}
+
+TrainingDiverged TrainingRun::diverged(const std::string& what) const {
+  const std::string where = last_good_checkpoint_.empty()
+                                ? "no checkpoint was written before it (train from the start with a smaller "
+                                  "train.lr or a train.grad_clip)"
+                                : "the last good checkpoint is " + last_good_checkpoint_;
+  return TrainingDiverged(what + "; " + where);
+}
+
+StepOutcome TrainingRun::step(int64_t step) {
+  const TrainConfig& tc = config_.train;
+  DataParallel* group = options_.group;
+  const int64_t local_batch = tc.batch_size / world_;
+  StepOutcome outcome;
+  outcome.lr = learning_rate(tc, step);
+  set_learning_rate(*optimizer_, outcome.lr);
+  outcome.batch = to_device(collate(data_->batch(step, rank_ * local_batch, local_batch)), device_);
+  const Batch& batch = outcome.batch;
+  optimizer_->zero_grad();
+  torch::Tensor loss;
+  {
+    const AutocastScope mixed_precision(device_.type(), bf16_);
+    auto logits = model_->forward_selected(batch.input, batch.positions, batch.loss_mask);
+    loss = target_cross_entropy(logits, batch.target.index({batch.loss_mask}));
+  }
+  if (group != nullptr) {
+    // Token-mean over the global batch: each rank's token sum over the global count, and
+    // gradients summed, equal one process with the whole batch.
+    std::vector<torch::Tensor> count{batch.loss_mask.sum().to(torch::kFloat)};
+    group->all_reduce_sum(count);
+    loss = loss * batch.loss_mask.sum() / count[0];
+  }
+  if (options_.loss_hook) options_.loss_hook(step, loss);
+  if (!std::isfinite(loss.item<double>())) throw diverged("non-finite loss at step " + std::to_string(step));
+  loss.backward();
+  if (group != nullptr) {
+    std::vector<torch::Tensor> grads;
+    for (auto& p : parameters_) grads.push_back(p.grad());
+    group->all_reduce_sum(grads);
+  }
+  outcome.grad_norm = gradient_norm(parameters_, tc.grad_clip);
+  if (!std::isfinite(outcome.grad_norm)) throw diverged("non-finite gradient at step " + std::to_string(step));
+  optimizer_->step();
+
+  outcome.loss = loss.item<double>();
+  outcome.stop = stop_signal_received();
+  if (group != nullptr) {
+    // The stop request travels with the loss: a signal seen by some ranks only must stop
+    // them all after the same step, or the others would wait for them forever.
+    auto flag = torch::full({1}, outcome.stop ? 1.0 : 0.0, loss.options());
+    std::vector<torch::Tensor> total{torch::cat({loss.detach().reshape({1}), flag})};
+    group->all_reduce_sum(total);
+    outcome.loss = total[0][0].item<double>();
+    outcome.stop = total[0][1].item<double>() > 0;
+  }
+  return outcome;
+}
+
+void TrainingRun::log(int64_t done, const StepOutcome& outcome) {
+  progress_.window_loss += outcome.loss;
+  progress_.window_tokens += (outcome.batch.positions >= 0).sum().item<int64_t>() * world_;
+  ++progress_.window_steps;
+  if (done % config_.train.log_every != 0 && done != config_.train.steps) return;
+  const double seconds =
+      std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start_).count(), 1e-9);
+  const double mean_loss = progress_.window_loss / progress_.window_steps;
+  if (writer_) {
+    log_->write({{"step", done},
+                 {"loss", mean_loss},
+                 {"lr", outcome.lr},
+                 {"grad_norm", outcome.grad_norm},
+                 {"tokens_per_s", progress_.window_tokens / seconds},
+                 {"steps_per_s", progress_.window_steps / seconds}});
+  }
+  progress_line_.update(done, mean_loss, outcome.lr, progress_.window_steps / seconds);
+  window_start_ = std::chrono::steady_clock::now();
+  progress_.window_tokens = progress_.window_steps = 0;
+  progress_.window_loss = 0.0;
+}
+
+void TrainingRun::require_usable_weights(int64_t done, const Batch& batch) {
+  if (!writer_ || weights_usable(model_, batch, validation_kernel_)) return;
+  throw diverged("the weights after step " + std::to_string(done) + " give a non-finite loss or are not finite");
+}
+
+void TrainingRun::validate(int64_t done) {
+  if (!writer_) return;
+  const auto metrics = validation_metrics(model_, validation_samples_, config_.eval.batch_size, device_);
+  log_->write({{"step", done},
+               {"val_loss", metrics.loss()},
+               {"val_exact_match", metrics.exact_match()},
+               {"val_token_accuracy", metrics.token_accuracy()}});
+  progress_line_.note(fmt::format("step {}: validation exact match {:.1f}%, loss {:.4f}", done,
+                                  100 * metrics.exact_match(), metrics.loss()));
+  if (metrics.exact_match() > progress_.best_validation) {
+    progress_.best_validation = metrics.exact_match();
+    progress_.best_step = done;
+    progress_.step = done;
+    save_checkpoint(run_.best_checkpoint_path(), model_, nullptr, progress_);
+  }
+}
+
+void TrainingRun::save(int64_t done) {
+  if (!writer_) return;
+  progress_.step = done;
+  save_checkpoint(run_.checkpoint_path(done), model_, optimizer_.get(), progress_);
+  last_good_checkpoint_ = run_.checkpoint_path(done);
+  run_.prune_checkpoints(config_.train.keep_checkpoints);
+}
+
+}  // namespace lengen
