@@ -72,6 +72,18 @@ TEST(EvalMetrics, DefaultLengthsAndGreedyCap) {
   EXPECT_EQ(greedy_token_cap(10, 0.5), 1);
 }
 
+TEST(EvalMetrics, TheResultsTableWritesMultiplesAsAReaderWould) {
+  std::vector<LengthResult> results(3);
+  results[0].length = 96;
+  results[1].length = 4096;
+  results[2].length = 65536;
+  const std::string table = results_table(results, 64);
+  EXPECT_NE(table.find(" 1.5x "), std::string::npos) << table;
+  EXPECT_NE(table.find(" 64x "), std::string::npos) << table;
+  EXPECT_NE(table.find(" 1024x "), std::string::npos) << table;
+  EXPECT_EQ(table.find("e+"), std::string::npos) << table;
+}
+
 TEST(EvalMetrics, LongLengthsTakeTheirOwnSampleCountAsAPrefixOfTheSameSamples) {
   Config config = config_from_string(R"({
     "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 6},

@@ -24,7 +24,8 @@ namespace lengen {
 
 namespace {
 
-// A progress line with an ETA on a terminal, once an evaluation has run a few seconds. Work is
+// A progress line with an ETA on a terminal, once an evaluation has run a few seconds; off a
+// terminal (a log file) a log line a minute, so that a long evaluation is not silent. Work is
 // counted in attention pairs (tokens x length): at long lengths attention is most of the time.
 class EvaluationProgress {
  public:
@@ -33,9 +34,14 @@ class EvaluationProgress {
   }
 
   void update(const EvalSet& set, int64_t done) {
-    if (!line_.on_terminal() || total_ <= 0) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (total_ <= 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
     if (elapsed < kQuietSeconds) return;
+    if (!line_.on_terminal()) {
+      if (now - last_logged_ < kLogInterval) return;
+      last_logged_ = now;
+    }
     const double fraction = (finished_ + work(set, done)) / total_;
     const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0.0;
     line_.show(fmt::format("eval length {}: {}/{} samples  {:.0f}% of the work  {} elapsed  ETA {}", set.length,
@@ -53,6 +59,7 @@ class EvaluationProgress {
  private:
   // Seconds before the line appears: short evaluations stay quiet.
   static constexpr double kQuietSeconds = 2.0;
+  static constexpr std::chrono::seconds kLogInterval{60};
 
   static double work(const EvalSet& set, int64_t samples) {
     return static_cast<double>(samples) * static_cast<double>(set.length) * static_cast<double>(set.length + 64);
@@ -62,6 +69,7 @@ class EvaluationProgress {
   double total_ = 0;
   double finished_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_logged_ = start_;
 };
 
 }  // namespace
@@ -171,7 +179,9 @@ std::string results_table(const std::vector<LengthResult>& results, int64_t trai
   for (const LengthResult& result : results) {
     const double multiple = static_cast<double>(result.length) / static_cast<double>(train_len_max);
     const bool stats = !result.attention.empty();
-    out << fmt::format("{:>8}  {:>7.3g}x  {:>9.1f}  {:>9.1f}  {:>12}  {:>8}\n", result.length, multiple,
+    // Three significant digits, but 1024x rather than 1.02e+03x.
+    const std::string times = multiple >= 1000 ? fmt::format("{:.0f}", multiple) : fmt::format("{:.3g}", multiple);
+    out << fmt::format("{:>8}  {:>7}x  {:>9.1f}  {:>9.1f}  {:>12}  {:>8}\n", result.length, times,
                        100 * result.metrics.exact_match(), 100 * result.metrics.token_accuracy(),
                        stats ? fmt::format("{:.2f}", result.mean_nonzero_per_query()) : "-",
                        stats ? fmt::format("{:.3f}", result.mean_entropy()) : "-");
