@@ -4,6 +4,7 @@
 // stopping, each when its policy says so.
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
