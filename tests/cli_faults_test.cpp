@@ -68,6 +68,10 @@ TEST_F(CliFaults, ForceDeletesOnlyARunFolderLengenWrote) {
     EXPECT_EQ(result.err_lines(), 1) << result.err;
     EXPECT_NE(result.err.find("is a file"), std::string::npos) << result.err;
   }
+  result = lengen("train " + base() + " --out " + at("notes.txt") + "/run");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err, "lengen: error: --out " + at("notes.txt") + "/run: " + at("notes.txt") +
+                            " is a file, not a folder\n");
   std::ifstream notes(at("notes.txt"));
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(notes), {}), "notes");
 
