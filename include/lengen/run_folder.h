@@ -49,6 +49,11 @@ class RunFolder {
   std::string path_;
 };
 
+// Throws UserError unless the --out path `path` is a folder or can become one: "--out PATH is a
+// file, not a WHAT" when it is a file, "--out PATH: ABOVE is a file, not a folder" when a folder
+// above it is one.
+void check_out_folder(const std::string& path, const std::string& what);
+
 // Writes `text` to `path` through PATH.tmp and a rename, so `path` is either the old or the
 // new content. A failed write or rename (a full disk, a read-only target) removes PATH.tmp and
 // throws UserError "cannot write PATH: reason".

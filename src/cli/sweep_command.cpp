@@ -202,10 +202,7 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
 // sweep's manifest.
 void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
   check_finished_runs_are_current(sweep, mine, out);
-  std::error_code error;
-  if (fs::exists(out, error) && !fs::is_directory(out, error)) {
-    throw UserError("--out " + out + " is a file, not a sweep folder");
-  }
+  check_out_folder(out, "sweep folder");
   fs::create_directories(out);
   write_file_atomically(out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
 }

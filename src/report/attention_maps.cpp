@@ -168,10 +168,8 @@ constexpr const char* kPageTitle = "# Attention maps: ";
 
 // DIR may hold an earlier page of maps, which is replaced; anything else a user wrote is kept.
 void check_output_folder(const std::string& out_dir) {
+  check_out_folder(out_dir, "folder");
   std::error_code error;
-  if (fs::exists(out_dir, error) && !fs::is_directory(out_dir, error)) {
-    throw UserError("--out " + out_dir + " is a file, not a folder");
-  }
   const std::string page = out_dir + "/attention.md";
   if (fs::exists(page, error) && read_text_file(page).rfind(kPageTitle, 0) != 0) {
     throw UserError(page + " exists and was not written by lengen attention: choose another --out");

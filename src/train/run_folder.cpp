@@ -19,6 +19,19 @@ constexpr const char* kStepPrefix = "step_";
 
 }  // namespace
 
+void check_out_folder(const std::string& path, const std::string& what) {
+  std::error_code error;
+  if (fs::exists(path, error) && !fs::is_directory(path, error)) {
+    throw UserError("--out " + path + " is a file, not a " + what);
+  }
+  for (fs::path above = fs::path(path).parent_path(); !above.empty() && above != above.parent_path();
+       above = above.parent_path()) {
+    if (fs::exists(above, error) && !fs::is_directory(above, error)) {
+      throw UserError("--out " + path + ": " + above.string() + " is a file, not a folder");
+    }
+  }
+}
+
 std::string RunFolder::checkpoint_path(int64_t step) const {
   char name[32];
   std::snprintf(name, sizeof(name), "%s%08lld.pt", kStepPrefix, static_cast<long long>(step));

@@ -23,16 +23,7 @@ const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "eval", "
 
 void prepare_run_folder(const RunFolder& run, const Config& config, const TrainOptions& options, bool writer) {
   const auto resolved = config_to_json(config);
-  std::error_code error;
-  if (fs::exists(run.path(), error) && !fs::is_directory(run.path(), error)) {
-    throw UserError("--out " + run.path() + " is a file, not a run folder");
-  }
-  for (fs::path above = fs::path(run.path()).parent_path(); !above.empty() && above != above.parent_path();
-       above = above.parent_path()) {
-    if (fs::exists(above, error) && !fs::is_directory(above, error)) {
-      throw UserError("--out " + run.path() + ": " + above.string() + " is a file, not a folder");
-    }
-  }
+  check_out_folder(run.path(), "run folder");
   if (options.resume) {
     if (!fs::exists(run.config_path())) {
       throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
