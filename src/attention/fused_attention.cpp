@@ -9,6 +9,7 @@
 #include <limits>
 #include <numeric>
 
+#include "normalizers/float8.h"
 #include "normalizers/normalizer_common.h"
 #include "normalizers/row_forward.h"
 #include "normalizers/row_kernels.h"
@@ -29,29 +30,20 @@ std::optional<FusedNormalizer> fused_normalizer(const NormalizerSpec& spec, bool
 
 namespace {
 
-// Eight floats: one AVX2 register on x86-64-v3, two SSE registers on baseline x86-64.
-// The helpers that take or return them are inlined into the multiversioned loops
-// (LENGEN_ROW_KERNEL flattens them), so no call passes one across an ABI boundary.
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef float Floats __attribute__((vector_size(32)));
-constexpr int64_t kWidth = 8;
+#pragma GCC diagnostic ignored "-Wpsabi"  // see float8.h
+using detail::Floats;
+using detail::Ints;
+constexpr int64_t kWidth = detail::kFloats;
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 // The position of the key slots past the last key (the key rows are padded to kWidth): above
 // every query position, so never visible.
 constexpr float kNoKey = std::numeric_limits<float>::max();
-// Scores per block buffer (4 MiB of fp32): a block holds this many / keys queries.
+// Scores per work item (1 Mi): an item holds this many / keys queries, so that items cost about
+// the same and are many enough to share among threads.
 constexpr int64_t kBlockScores = int64_t{1} << 20;
 constexpr int64_t kMaxBlockQueries = 64;
 // Queries whose scores are computed together, sharing each load of the keys.
 constexpr int64_t kGroup = 4;
-
-Floats load(const float* x) {
-  Floats v;
-  std::memcpy(&v, x, sizeof(v));
-  return v;
-}
-
-void store(float* y, const Floats& v) { std::memcpy(y, &v, sizeof(v)); }
 
 int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
@@ -77,12 +69,24 @@ struct ItemStats {
   double entropy = 0;
 };
 
-// False when a score is NaN or +inf (masked keys are -inf, which is fine).
-bool scores_are_finite(const float* x, int64_t n) {
-  bool finite = true;
-  for (int64_t j = 0; j < n; ++j) finite &= x[j] < std::numeric_limits<float>::infinity();
-  return finite;
-}
+// The running max of a row's scores and whether all of them are finite (+inf or NaN makes the
+// row's weights undefined; masked keys are -inf, which is fine), kept by the score pass so that
+// no later pass over the row is needed for them.
+struct RowScan {
+  Floats max = Floats{} + kMinusInfinity;
+  Ints finite = Ints{} - 1;  // all bits set: no score seen yet is NaN or +inf
+
+  float row_max() const {
+    float best = kMinusInfinity;
+    for (int j = 0; j < kWidth; ++j) best = best < max[j] ? max[j] : best;
+    return best;
+  }
+  bool all_finite() const {
+    bool all = true;
+    for (int j = 0; j < kWidth; ++j) all &= finite[j] != 0;
+    return all;
+  }
+};
 
 // Scores of R consecutive queries against kKeys vectors of keys from j: q.k * scale - slope *
 // (query position - key position), or -inf where the key is padding or in the query's future.
@@ -90,23 +94,27 @@ bool scores_are_finite(const float* x, int64_t n) {
 template <int R, int kKeys>
 void score_step(int64_t d_head, int64_t key_stride, const float* q, const float* keys_t,
                 const float* key_position, const float* query_position, float slope, float scale, int64_t j,
-                float* x, int64_t stride) {
+                float* x, int64_t stride, RowScan* scan) {
   Floats acc[R][kKeys] = {};
   for (int64_t d = 0; d < d_head; ++d) {
     Floats key[kKeys];
-    for (int k = 0; k < kKeys; ++k) key[k] = load(keys_t + d * key_stride + j + k * kWidth);
+    for (int k = 0; k < kKeys; ++k) key[k] = detail::load_floats(keys_t + d * key_stride + j + k * kWidth);
     for (int r = 0; r < R; ++r) {
       const float qd = q[r * d_head + d];
       for (int k = 0; k < kKeys; ++k) acc[r][k] += qd * key[k];
     }
   }
   const Floats minus_infinity = Floats{} + kMinusInfinity;
+  const Floats infinity = Floats{} + std::numeric_limits<float>::infinity();
   for (int k = 0; k < kKeys; ++k) {
-    const Floats kp = load(key_position + j + k * kWidth);
+    const Floats kp = detail::load_floats(key_position + j + k * kWidth);
     for (int r = 0; r < R; ++r) {
       const Floats qp = Floats{} + query_position[r];
       const Floats biased = acc[r][k] * scale + (-slope) * (qp - kp);
-      store(x + r * stride + j + k * kWidth, (kp >= 0.0f) & (kp <= qp) ? biased : minus_infinity);
+      const Floats score = (kp >= 0.0f) & (kp <= qp) ? biased : minus_infinity;
+      detail::store_floats(x + r * stride + j + k * kWidth, score);
+      scan[r].max = scan[r].max < score ? score : scan[r].max;
+      scan[r].finite &= score < infinity;
     }
   }
 }
@@ -115,20 +123,20 @@ void score_step(int64_t d_head, int64_t key_stride, const float* q, const float*
 template <int R>
 void score_group(const Layout& in, const float* q, const float* keys_t, const float* key_position,
                  const float* query_position, float slope, float scale, int64_t end, float* x,
-                 int64_t stride) {
+                 int64_t stride, RowScan* scan) {
   constexpr int kKeys = 2;
   int64_t j = 0;
   for (; j + kKeys * kWidth <= end; j += kKeys * kWidth) {
     score_step<R, kKeys>(in.d_head, in.padded_keys, q, keys_t, key_position, query_position, slope, scale, j,
-                         x, stride);
+                         x, stride, scan);
   }
   for (; j < end; j += kWidth) {
     score_step<R, 1>(in.d_head, in.padded_keys, q, keys_t, key_position, query_position, slope, scale, j, x,
-                     stride);
+                     stride, scan);
   }
 }
 
-// out = sum over entries i < count of w_j v_j, with j = keys[i] (kListed) or j = i: V vectors
+// out = sum over entries i < count of w_i v_j, with j = keys[i] (kListed) or j = i: V vectors
 // per value row (d_head = 8 V), kUnroll entries at a time into independent sums.
 template <int V, bool kListed>
 void weighted_values(const float* w, const int32_t* keys, int64_t count, const float* values, float* out) {
@@ -138,21 +146,21 @@ void weighted_values(const float* w, const int32_t* keys, int64_t count, const f
   for (; i + kUnroll <= count; i += kUnroll) {
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t j = kListed ? keys[i + u] : i + u;
-      const float wj = w[j];
+      const float wj = w[i + u];
       const float* vj = values + j * V * kWidth;
-      for (int v = 0; v < V; ++v) acc[u][v] += wj * load(vj + v * kWidth);
+      for (int v = 0; v < V; ++v) acc[u][v] += wj * detail::load_floats(vj + v * kWidth);
     }
   }
   for (; i < count; ++i) {
     const int64_t j = kListed ? keys[i] : i;
-    const float wj = w[j];
+    const float wj = w[i];
     const float* vj = values + j * V * kWidth;
-    for (int v = 0; v < V; ++v) acc[0][v] += wj * load(vj + v * kWidth);
+    for (int v = 0; v < V; ++v) acc[0][v] += wj * detail::load_floats(vj + v * kWidth);
   }
   for (int v = 0; v < V; ++v) {
     Floats total = acc[0][v];
     for (int u = 1; u < kUnroll; ++u) total += acc[u][v];
-    store(out + v * kWidth, total);
+    detail::store_floats(out + v * kWidth, total);
   }
 }
 
@@ -163,13 +171,14 @@ void weighted_values_any(const float* w, const int32_t* keys, int64_t count, con
   std::fill(out, out + d_head, 0.0f);
   for (int64_t i = 0; i < count; ++i) {
     const int64_t j = kListed ? keys[i] : i;
-    const float wj = w[j];
+    const float wj = w[i];
     const float* vj = values + j * d_head;
     for (int64_t d = 0; d < d_head; ++d) out[d] += wj * vj[d];
   }
 }
 
-// out (d_head floats) = sum of w_j v_j over the first `count` keys, or over keys[0, count).
+// out (d_head floats) = sum of w_i v_i over the first `count` keys, or of w_i v_keys[i] over the
+// listed keys.
 template <bool kListed>
 void weighted_sum(const float* w, const int32_t* keys, int64_t count, const float* values, int64_t d_head,
                   float* out) {
@@ -225,94 +234,176 @@ T* at_least(std::vector<T>& buffer, int64_t size) {
   return buffer.data();
 }
 
-// The per-thread buffers of one block: scores, weights, and the nonzero keys of one row.
+// The per-thread buffers of one group of queries: scores, weights, keys with their weights, and
+// the candidates of the sparse normalizers' thresholds.
 struct Buffers {
   std::vector<float> scores;
   std::vector<float> weights;
   std::vector<int32_t> keys;
-  std::vector<detail::RowSummary> summaries;
+  std::vector<int32_t> support;
+  detail::Candidates candidates;
 };
 
-// One item: the queries [first, first + rows) of sequence b, head h.
+// Adds the statistics of a sparse row whose `count` nonzero weights w (of keys `keys`) are known,
+// and writes its output.
+void sum_support(const Layout& in, const float* w, const int32_t* keys, int64_t count, const float* values,
+                 float* out_row, ItemStats& stats) {
+  detail::Floats terms{};
+  int64_t i = 0;
+  for (; i + kWidth <= count; i += kWidth) terms += detail::entropy_terms(detail::load_floats(w + i));
+  double entropy = detail::sum_of_lanes(terms);
+  for (; i < count; ++i) {
+    const double wi = w[i];
+    entropy -= wi * std::log(wi);
+  }
+  weighted_sum<true>(w, keys, count, values, in.d_head, out_row);
+  stats.nonzero += static_cast<double>(count);
+  stats.entropy += entropy;
+}
+
+// A lower bound on the threshold of a sparsemax (power 1) or 1.5-entmax (power 2) row whose
+// candidates are c = scale (x - max): with N entries above a level a, sum [c - tau]_+^power = 1
+// gives tau >= a - N^(-1/power). One vector pass counts the entries above a few levels; a row
+// whose weight is spread over many keys has many of them near the max, and the bound then keeps
+// the threshold search and the collection to the keys near its support.
+double threshold_lower_bound(const float* x, int64_t padded_end, float max, double scale, bool squared) {
+  constexpr int kLevels = 6;
+  Floats level[kLevels];
+  double level_c[kLevels];
+  for (int m = 0; m < kLevels; ++m) {
+    const auto at = static_cast<float>(max - std::ldexp(1.0, -(m + 1)) / scale);
+    level[m] = Floats{} + at;
+    level_c[m] = scale * (static_cast<double>(at) - max);  // as the candidates are computed
+  }
+  Ints above[kLevels] = {};
+  for (int64_t i = 0; i < padded_end; i += kWidth) {
+    const Floats v = detail::load_floats(x + i);
+    for (int m = 0; m < kLevels; ++m) above[m] -= v > level[m];  // a true lane is -1
+  }
+  double bound = -1;
+  for (int m = 0; m < kLevels; ++m) {
+    double count = 0;
+    for (int j = 0; j < kWidth; ++j) count += above[m][j];
+    if (count > 0) bound = std::max(bound, level_c[m] - (squared ? 1 / std::sqrt(count) : 1 / count));
+  }
+  return bound;
+}
+
+// A sparsemax or 1.5-entmax row: its threshold from the keys within reach of the max (the
+// normalizer's own search, so the threshold of the dense path up to rounding), then weights,
+// values and statistics over those keys only.
+void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float* x, int64_t end, float max,
+                       const float* values, Buffers& buffers, float* out_row, ItemStats& stats) {
+  const bool entmax15 = normalizer == FusedNormalizer::kEntmax15;
+  const double scale = entmax15 ? 0.5 : 1.0;
+  const double lower = threshold_lower_bound(x, round_up(end, kWidth), max, scale, entmax15);
+  // Every entry above the bound, and a few below it that rounding might otherwise drop (they add
+  // nothing: the search drops what lies below its bracket).
+  const auto floor = static_cast<float>(max + lower / scale) - 1e-6f * (std::abs(max) + 1);
+  int32_t* keys = at_least(buffers.keys, end + 1);
+  detail::Candidates& candidates = buffers.candidates;
+  candidates.collect_listed(x, end, floor, max, scale, keys);
+  const auto count = static_cast<int64_t>(candidates.size());
+  const auto t = static_cast<float>(entmax15 ? detail::entmax15_threshold(candidates, lower)
+                                             : detail::sparsemax_threshold(candidates, lower));
+  float* w = at_least(buffers.weights, count);
+  int32_t* support = at_least(buffers.support, count);
+  int64_t nonzero = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const int32_t j = keys[i];
+    // The dense row kernels' arithmetic, in float: the same weights.
+    float v = entmax15 ? (x[j] - max) * 0.5f - t : (x[j] - max) - t;
+    v = v > 0 ? v : 0.0f;
+    const float weight = entmax15 ? v * v : v;
+    support[nonzero] = j;
+    w[nonzero] = weight;
+    nonzero += weight > 0;
+  }
+  sum_support(in, w, support, nonzero, values, out_row, stats);
+}
+
+// One query's row of scores x (keys [0, end), -inf after them up to a multiple of kWidth):
+// normalizer, statistics and output.
+void attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, const float* x, int64_t end,
+                const RowScan& scan, const float* values, Buffers& buffers, float* out_row, ItemStats& stats) {
+  if (!scan.all_finite()) {
+    // Weights of a row with a NaN or +inf score are undefined: NaN, as on the dense path, so
+    // that blown-up weights show as a non-finite loss instead of dropping those keys.
+    std::fill(out_row, out_row + in.d_head, std::numeric_limits<float>::quiet_NaN());
+    return;
+  }
+  const float max = scan.row_max();
+  if (max == kMinusInfinity) {  // no visible key: weights and output 0
+    std::fill(out_row, out_row + in.d_head, 0.0f);
+    return;
+  }
+  const int64_t padded_end = round_up(end, kWidth);
+  switch (plan.normalizer) {
+    case FusedNormalizer::kSoftmax: {
+      // Values summed with exp(x - max), divided by their sum once at the end.
+      float* e = at_least(buffers.weights, padded_end);
+      const detail::ExpSums sums = detail::softmax_exponentials(x, e, padded_end, max);
+      weighted_sum<false>(e, nullptr, end, values, in.d_head, out_row);
+      const auto inverse = static_cast<float>(1.0 / sums.sum);
+      for (int64_t d = 0; d < in.d_head; ++d) out_row[d] *= inverse;
+      stats.nonzero += static_cast<double>(sums.nonzero);
+      stats.entropy += sums.entropy;
+      return;
+    }
+    case FusedNormalizer::kSparsemax:
+    case FusedNormalizer::kEntmax15:
+      return attend_sparse_row(in, plan.normalizer, x, end, max, values, buffers, out_row, stats);
+    case FusedNormalizer::kEntmax: {
+      // A learned or unusual alpha: the general solver writes the whole row, then its support.
+      float* w = at_least(buffers.weights, padded_end);
+      detail::entmax_rows(x, w, padded_end, detail::RowAlpha{nullptr, plan.alphas[h]}, 0, 1);
+      int32_t* keys = at_least(buffers.keys, padded_end);
+      const int64_t count = nonzero_keys(w, end, keys);
+      for (int64_t i = 0; i < count; ++i) w[i] = w[keys[i]];  // in place: keys[i] >= i
+      return sum_support(in, w, keys, count, values, out_row, stats);
+    }
+  }
+}
+
+// One item: the queries [first, first + rows) of sequence b, head h, kGroup queries at a time:
+// their scores in one pass over the keys, then each row to its output while its scores are still
+// in cache.
 void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, int64_t h, int64_t first,
                   int64_t rows, Buffers& buffers, ItemStats& stats) {
   const int64_t bh = b * in.heads + h;
   // Keys past the last query's own index are in every query's future: never computed.
-  const int64_t visible = std::min(in.keys, in.cached + first + rows);
-  const int64_t n = round_up(visible, kWidth);
-  float* x = at_least(buffers.scores, rows * n);
-  float* w = at_least(buffers.weights, rows * n);
+  const int64_t n = round_up(std::min(in.keys, in.cached + first + rows), kWidth);
+  float* x = at_least(buffers.scores, kGroup * n);
   const float* q = in.q + (bh * in.queries + first) * in.d_head;
   const float* keys_t = in.keys_t + bh * in.d_head * in.padded_keys;
   const float* key_position = in.key_position + b * in.padded_keys;
   const float* query_position = in.query_position + b * in.queries + first;
+  const float* values = in.values + bh * in.keys * in.d_head;
+  float* out = in.out + (bh * in.queries + first) * in.d_head;
   const auto slope = static_cast<float>(plan.slopes[h]);
   const auto scale = static_cast<float>(plan.score_scale);
   for (int64_t g = 0; g < rows; g += kGroup) {
     const int64_t group = std::min(kGroup, rows - g);
     const int64_t end = round_up(std::min(in.keys, in.cached + first + g + group), kWidth);
-    float* xg = x + g * n;
     const float* qg = q + g * in.d_head;
+    RowScan scan[kGroup];
     if (group == kGroup) {
-      score_group<kGroup>(in, qg, keys_t, key_position, query_position + g, slope, scale, end, xg, n);
+      score_group<kGroup>(in, qg, keys_t, key_position, query_position + g, slope, scale, end, x, n, scan);
     } else {
       for (int64_t r = 0; r < group; ++r) {
-        score_group<1>(in, qg + r * in.d_head, keys_t, key_position, query_position + g + r, slope, scale,
-                       end, xg + r * n, n);
+        score_group<1>(in, qg + r * in.d_head, keys_t, key_position, query_position + g + r, slope, scale, end,
+                       x + r * n, n, scan + r);
       }
     }
-    for (int64_t r = 0; r < group; ++r) std::fill(xg + r * n + end, xg + (r + 1) * n, kMinusInfinity);
-  }
-
-  const bool softmax = plan.normalizer == FusedNormalizer::kSoftmax;
-  switch (plan.normalizer) {
-    case FusedNormalizer::kSoftmax:
-      detail::softmax_rows_summarized(x, w, n, 0, rows, at_least(buffers.summaries, rows));
-      break;
-    case FusedNormalizer::kSparsemax:
-      detail::sparsemax_rows(x, w, n, 0, rows);
-      break;
-    case FusedNormalizer::kEntmax15:
-      detail::entmax15_rows(x, w, n, 0, rows);
-      break;
-    case FusedNormalizer::kEntmax:
-      detail::entmax_rows(x, w, n, detail::RowAlpha{nullptr, plan.alphas[h]}, 0, rows);
-      break;
-  }
-
-  const float* values = in.values + bh * in.keys * in.d_head;
-  float* out = in.out + (bh * in.queries + first) * in.d_head;
-  int32_t* keys = at_least(buffers.keys, n);
-  for (int64_t r = 0; r < rows; ++r) {
-    float* out_row = out + r * in.d_head;
-    if (query_position[r] < 0) {  // padding: no key is visible, the output is 0
-      std::fill(out_row, out_row + in.d_head, 0.0f);
-      continue;
+    for (int64_t r = 0; r < group; ++r) {
+      float* out_row = out + (g + r) * in.d_head;
+      if (query_position[g + r] < 0) {  // padding: no key is visible, the output is 0
+        std::fill(out_row, out_row + in.d_head, 0.0f);
+        continue;
+      }
+      const int64_t row_end = std::min(in.keys, in.cached + first + g + r + 1);
+      attend_row(in, plan, h, x + r * n, row_end, scan[r], values, buffers, out_row, stats);
     }
-    const float* wr = w + r * n;
-    const int64_t end = std::min(in.keys, in.cached + first + r + 1);
-    if (!scores_are_finite(x + r * n, end)) {
-      // Weights of a row with a NaN or +inf score are undefined: NaN, as on the dense path, so
-      // that blown-up weights show as a non-finite loss instead of dropping those keys.
-      std::fill(out_row, out_row + in.d_head, std::numeric_limits<float>::quiet_NaN());
-      continue;
-    }
-    if (softmax) {
-      stats.nonzero += static_cast<double>(buffers.summaries[r].nonzero);
-      stats.entropy += buffers.summaries[r].entropy;
-      weighted_sum<false>(wr, nullptr, end, values, in.d_head, out_row);
-      continue;
-    }
-    // The sparse normalizers: the keys with nonzero weight, then their entropy and values.
-    const int64_t count = nonzero_keys(wr, end, keys);
-    double entropy = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      const double wj = wr[keys[i]];
-      entropy -= wj * std::log(wj);
-    }
-    weighted_sum<true>(wr, keys, count, values, in.d_head, out_row);
-    stats.nonzero += static_cast<double>(count);
-    stats.entropy += entropy;
   }
 }
 

@@ -37,11 +37,8 @@ torch::Tensor entmax15_forward_aten(const torch::Tensor& z) {
 // an entry sits exactly on the threshold).
 constexpr int kMaxNewtonSteps = 64;
 
-// Exact threshold without sorting, on the entries that can be in the support (X = (z - max)/2
-// > -1). f(t) = sum [X - t]_+^2 is convex and decreasing, so Newton steps from a lower bound
-// stay below the threshold and the set S = {X > t} shrinks towards the support. At each step
-// the closed-form root of sum_S (X - t)^2 = 1 is tried: when every entry of S stays above it,
-// S is the support and the root is exact.
+// 1.5-entmax of row x into y, with the threshold found on the entries that can be in the
+// support (X = (z - max)/2 > -1).
 template <class T>
 void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
   const T max = detail::row_max(x, n);
@@ -51,10 +48,30 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
   }
   // Entries after `end` cannot be in the support: the passes below skip them.
   const int64_t end = candidates.collect(x, n, static_cast<T>(max - 2), max, 0.5);
-  double lower = -1;
+  const double tau = detail::entmax15_threshold(candidates);
+  const T t = static_cast<T>(tau);
+  for (int64_t k = 0; k < end; ++k) {
+    const T v = (x[k] - max) * T(0.5) - t;
+    y[k] = v > 0 ? v : T(0);
+  }
+  // A separate loop: fused with the clamp, GCC turns the square into a branch and stops vectorizing.
+  for (int64_t k = 0; k < end; ++k) y[k] *= y[k];
+  std::fill(y + end, y + n, T(0));
+}
+
+}  // namespace
+
+namespace detail {
+
+// Exact threshold without sorting, on the candidates X > -1. f(t) = sum [X - t]_+^2 is convex
+// and decreasing, so Newton steps from a lower bound stay below the threshold and the set
+// S = {X > t} shrinks towards the support. At each step the closed-form root of
+// sum_S (X - t)^2 = 1 is tried: when every entry of S stays above it, S is the support and the
+// root is exact. Multiversioned: at random initialisation most of a row is a candidate.
+LENGEN_ROW_KERNEL double entmax15_threshold(const Candidates& candidates, double lower) {
   double tau = lower;
   for (int step = 0;; ++step) {
-    const detail::PositiveParts s = detail::positive_parts(candidates, lower);
+    const PositiveParts s = positive_parts(candidates, lower);
     const double mean = s.sum / s.count;
     const double spread = s.sum_sq - s.sum * mean;
     if (spread <= 1) {
@@ -71,19 +88,8 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
     }
     lower += newton;
   }
-  const T t = static_cast<T>(tau);
-  for (int64_t k = 0; k < end; ++k) {
-    const T v = (x[k] - max) * T(0.5) - t;
-    y[k] = v > 0 ? v : T(0);
-  }
-  // A separate loop: fused with the clamp, GCC turns the square into a branch and stops vectorizing.
-  for (int64_t k = 0; k < end; ++k) y[k] *= y[k];
-  std::fill(y + end, y + n, T(0));
+  return tau;
 }
-
-}  // namespace
-
-namespace detail {
 
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
 template <class T>

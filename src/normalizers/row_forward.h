@@ -16,14 +16,23 @@ void entmax15_rows(const double* z, double* p, int64_t n, int64_t begin, int64_t
 void entmax_rows(const float* z, float* p, int64_t n, RowAlpha alphas, int64_t begin, int64_t end);
 void entmax_rows(const double* z, double* p, int64_t n, RowAlpha alphas, int64_t begin, int64_t end);
 
-// Softmax of each row together with what the attention statistics need, in the same passes:
-// the row's entropy (nats) and how many of its weights are nonzero (exp underflows to 0 far
-// below the max, as in LibTorch's softmax).
-struct RowSummary {
+// The unnormalized softmax of one row, e_i = exp(z_i - max) for i < end (max the row's max, -inf
+// for a fully masked row, which gives zeros), with what the attention statistics need in the
+// same pass: the sum of the e_i, the row's entropy (nats) and how many e_i are nonzero (exp
+// underflows to 0 far below the max, as in LibTorch's softmax).
+struct ExpSums {
+  double sum = 0;
   double entropy = 0;
   int64_t nonzero = 0;
 };
-void softmax_rows_summarized(const float* z, float* p, int64_t n, int64_t begin, int64_t end,
-                             RowSummary* summaries);
+ExpSums softmax_exponentials(const float* z, float* e, int64_t end, float max);
+
+// The thresholds of the sparse normalizers over a row's candidates (Candidates::collect):
+// sparsemax's from the entries within 1 of the max (candidates z - max), 1.5-entmax's from those
+// with X = (z - max)/2 > -1 (candidates X). The weights are [c - tau]_+ and [X - tau]_+^2.
+// `lower` is a lower bound on the threshold (-1 always is one); the candidates must include
+// every entry above it.
+double sparsemax_threshold(const Candidates& candidates, double lower = -1);
+double entmax15_threshold(const Candidates& candidates, double lower = -1);
 
 }  // namespace lengen::detail

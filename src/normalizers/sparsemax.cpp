@@ -43,16 +43,7 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
   }
   // Entries after `end` cannot be in the support: the passes below skip them.
   const int64_t end = candidates.collect(x, n, static_cast<T>(max - 1), max, 1.0);
-  // In terms of the candidates above t: tau = t + (sum (c - t) - 1)/count. Once a pass finds as
-  // many candidates as the last, S has stopped changing and t is exact.
-  double tau = -1;
-  double count = -1;
-  for (int step = 0; step < kMaxMichelotSteps; ++step) {
-    const detail::PositiveParts s = detail::positive_parts(candidates, tau);
-    if (s.count == count || s.count == 0) break;
-    count = s.count;
-    tau += (s.sum - 1) / s.count;
-  }
+  const double tau = detail::sparsemax_threshold(candidates);
   const T t = static_cast<T>(tau);
   for (int64_t k = 0; k < end; ++k) {
     const T v = (x[k] - max) - t;
@@ -64,6 +55,22 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
 }  // namespace
 
 namespace detail {
+
+// Michelot's iteration on the candidates (multiversioned: at random initialisation most of a
+// row is one).
+LENGEN_ROW_KERNEL double sparsemax_threshold(const Candidates& candidates, double lower) {
+  // In terms of the candidates above t: tau = t + (sum (c - t) - 1)/count. Once a pass finds as
+  // many candidates as the last, S has stopped changing and t is exact.
+  double tau = lower;
+  double count = -1;
+  for (int step = 0; step < kMaxMichelotSteps; ++step) {
+    const PositiveParts s = positive_parts(candidates, tau);
+    if (s.count == count || s.count == 0) break;
+    count = s.count;
+    tau += (s.sum - 1) / s.count;
+  }
+  return tau;
+}
 
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
 template <class T>
