@@ -164,6 +164,25 @@ void weighted_values(const float* w, const int32_t* keys, int64_t count, const f
   }
 }
 
+// out row r (V vectors each, rows out_stride apart) = sum over j < count of w[r * stride + j] v_j
+// for the R rows of a group: each value row is loaded once for all of them.
+template <int R, int V>
+void weighted_values_rows(const float* w, int64_t stride, int64_t begin, int64_t count, const float* values,
+                          float* out, int64_t out_stride) {
+  Floats acc[R][V] = {};
+  for (int64_t j = begin; j < count; ++j) {
+    Floats v[V];
+    for (int k = 0; k < V; ++k) v[k] = detail::load_floats(values + (j * V + k) * kWidth);
+    for (int r = 0; r < R; ++r) {
+      const float wj = w[r * stride + j];
+      for (int k = 0; k < V; ++k) acc[r][k] += wj * v[k];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int k = 0; k < V; ++k) detail::store_floats(out + r * out_stride + k * kWidth, acc[r][k]);
+  }
+}
+
 // The same for any d_head, one entry at a time.
 template <bool kListed>
 void weighted_values_any(const float* w, const int32_t* keys, int64_t count, const float* values,
@@ -300,7 +319,7 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
   // Every entry above the bound, and a few below it that rounding might otherwise drop (they add
   // nothing: the search drops what lies below its bracket).
   const auto floor = static_cast<float>(max + lower / scale) - 1e-6f * (std::abs(max) + 1);
-  int32_t* keys = at_least(buffers.keys, end + 1);
+  int32_t* keys = at_least(buffers.keys, end + kWidth);
   detail::Candidates& candidates = buffers.candidates;
   candidates.collect_listed(x, end, floor, max, scale, keys);
   const auto count = static_cast<int64_t>(candidates.size());
@@ -322,6 +341,68 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
   sum_support(in, w, support, nonzero, values, out_row, stats);
 }
 
+// The first entry of x[0, end) above `floor`, in steps of 32 (or end): keys before it have
+// weight 0 (under ALiBi, all but the nearest few hundred keys of a long row).
+int64_t first_above(const float* x, int64_t end, float floor) {
+  constexpr int64_t kStep = 4 * kWidth;
+  const Floats floors = Floats{} + floor;
+  int64_t i = 0;
+  for (; i + kStep <= end; i += kStep) {
+    const Ints above = (detail::load_floats(x + i) > floors) | (detail::load_floats(x + i + kWidth) > floors) |
+                       (detail::load_floats(x + i + 2 * kWidth) > floors) |
+                       (detail::load_floats(x + i + 3 * kWidth) > floors);
+    bool any = false;
+    for (int j = 0; j < kWidth; ++j) any |= above[j] != 0;
+    if (any) break;
+  }
+  return i;
+}
+
+// Softmax over the rows of a group (scores x, rows n apart, keys [0, end) with end a multiple of
+// kWidth): the exponentials of each row from its first key within exp's range, then the values
+// summed for all rows in one pass (each value row loaded once), each row divided by its sum.
+void attend_softmax_group(const Layout& in, const float* x, int64_t n, int64_t group, int64_t end,
+                          const RowScan* scan, const float* query_position, const float* values,
+                          Buffers& buffers, float* out, ItemStats& stats) {
+  float* e = at_least(buffers.weights, kGroup * n);
+  float inverse[kGroup];
+  int64_t begin = end;
+  for (int64_t r = 0; r < group; ++r) {
+    const float max = scan[r].row_max();
+    const bool attends = query_position[r] >= 0 && scan[r].all_finite() && max != kMinusInfinity;
+    if (!attends) {
+      std::fill(e + r * n, e + r * n + end, 0.0f);
+      inverse[r] = 0;
+      continue;
+    }
+    const int64_t first = first_above(x + r * n, end, max + (detail::kExpUnderflow - 1));
+    begin = std::min(begin, first);
+    std::fill(e + r * n, e + r * n + first, 0.0f);
+    const detail::ExpSums sums = detail::softmax_exponentials(x + r * n + first, e + r * n + first, end - first, max);
+    inverse[r] = static_cast<float>(1.0 / sums.sum);
+    stats.nonzero += static_cast<double>(sums.nonzero);
+    stats.entropy += sums.entropy;
+  }
+  // Keys from `end` on are padding slots of the key rows: never summed.
+  const int64_t count = std::min(end, in.keys);
+  if (group == kGroup && in.d_head == kWidth) {
+    weighted_values_rows<kGroup, 1>(e, n, begin, count, values, out, in.d_head);
+  } else if (group == kGroup && in.d_head == 2 * kWidth) {
+    weighted_values_rows<kGroup, 2>(e, n, begin, count, values, out, in.d_head);
+  } else {
+    for (int64_t r = 0; r < group; ++r) {
+      weighted_sum<false>(e + r * n + begin, nullptr, count - begin, values + begin * in.d_head, in.d_head,
+                          out + r * in.d_head);
+    }
+  }
+  for (int64_t r = 0; r < group; ++r) {
+    float* out_row = out + r * in.d_head;
+    const bool nan = query_position[r] >= 0 && !scan[r].all_finite();
+    for (int64_t d = 0; d < in.d_head; ++d)
+      out_row[d] = nan ? std::numeric_limits<float>::quiet_NaN() : out_row[d] * inverse[r];
+  }
+}
+
 // One query's row of scores x (keys [0, end), -inf after them up to a multiple of kWidth):
 // normalizer, statistics and output.
 void attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, const float* x, int64_t end,
@@ -339,17 +420,8 @@ void attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, con
   }
   const int64_t padded_end = round_up(end, kWidth);
   switch (plan.normalizer) {
-    case FusedNormalizer::kSoftmax: {
-      // Values summed with exp(x - max), divided by their sum once at the end.
-      float* e = at_least(buffers.weights, padded_end);
-      const detail::ExpSums sums = detail::softmax_exponentials(x, e, padded_end, max);
-      weighted_sum<false>(e, nullptr, end, values, in.d_head, out_row);
-      const auto inverse = static_cast<float>(1.0 / sums.sum);
-      for (int64_t d = 0; d < in.d_head; ++d) out_row[d] *= inverse;
-      stats.nonzero += static_cast<double>(sums.nonzero);
-      stats.entropy += sums.entropy;
-      return;
-    }
+    case FusedNormalizer::kSoftmax:
+      return;  // attend_softmax_group
     case FusedNormalizer::kSparsemax:
     case FusedNormalizer::kEntmax15:
       return attend_sparse_row(in, plan.normalizer, x, end, max, values, buffers, out_row, stats);
@@ -394,6 +466,11 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
         score_group<1>(in, qg + r * in.d_head, keys_t, key_position, query_position + g + r, slope, scale, end,
                        x + r * n, n, scan + r);
       }
+    }
+    if (plan.normalizer == FusedNormalizer::kSoftmax) {
+      attend_softmax_group(in, x, n, group, end, scan, query_position + g, values, buffers, out + g * in.d_head,
+                           stats);
+      continue;
     }
     for (int64_t r = 0; r < group; ++r) {
       float* out_row = out + (g + r) * in.d_head;

@@ -2,9 +2,80 @@
 
 #include <ATen/Dispatch.h>
 
+#include <array>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define LENGEN_HAS_AVX2_COMPRESS 1
+#endif
+
 #include "normalizers/normalizer_common.h"
 
 namespace lengen::detail {
+
+namespace {
+
+int64_t indices_above_scalar(const float* x, int64_t end, float floor, int32_t* keys) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < end; ++i) {
+    keys[count] = static_cast<int32_t>(i);
+    count += x[i] > floor;
+  }
+  return count;
+}
+
+#ifdef LENGEN_HAS_AVX2_COMPRESS
+// For each 8-bit mask, the lanes whose bit is set, in order, packed to the front (4 bits each).
+constexpr std::array<uint32_t, 256> packed_lanes() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t mask = 0; mask < 256; ++mask) {
+    uint32_t packed = 0;
+    int slot = 0;
+    for (uint32_t lane = 0; lane < 8; ++lane) {
+      if (mask & (1u << lane)) packed |= lane << (4 * slot++);
+    }
+    table[mask] = packed;
+  }
+  return table;
+}
+constexpr std::array<uint32_t, 256> kPackedLanes = packed_lanes();
+
+// Eight entries at a time: compare, the mask's lanes from the table, a permute of the indices
+// and one store, whatever the mask (a branch on it would be mispredicted on rows whose
+// candidates are a few percent of the keys).
+__attribute__((target("avx2,popcnt"))) int64_t indices_above_avx2(const float* x, int64_t end, float floor,
+                                                                   int32_t* keys) {
+  const __m256 floors = _mm256_set1_ps(floor);
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  int64_t count = 0;
+  int64_t i = 0;
+  for (; i + 8 <= end; i += 8) {
+    const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i), floors, _CMP_GT_OQ));
+    const __m256i packed = _mm256_set1_epi32(static_cast<int>(kPackedLanes[mask]));
+    const __m256i order = _mm256_and_si256(_mm256_srlv_epi32(packed, nibble_shifts), _mm256_set1_epi32(15));
+    const __m256i index = _mm256_add_epi32(_mm256_permutevar8x32_epi32(lanes, order), _mm256_set1_epi32(static_cast<int>(i)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(keys + count), index);
+    count += __builtin_popcount(static_cast<unsigned>(mask));
+  }
+  for (; i < end; ++i) {
+    keys[count] = static_cast<int32_t>(i);
+    count += x[i] > floor;
+  }
+  return count;
+}
+#endif
+
+}  // namespace
+
+int64_t indices_above(const float* x, int64_t end, float floor, int32_t* keys) {
+#ifdef LENGEN_HAS_AVX2_COMPRESS
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+  if (avx2) return indices_above_avx2(x, end, floor, keys);
+#endif
+  return indices_above_scalar(x, end, floor, keys);
+}
+
 
 RowAlphaStorage row_alpha(const torch::Tensor& alpha, const torch::Tensor& p) {
   RowAlphaStorage out;

@@ -120,6 +120,10 @@ int64_t support_end(const T* x, int64_t n, T floor) {
   return end;
 }
 
+// Writes the i in [0, end) with x[i] > floor to keys (room for end + 8) and returns how many:
+// a branch-free vector compress on CPUs with AVX2, a scalar loop elsewhere.
+int64_t indices_above(const float* x, int64_t end, float floor, int32_t* keys);
+
 // The entries of a row that can be in the support, in double: a buffer kept per thread that
 // only grows, with a count that a search may shrink (entmax's solver drops the entries below its
 // bracket as it rises: with alpha near 1 nearly every entry starts as a candidate).
@@ -153,35 +157,11 @@ class Candidates {
   }
 
   // The same candidates from x[0, end) (no -inf tail to find), each with its index in keys
-  // (room for end + 1): for the fused attention, which then touches only the candidates. A
-  // block of 32 entries none of which is above `floor` (most of a sharp attention row) costs
-  // one vector compare.
+  // (room for end + 8): for the fused attention, which then touches only the candidates.
   void collect_listed(const float* x, int64_t end, float floor, double max, double scale, int32_t* keys) {
-    using V = typename Vector16<float>::type;
-    constexpr int kWidth = Vector16<float>::kWidth;
-    constexpr int kBlock = 8 * kWidth;
-    if (values_.size() < static_cast<size_t>(end) + 1) values_.resize(end + 1);
-    double* out = values_.data();
-    const V floors = V{} + floor;
-    size_t count = 0;
-    int64_t i = 0;
-    for (; i + kBlock <= end; i += kBlock) {
-      auto above = load_vector<V>(x + i) > floors;
-      for (int k = 1; k < 8; ++k) above |= load_vector<V>(x + i + k * kWidth) > floors;
-      bool any_above = false;
-      for (int j = 0; j < kWidth; ++j) any_above |= above[j] != 0;
-      if (!any_above) continue;
-      for (int64_t k = i; k < i + kBlock; ++k) {
-        keys[count] = static_cast<int32_t>(k);
-        out[count] = scale * (static_cast<double>(x[k]) - max);
-        count += x[k] > floor;
-      }
-    }
-    for (; i < end; ++i) {
-      keys[count] = static_cast<int32_t>(i);
-      out[count] = scale * (static_cast<double>(x[i]) - max);
-      count += x[i] > floor;
-    }
+    const int64_t count = indices_above(x, end, floor, keys);
+    if (values_.size() < static_cast<size_t>(count)) values_.resize(count);
+    for (int64_t i = 0; i < count; ++i) values_[i] = scale * (static_cast<double>(x[keys[i]]) - max);
     count_ = count;
   }
 
