@@ -286,11 +286,12 @@ void sum_support(const Layout& in, const float* w, const int32_t* keys, int64_t 
 // whose weight is spread over many keys has many of them near the max, and the bound then keeps
 // the threshold search and the collection to the keys near its support.
 double threshold_lower_bound(const float* x, int64_t padded_end, float max, double scale, bool squared) {
-  constexpr int kLevels = 6;
+  constexpr int kLevels = 8;
+  constexpr double kLevelAt[kLevels] = {-1.0 / 2, -3.0 / 8, -1.0 / 4, -3.0 / 16, -1.0 / 8, -1.0 / 16, -1.0 / 32, -1.0 / 64};
   Floats level[kLevels];
   double level_c[kLevels];
   for (int m = 0; m < kLevels; ++m) {
-    const auto at = static_cast<float>(max - std::ldexp(1.0, -(m + 1)) / scale);
+    const auto at = static_cast<float>(max + kLevelAt[m] / scale);
     level[m] = Floats{} + at;
     level_c[m] = scale * (static_cast<double>(at) - max);  // as the candidates are computed
   }
@@ -323,18 +324,27 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
   detail::Candidates& candidates = buffers.candidates;
   candidates.collect_listed(x, end, floor, max, scale, keys);
   const auto count = static_cast<int64_t>(candidates.size());
-  const auto t = static_cast<float>(entmax15 ? detail::entmax15_threshold(candidates, lower)
-                                             : detail::sparsemax_threshold(candidates, lower));
+  const double tau = entmax15 ? detail::entmax15_threshold(candidates, lower)
+                              : detail::sparsemax_threshold(candidates, lower);
+  // The weights of the candidates (in a loop of their own, so that it vectorizes), then those
+  // that are nonzero packed to the front with their keys. In float as on the dense path (a
+  // candidate in float is x - max, or (x - max)/2, exactly as the row kernels compute it), so
+  // that an entry at the threshold gets the same zero.
+  const double* c = candidates.begin();
+  const auto t = static_cast<float>(tau);
   float* w = at_least(buffers.weights, count);
+  for (int64_t i = 0; i < count; ++i) {
+    const float v = static_cast<float>(c[i]) - t;
+    w[i] = v > 0 ? v : 0.0f;
+  }
+  if (entmax15) {
+    for (int64_t i = 0; i < count; ++i) w[i] *= w[i];
+  }
   int32_t* support = at_least(buffers.support, count);
   int64_t nonzero = 0;
   for (int64_t i = 0; i < count; ++i) {
-    const int32_t j = keys[i];
-    // The dense row kernels' arithmetic, in float: the same weights.
-    float v = entmax15 ? (x[j] - max) * 0.5f - t : (x[j] - max) - t;
-    v = v > 0 ? v : 0.0f;
-    const float weight = entmax15 ? v * v : v;
-    support[nonzero] = j;
+    const float weight = w[i];
+    support[nonzero] = keys[i];
     w[nonzero] = weight;
     nonzero += weight > 0;
   }
