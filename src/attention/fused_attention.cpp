@@ -42,6 +42,8 @@ constexpr float kNoKey = std::numeric_limits<float>::max();
 // the same and are many enough to share among threads.
 constexpr int64_t kBlockScores = int64_t{1} << 20;
 constexpr int64_t kMaxBlockQueries = 64;
+// Listed value rows requested this many entries before they are summed.
+constexpr int64_t kPrefetchAhead = 16;
 // Queries whose scores are computed together, sharing each load of the keys.
 constexpr int64_t kGroup = 4;
 
@@ -144,6 +146,12 @@ void weighted_values(const float* w, const int32_t* keys, int64_t count, const f
   Floats acc[kUnroll][V] = {};
   int64_t i = 0;
   for (; i + kUnroll <= count; i += kUnroll) {
+    if (kListed && i + kPrefetchAhead < count) {
+      // The listed rows are scattered over the head's values (MBs at long lengths): ask for
+      // them ahead so that their cache misses overlap.
+      for (int u = 0; u < kUnroll; ++u)
+        __builtin_prefetch(values + static_cast<int64_t>(keys[std::min(i + kPrefetchAhead + u, count - 1)]) * V * kWidth);
+    }
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t j = kListed ? keys[i + u] : i + u;
       const float wj = w[i + u];
