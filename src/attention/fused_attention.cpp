@@ -42,6 +42,8 @@ constexpr float kNoKey = std::numeric_limits<float>::max();
 // the same and are many enough to share among threads.
 constexpr int64_t kBlockScores = int64_t{1} << 20;
 constexpr int64_t kMaxBlockQueries = 64;
+// A sparse row with more than 1 / this of its keys as candidates takes the dense summation.
+constexpr int64_t kDenseRowShare = 4;
 // Listed value rows requested this many entries before they are summed.
 constexpr int64_t kPrefetchAhead = 16;
 // Queries whose scores are computed together, sharing each load of the keys.
@@ -317,6 +319,36 @@ double threshold_lower_bound(const float* x, int64_t padded_end, float max, doub
   return bound;
 }
 
+// A sparse row most of whose keys are candidates (near uniform, as at random initialisation):
+// the weights of the whole row in one vector pass with their statistics, and the values summed
+// in key order, which beats gathering them by index. Float arithmetic of the dense row kernels.
+void attend_dense_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t end, float max, double tau,
+                             const float* values, Buffers& buffers, float* out_row, ItemStats& stats) {
+  constexpr int64_t kFlushEvery = 64;  // vectors summed in float before a double
+  const auto t = static_cast<float>(tau);
+  const float scale = entmax15 ? 0.5f : 1.0f;
+  const int64_t padded_end = round_up(end, kWidth);
+  float* w = at_least(buffers.weights, padded_end);
+  Ints nonzero{};
+  double entropy = 0;
+  for (int64_t j = 0; j < padded_end;) {
+    Floats terms{};
+    const int64_t block_end = std::min(padded_end, j + kFlushEvery * kWidth);
+    for (; j < block_end; j += kWidth) {
+      Floats v = (detail::load_floats(x + j) - max) * scale - t;
+      v = v > 0.0f ? v : Floats{};
+      if (entmax15) v *= v;
+      detail::store_floats(w + j, v);
+      terms += detail::entropy_terms(v);
+      nonzero -= v > 0.0f;  // a true lane is -1
+    }
+    entropy += detail::sum_of_lanes(terms);
+  }
+  weighted_sum<false>(w, nullptr, end, values, in.d_head, out_row);
+  for (int j = 0; j < kWidth; ++j) stats.nonzero += nonzero[j];
+  stats.entropy += entropy;
+}
+
 // A sparsemax or 1.5-entmax row: its threshold from the keys within reach of the max (the
 // normalizer's own search, so the threshold of the dense path up to rounding), then weights,
 // values and statistics over those keys only.
@@ -334,6 +366,7 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
   const auto count = static_cast<int64_t>(candidates.size());
   const double tau = entmax15 ? detail::entmax15_threshold(candidates, lower)
                               : detail::sparsemax_threshold(candidates, lower);
+  if (count > end / kDenseRowShare) return attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, out_row, stats);
   // The weights of the candidates (in a loop of their own, so that it vectorizes), then those
   // that are nonzero packed to the front with their keys. In float as on the dense path (a
   // candidate in float is x - max, or (x - max)/2, exactly as the row kernels compute it), so
