@@ -46,6 +46,9 @@ constexpr int64_t kMaxBlockQueries = 64;
 constexpr int64_t kDenseRowShare = 4;
 // Listed value rows requested this many entries before they are summed.
 constexpr int64_t kPrefetchAhead = 16;
+// Keys whose d_head coordinates are stored together (d_head x kTile floats): a score step reads
+// one contiguous tile rather than d_head rows of a transposed key matrix a whole row apart.
+constexpr int64_t kTile = 2 * kWidth;
 // Queries whose scores are computed together, sharing each load of the keys.
 constexpr int64_t kGroup = 4;
 
@@ -56,12 +59,13 @@ int64_t queries_per_block(int64_t keys) {
   return std::clamp<int64_t>(kBlockScores / std::max<int64_t>(keys, 1), 1, kMaxBlockQueries);
 }
 
-// The inputs as flat fp32 arrays, laid out for the passes: keys transposed to [d_head, keys]
-// (so that eight keys' scores are one vector), key rows and positions padded to kWidth.
+// The inputs as flat fp32 arrays, laid out for the passes: keys in tiles of kTile keys, each
+// stored [d_head, kTile] (so that eight keys' scores are one vector), keys and their positions
+// padded to a whole tile.
 struct Layout {
   int64_t batch, heads, queries, keys, padded_keys, d_head, cached, block, blocks;
   const float* q;               // [B, H, Tq, d_head]
-  const float* keys_t;          // [B, H, d_head, padded_keys]
+  const float* key_tiles;       // [B, H, padded_keys / kTile, d_head, kTile]
   const float* values;          // [B, H, S, d_head]
   const float* query_position;  // [B, Tq]
   const float* key_position;    // [B, padded_keys]
@@ -96,13 +100,13 @@ struct RowScan {
 // (query position - key position), or -inf where the key is padding or in the query's future.
 // R x kKeys independent sums, so that the multiply-adds pipeline.
 template <int R, int kKeys>
-void score_step(int64_t d_head, int64_t key_stride, const float* q, const float* keys_t,
+void score_step(int64_t d_head, const float* key_tile, const float* q,
                 const float* key_position, const float* query_position, float slope, float scale, int64_t j,
                 float* x, int64_t stride, RowScan* scan) {
   Floats acc[R][kKeys] = {};
   for (int64_t d = 0; d < d_head; ++d) {
     Floats key[kKeys];
-    for (int k = 0; k < kKeys; ++k) key[k] = detail::load_floats(keys_t + d * key_stride + j + k * kWidth);
+    for (int k = 0; k < kKeys; ++k) key[k] = detail::load_floats(key_tile + d * kTile + k * kWidth);
     for (int r = 0; r < R; ++r) {
       const float qd = q[r * d_head + d];
       for (int k = 0; k < kKeys; ++k) acc[r][k] += qd * key[k];
@@ -125,17 +129,18 @@ void score_step(int64_t d_head, int64_t key_stride, const float* q, const float*
 
 // The scores of R queries against the keys [0, end) (end a multiple of kWidth) into rows of x.
 template <int R>
-void score_group(const Layout& in, const float* q, const float* keys_t, const float* key_position,
+void score_group(const Layout& in, const float* q, const float* key_tiles, const float* key_position,
                  const float* query_position, float slope, float scale, int64_t end, float* x,
                  int64_t stride, RowScan* scan) {
-  constexpr int kKeys = 2;
+  constexpr int kKeys = kTile / kWidth;
   int64_t j = 0;
   for (; j + kKeys * kWidth <= end; j += kKeys * kWidth) {
-    score_step<R, kKeys>(in.d_head, in.padded_keys, q, keys_t, key_position, query_position, slope, scale, j,
+    score_step<R, kKeys>(in.d_head, key_tiles + j * in.d_head, q, key_position, query_position, slope, scale, j,
                          x, stride, scan);
   }
   for (; j < end; j += kWidth) {
-    score_step<R, 1>(in.d_head, in.padded_keys, q, keys_t, key_position, query_position, slope, scale, j, x,
+    score_step<R, 1>(in.d_head, key_tiles + (j - j % kTile) * in.d_head + j % kTile, q, key_position,
+                     query_position, slope, scale, j, x,
                      stride, scan);
   }
 }
@@ -498,7 +503,7 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
   const int64_t n = round_up(std::min(in.keys, in.cached + first + rows), kWidth);
   float* x = at_least(buffers.scores, kGroup * n);
   const float* q = in.q + (bh * in.queries + first) * in.d_head;
-  const float* keys_t = in.keys_t + bh * in.d_head * in.padded_keys;
+  const float* key_tiles = in.key_tiles + bh * in.d_head * in.padded_keys;
   const float* key_position = in.key_position + b * in.padded_keys;
   const float* query_position = in.query_position + b * in.queries + first;
   const float* values = in.values + bh * in.keys * in.d_head;
@@ -511,10 +516,10 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
     const float* qg = q + g * in.d_head;
     RowScan scan[kGroup];
     if (group == kGroup) {
-      score_group<kGroup>(in, qg, keys_t, key_position, query_position + g, slope, scale, end, x, n, scan);
+      score_group<kGroup>(in, qg, key_tiles, key_position, query_position + g, slope, scale, end, x, n, scan);
     } else {
       for (int64_t r = 0; r < group; ++r) {
-        score_group<1>(in, qg + r * in.d_head, keys_t, key_position, query_position + g + r, slope, scale, end,
+        score_group<1>(in, qg + r * in.d_head, key_tiles, key_position, query_position + g + r, slope, scale, end,
                        x + r * n, n, scan + r);
       }
     }
@@ -573,21 +578,23 @@ torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_
   in.queries = q.size(2);
   in.d_head = q.size(3);
   in.keys = k_in.size(2);
-  in.padded_keys = round_up(std::max<int64_t>(in.keys, 1), kWidth);
+  in.padded_keys = round_up(std::max<int64_t>(in.keys, 1), kTile);
   in.cached = in.keys - in.queries;
   in.block = queries_per_block(in.keys);
   in.blocks = (in.queries + in.block - 1) / in.block;
   TORCH_CHECK(static_cast<int64_t>(plan.slopes.size()) == in.heads, "fused attention: one slope per head");
 
-  torch::Tensor keys_t = torch::zeros({in.batch, in.heads, in.d_head, in.padded_keys}, q.options());
-  keys_t.narrow(3, 0, in.keys).copy_(k_in.to(torch::kFloat).transpose(2, 3));
+  torch::Tensor padded_k = torch::zeros({in.batch, in.heads, in.padded_keys, in.d_head}, q.options());
+  padded_k.narrow(2, 0, in.keys).copy_(k_in);
+  const torch::Tensor key_tiles =
+      padded_k.view({in.batch, in.heads, in.padded_keys / kTile, kTile, in.d_head}).transpose(3, 4).contiguous();
   torch::Tensor key_position = torch::full({in.batch, in.padded_keys}, kNoKey, q.options());
   key_position.narrow(1, 0, in.keys).copy_(key_positions.to(torch::kFloat));
   const torch::Tensor query_position = query_positions.to(torch::kFloat).contiguous();
   torch::Tensor out = torch::empty_like(q);
 
   in.q = q.data_ptr<float>();
-  in.keys_t = keys_t.data_ptr<float>();
+  in.key_tiles = key_tiles.data_ptr<float>();
   in.values = v.data_ptr<float>();
   in.query_position = query_position.data_ptr<float>();
   in.key_position = key_position.data_ptr<float>();
