@@ -13,6 +13,7 @@
 #include "normalizers/normalizer_common.h"
 #include "normalizers/row_forward.h"
 #include "normalizers/row_kernels.h"
+#include "normalizers/threshold_search.h"
 
 namespace lengen {
 
@@ -300,7 +301,11 @@ void sum_support(const Layout& in, const float* w, const int32_t* keys, int64_t 
 // gives tau >= a - N^(-1/power). One vector pass counts the entries above a few levels; a row
 // whose weight is spread over many keys has many of them near the max, and the bound then keeps
 // the threshold search and the collection to the keys near its support.
-double threshold_lower_bound(const float* x, int64_t padded_end, float max, double scale, bool squared) {
+struct ThresholdBound {
+  double lower = -1;
+  double near_max = 0;  // entries above the first level, (max - 1/2) in candidate units
+};
+ThresholdBound threshold_lower_bound(const float* x, int64_t padded_end, float max, double scale, bool squared) {
   constexpr int kLevels = 8;
   constexpr double kLevelAt[kLevels] = {-1.0 / 2, -3.0 / 8, -1.0 / 4, -3.0 / 16, -1.0 / 8, -1.0 / 16, -1.0 / 32, -1.0 / 64};
   Floats level[kLevels];
@@ -315,13 +320,45 @@ double threshold_lower_bound(const float* x, int64_t padded_end, float max, doub
     const Floats v = detail::load_floats(x + i);
     for (int m = 0; m < kLevels; ++m) above[m] -= v > level[m];  // a true lane is -1
   }
-  double bound = -1;
+  ThresholdBound bound;
   for (int m = 0; m < kLevels; ++m) {
     double count = 0;
     for (int j = 0; j < kWidth; ++j) count += above[m][j];
-    if (count > 0) bound = std::max(bound, level_c[m] - (squared ? 1 / std::sqrt(count) : 1 / count));
+    if (m == 0) bound.near_max = count;
+    if (count > 0) bound.lower = std::max(bound.lower, level_c[m] - (squared ? 1 / std::sqrt(count) : 1 / count));
   }
   return bound;
+}
+
+// The positive parts at t of a whole row's candidates c = scale (x - max), in float vectors
+// (sums in float over blocks of kFlushEvery vectors, in double across them): the threshold search
+// of a row most of whose keys are candidates, without collecting them. t is taken in float, which
+// moves the threshold by at most float's resolution at t.
+detail::PositiveParts row_positive_parts(const float* x, int64_t padded_end, float max, float scale, double t) {
+  constexpr int64_t kFlushEvery = 64;
+  const Floats ts = Floats{} + static_cast<float>(t);
+  const Floats ones = Floats{} + 1.0f;
+  const Floats infinity = Floats{} + std::numeric_limits<float>::infinity();
+  Floats min = infinity;
+  detail::PositiveParts out;
+  for (int64_t j = 0; j < padded_end;) {
+    Floats count{}, sum{}, sum_sq{};
+    const int64_t block_end = std::min(padded_end, j + kFlushEvery * kWidth);
+    for (; j < block_end; j += kWidth) {
+      const Floats d = (detail::load_floats(x + j) - max) * scale - ts;
+      const auto positive = d > 0.0f;
+      const Floats kept = positive ? d : Floats{};
+      count += positive ? ones : Floats{};
+      sum += kept;
+      sum_sq += kept * kept;
+      min = positive ? (d < min ? d : min) : min;
+    }
+    out.count += detail::sum_of_lanes(count);
+    out.sum += detail::sum_of_lanes(sum);
+    out.sum_sq += detail::sum_of_lanes(sum_sq);
+  }
+  for (int j = 0; j < kWidth; ++j) out.min = std::min(out.min, static_cast<double>(min[j]));
+  return out;
 }
 
 // A sparse row most of whose keys are candidates (near uniform, as at random initialisation):
@@ -361,7 +398,15 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
                        const float* values, Buffers& buffers, float* out_row, ItemStats& stats) {
   const bool entmax15 = normalizer == FusedNormalizer::kEntmax15;
   const double scale = entmax15 ? 0.5 : 1.0;
-  const double lower = threshold_lower_bound(x, round_up(end, kWidth), max, scale, entmax15);
+  const int64_t padded_end = round_up(end, kWidth);
+  const ThresholdBound bound = threshold_lower_bound(x, padded_end, max, scale, entmax15);
+  const double lower = bound.lower;
+  if (bound.near_max > static_cast<double>(end / kDenseRowShare)) {
+    // Most keys are candidates: the search passes over the row itself, in float vectors.
+    const auto parts_at = [&](double t) { return row_positive_parts(x, padded_end, max, static_cast<float>(scale), t); };
+    const double tau = entmax15 ? detail::entmax15_search(parts_at, lower) : detail::sparsemax_search(parts_at, lower);
+    return attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, out_row, stats);
+  }
   // Every entry above the bound, and a few below it that rounding might otherwise drop (they add
   // nothing: the search drops what lies below its bracket).
   const auto floor = static_cast<float>(max + lower / scale) - 1e-6f * (std::abs(max) + 1);

@@ -9,6 +9,7 @@
 #include "normalizers/normalizer_common.h"
 #include "normalizers/row_forward.h"
 #include "normalizers/row_kernels.h"
+#include "normalizers/threshold_search.h"
 
 namespace lengen {
 namespace {
@@ -32,10 +33,6 @@ torch::Tensor entmax15_forward_aten(const torch::Tensor& z) {
   const torch::Tensor tau_star = tau.gather(-1, support - 1);
   return (x - tau_star).clamp_min(0).square().masked_fill(fully_masked, 0.0);
 }
-
-// Newton steps beyond which the solver accepts its closed form (only reached by round-off when
-// an entry sits exactly on the threshold).
-constexpr int kMaxNewtonSteps = 64;
 
 // 1.5-entmax of row x into y, with the threshold found on the entries that can be in the
 // support (X = (z - max)/2 > -1).
@@ -63,32 +60,9 @@ void entmax15_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) {
 
 namespace detail {
 
-// Exact threshold without sorting, on the candidates X > -1. f(t) = sum [X - t]_+^2 is convex
-// and decreasing, so Newton steps from a lower bound stay below the threshold and the set
-// S = {X > t} shrinks towards the support. At each step the closed-form root of
-// sum_S (X - t)^2 = 1 is tried: when every entry of S stays above it, S is the support and the
-// root is exact. Multiversioned: at random initialisation most of a row is a candidate.
+// Multiversioned: at random initialisation most of a row is a candidate.
 LENGEN_ROW_KERNEL double entmax15_threshold(const Candidates& candidates, double lower) {
-  double tau = lower;
-  for (int step = 0;; ++step) {
-    const PositiveParts s = positive_parts(candidates, lower);
-    const double mean = s.sum / s.count;
-    const double spread = s.sum_sq - s.sum * mean;
-    if (spread <= 1) {
-      const double root = mean - std::sqrt((1 - spread) / s.count);
-      if (root <= s.min || step == kMaxNewtonSteps) {
-        tau = lower + root;
-        break;
-      }
-    }
-    const double newton = (s.sum_sq - 1) / (2 * s.sum);
-    if (!(newton > 0) || step == kMaxNewtonSteps) {
-      tau = lower;
-      break;
-    }
-    lower += newton;
-  }
-  return tau;
+  return entmax15_search([&](double t) { return positive_parts(candidates, t); }, lower);
 }
 
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).

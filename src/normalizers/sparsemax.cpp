@@ -8,6 +8,7 @@
 #include "normalizers/normalizer_common.h"
 #include "normalizers/row_forward.h"
 #include "normalizers/row_kernels.h"
+#include "normalizers/threshold_search.h"
 
 namespace lengen {
 namespace {
@@ -26,10 +27,6 @@ torch::Tensor sparsemax_forward_aten(const torch::Tensor& z) {
   const torch::Tensor tau = (cumsum.gather(-1, support - 1) - 1) / support.to(x.scalar_type());
   return (x - tau).clamp_min(0).masked_fill(fully_masked, 0.0);
 }
-
-// Passes beyond which Michelot's iteration stops (each pass but the last removes at least one
-// candidate, so only round-off could get here).
-constexpr int kMaxMichelotSteps = 256;
 
 // Michelot's algorithm on the entries within 1 of the max (p <= 1 bounds the threshold):
 // tau = (sum_S z - 1)/|S| never exceeds the true threshold, so S keeps the support while
@@ -56,20 +53,9 @@ void sparsemax_row(const T* x, T* y, int64_t n, detail::Candidates& candidates) 
 
 namespace detail {
 
-// Michelot's iteration on the candidates (multiversioned: at random initialisation most of a
-// row is one).
+// Multiversioned: at random initialisation most of a row is a candidate.
 LENGEN_ROW_KERNEL double sparsemax_threshold(const Candidates& candidates, double lower) {
-  // In terms of the candidates above t: tau = t + (sum (c - t) - 1)/count. Once a pass finds as
-  // many candidates as the last, S has stopped changing and t is exact.
-  double tau = lower;
-  double count = -1;
-  for (int step = 0; step < kMaxMichelotSteps; ++step) {
-    const PositiveParts s = positive_parts(candidates, tau);
-    if (s.count == count || s.count == 0) break;
-    count = s.count;
-    tau += (s.sum - 1) / s.count;
-  }
-  return tau;
+  return sparsemax_search([&](double t) { return positive_parts(candidates, t); }, lower);
 }
 
 // Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
