@@ -101,9 +101,9 @@ struct RowScan {
 // (query position - key position), or -inf where the key is padding or in the query's future.
 // R x kKeys independent sums, so that the multiply-adds pipeline.
 template <int R, int kKeys>
-void score_step(int64_t d_head, const float* key_tile, const float* q,
-                const float* key_position, const float* query_position, float slope, float scale, int64_t j,
-                float* x, int64_t stride, RowScan* scan) {
+void score_step(int64_t d_head, const float* key_tile, const float* q, const float* key_position,
+                const float* query_position, float slope, float scale, int64_t j, float* x, int64_t stride,
+                RowScan* scan) {
   Floats acc[R][kKeys] = {};
   for (int64_t d = 0; d < d_head; ++d) {
     Floats key[kKeys];
@@ -131,18 +131,19 @@ void score_step(int64_t d_head, const float* key_tile, const float* q,
 // The scores of R queries against the keys [0, end) (end a multiple of kWidth) into rows of x.
 template <int R>
 void score_group(const Layout& in, const float* q, const float* key_tiles, const float* key_position,
-                 const float* query_position, float slope, float scale, int64_t end, float* x,
-                 int64_t stride, RowScan* scan) {
+                 const float* query_position, float slope, float scale, int64_t end, float* x, int64_t stride,
+                 RowScan* scan) {
   constexpr int kKeys = kTile / kWidth;
+  // Key j's column in its tile.
+  const auto tile_of = [&](int64_t j) { return key_tiles + (j - j % kTile) * in.d_head + j % kTile; };
   int64_t j = 0;
-  for (; j + kKeys * kWidth <= end; j += kKeys * kWidth) {
-    score_step<R, kKeys>(in.d_head, key_tiles + j * in.d_head, q, key_position, query_position, slope, scale, j,
-                         x, stride, scan);
+  for (; j + kTile <= end; j += kTile) {
+    score_step<R, kKeys>(in.d_head, tile_of(j), q, key_position, query_position, slope, scale, j, x, stride,
+                         scan);
   }
   for (; j < end; j += kWidth) {
-    score_step<R, 1>(in.d_head, key_tiles + (j - j % kTile) * in.d_head + j % kTile, q, key_position,
-                     query_position, slope, scale, j, x,
-                     stride, scan);
+    score_step<R, 1>(in.d_head, tile_of(j), q, key_position, query_position, slope, scale, j, x, stride,
+                     scan);
   }
 }
 
@@ -158,7 +159,8 @@ void weighted_values(const float* w, const int32_t* keys, int64_t count, const f
       // The listed rows are scattered over the head's values (MBs at long lengths): ask for
       // them ahead so that their cache misses overlap.
       for (int u = 0; u < kUnroll; ++u)
-        __builtin_prefetch(values + static_cast<int64_t>(keys[std::min(i + kPrefetchAhead + u, count - 1)]) * V * kWidth);
+        __builtin_prefetch(values + static_cast<int64_t>(keys[std::min(i + kPrefetchAhead + u, count - 1)]) *
+                                        V * kWidth);
     }
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t j = kListed ? keys[i + u] : i + u;
@@ -305,9 +307,11 @@ struct ThresholdBound {
   double lower = -1;
   double near_max = 0;  // entries above the first level, (max - 1/2) in candidate units
 };
-ThresholdBound threshold_lower_bound(const float* x, int64_t padded_end, float max, double scale, bool squared) {
+ThresholdBound threshold_lower_bound(const float* x, int64_t padded_end, float max, double scale,
+                                     bool squared) {
   constexpr int kLevels = 8;
-  constexpr double kLevelAt[kLevels] = {-1.0 / 2, -3.0 / 8, -1.0 / 4, -3.0 / 16, -1.0 / 8, -1.0 / 16, -1.0 / 32, -1.0 / 64};
+  constexpr double kLevelAt[kLevels] = {-1.0 / 2, -3.0 / 8,  -1.0 / 4,  -3.0 / 16,
+                                        -1.0 / 8, -1.0 / 16, -1.0 / 32, -1.0 / 64};
   Floats level[kLevels];
   double level_c[kLevels];
   for (int m = 0; m < kLevels; ++m) {
@@ -325,7 +329,8 @@ ThresholdBound threshold_lower_bound(const float* x, int64_t padded_end, float m
     double count = 0;
     for (int j = 0; j < kWidth; ++j) count += above[m][j];
     if (m == 0) bound.near_max = count;
-    if (count > 0) bound.lower = std::max(bound.lower, level_c[m] - (squared ? 1 / std::sqrt(count) : 1 / count));
+    if (count > 0)
+      bound.lower = std::max(bound.lower, level_c[m] - (squared ? 1 / std::sqrt(count) : 1 / count));
   }
   return bound;
 }
@@ -334,7 +339,8 @@ ThresholdBound threshold_lower_bound(const float* x, int64_t padded_end, float m
 // (sums in float over blocks of kFlushEvery vectors, in double across them): the threshold search
 // of a row most of whose keys are candidates, without collecting them. t is taken in float, which
 // moves the threshold by at most float's resolution at t.
-detail::PositiveParts row_positive_parts(const float* x, int64_t padded_end, float max, float scale, double t) {
+detail::PositiveParts row_positive_parts(const float* x, int64_t padded_end, float max, float scale,
+                                         double t) {
   constexpr int64_t kFlushEvery = 64;
   const Floats ts = Floats{} + static_cast<float>(t);
   const Floats ones = Floats{} + 1.0f;
@@ -364,8 +370,9 @@ detail::PositiveParts row_positive_parts(const float* x, int64_t padded_end, flo
 // A sparse row most of whose keys are candidates (near uniform, as at random initialisation):
 // the weights of the whole row in one vector pass with their statistics, and the values summed
 // in key order, which beats gathering them by index. Float arithmetic of the dense row kernels.
-void attend_dense_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t end, float max, double tau,
-                             const float* values, Buffers& buffers, float* out_row, ItemStats& stats) {
+void attend_dense_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t end, float max,
+                             double tau, const float* values, Buffers& buffers, float* out_row,
+                             ItemStats& stats) {
   constexpr int64_t kFlushEvery = 64;  // vectors summed in float before a double
   const auto t = static_cast<float>(tau);
   const float scale = entmax15 ? 0.5f : 1.0f;
@@ -403,8 +410,11 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
   const double lower = bound.lower;
   if (bound.near_max > static_cast<double>(end / kDenseRowShare)) {
     // Most keys are candidates: the search passes over the row itself, in float vectors.
-    const auto parts_at = [&](double t) { return row_positive_parts(x, padded_end, max, static_cast<float>(scale), t); };
-    const double tau = entmax15 ? detail::entmax15_search(parts_at, lower) : detail::sparsemax_search(parts_at, lower);
+    const auto parts_at = [&](double t) {
+      return row_positive_parts(x, padded_end, max, static_cast<float>(scale), t);
+    };
+    const double tau =
+        entmax15 ? detail::entmax15_search(parts_at, lower) : detail::sparsemax_search(parts_at, lower);
     return attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, out_row, stats);
   }
   // Every entry above the bound, and a few below it that rounding might otherwise drop (they add
@@ -416,7 +426,8 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
   const auto count = static_cast<int64_t>(candidates.size());
   const double tau = entmax15 ? detail::entmax15_threshold(candidates, lower)
                               : detail::sparsemax_threshold(candidates, lower);
-  if (count > end / kDenseRowShare) return attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, out_row, stats);
+  if (count > end / kDenseRowShare)
+    return attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, out_row, stats);
   // The weights of the candidates (in a loop of their own, so that it vectorizes), then those
   // that are nonzero packed to the front with their keys. In float as on the dense path (a
   // candidate in float is x - max, or (x - max)/2, exactly as the row kernels compute it), so
@@ -449,7 +460,8 @@ int64_t first_above(const float* x, int64_t end, float floor) {
   const Floats floors = Floats{} + floor;
   int64_t i = 0;
   for (; i + kStep <= end; i += kStep) {
-    const Ints above = (detail::load_floats(x + i) > floors) | (detail::load_floats(x + i + kWidth) > floors) |
+    const Ints above = (detail::load_floats(x + i) > floors) |
+                       (detail::load_floats(x + i + kWidth) > floors) |
                        (detail::load_floats(x + i + 2 * kWidth) > floors) |
                        (detail::load_floats(x + i + 3 * kWidth) > floors);
     bool any = false;
@@ -479,7 +491,8 @@ void attend_softmax_group(const Layout& in, const float* x, int64_t n, int64_t g
     const int64_t first = first_above(x + r * n, end, max + (detail::kExpUnderflow - 1));
     begin = std::min(begin, first);
     std::fill(e + r * n, e + r * n + first, 0.0f);
-    const detail::ExpSums sums = detail::softmax_exponentials(x + r * n + first, e + r * n + first, end - first, max);
+    const detail::ExpSums sums =
+        detail::softmax_exponentials(x + r * n + first, e + r * n + first, end - first, max);
     inverse[r] = static_cast<float>(1.0 / sums.sum);
     stats.nonzero += static_cast<double>(sums.nonzero);
     stats.entropy += sums.entropy;
@@ -507,7 +520,8 @@ void attend_softmax_group(const Layout& in, const float* x, int64_t n, int64_t g
 // One query's row of scores x (keys [0, end), -inf after them up to a multiple of kWidth):
 // normalizer, statistics and output.
 void attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, const float* x, int64_t end,
-                const RowScan& scan, const float* values, Buffers& buffers, float* out_row, ItemStats& stats) {
+                const RowScan& scan, const float* values, Buffers& buffers, float* out_row,
+                ItemStats& stats) {
   if (!scan.all_finite()) {
     // Weights of a row with a NaN or +inf score are undefined: NaN, as on the dense path, so
     // that blown-up weights show as a non-finite loss instead of dropping those keys.
@@ -519,15 +533,15 @@ void attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, con
     std::fill(out_row, out_row + in.d_head, 0.0f);
     return;
   }
-  const int64_t padded_end = round_up(end, kWidth);
   switch (plan.normalizer) {
-    case FusedNormalizer::kSoftmax:
-      return;  // attend_softmax_group
+    case FusedNormalizer::kSoftmax:  // never here: softmax takes a group at a time (attend_softmax_group)
+      return;
     case FusedNormalizer::kSparsemax:
     case FusedNormalizer::kEntmax15:
       return attend_sparse_row(in, plan.normalizer, x, end, max, values, buffers, out_row, stats);
     case FusedNormalizer::kEntmax: {
       // A learned or unusual alpha: the general solver writes the whole row, then its support.
+      const int64_t padded_end = round_up(end, kWidth);
       float* w = at_least(buffers.weights, padded_end);
       detail::entmax_rows(x, w, padded_end, detail::RowAlpha{nullptr, plan.alphas[h]}, 0, 1);
       int32_t* keys = at_least(buffers.keys, padded_end);
@@ -564,13 +578,13 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
       score_group<kGroup>(in, qg, key_tiles, key_position, query_position + g, slope, scale, end, x, n, scan);
     } else {
       for (int64_t r = 0; r < group; ++r) {
-        score_group<1>(in, qg + r * in.d_head, key_tiles, key_position, query_position + g + r, slope, scale, end,
-                       x + r * n, n, scan + r);
+        score_group<1>(in, qg + r * in.d_head, key_tiles, key_position, query_position + g + r, slope, scale,
+                       end, x + r * n, n, scan + r);
       }
     }
     if (plan.normalizer == FusedNormalizer::kSoftmax) {
-      attend_softmax_group(in, x, n, group, end, scan, query_position + g, values, buffers, out + g * in.d_head,
-                           stats);
+      attend_softmax_group(in, x, n, group, end, scan, query_position + g, values, buffers,
+                           out + g * in.d_head, stats);
       continue;
     }
     for (int64_t r = 0; r < group; ++r) {
@@ -632,7 +646,9 @@ torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_
   torch::Tensor padded_k = torch::zeros({in.batch, in.heads, in.padded_keys, in.d_head}, q.options());
   padded_k.narrow(2, 0, in.keys).copy_(k_in);
   const torch::Tensor key_tiles =
-      padded_k.view({in.batch, in.heads, in.padded_keys / kTile, kTile, in.d_head}).transpose(3, 4).contiguous();
+      padded_k.view({in.batch, in.heads, in.padded_keys / kTile, kTile, in.d_head})
+          .transpose(3, 4)
+          .contiguous();
   torch::Tensor key_position = torch::full({in.batch, in.padded_keys}, kNoKey, q.options());
   key_position.narrow(1, 0, in.keys).copy_(key_positions.to(torch::kFloat));
   const torch::Tensor query_position = query_positions.to(torch::kFloat).contiguous();

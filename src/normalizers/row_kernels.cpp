@@ -15,9 +15,10 @@ namespace lengen::detail {
 
 namespace {
 
-int64_t indices_above_scalar(const float* x, int64_t end, float floor, int32_t* keys) {
-  int64_t count = 0;
-  for (int64_t i = 0; i < end; ++i) {
+// The indices in [begin, end) with x[i] > floor, written from keys[count]; returns the new count.
+int64_t indices_above_scalar(const float* x, int64_t begin, int64_t end, float floor, int32_t* keys,
+                             int64_t count) {
+  for (int64_t i = begin; i < end; ++i) {
     keys[count] = static_cast<int32_t>(i);
     count += x[i] > floor;
   }
@@ -44,7 +45,7 @@ constexpr std::array<uint32_t, 256> kPackedLanes = packed_lanes();
 // and one store, whatever the mask (a branch on it would be mispredicted on rows whose
 // candidates are a few percent of the keys).
 __attribute__((target("avx2,popcnt"))) int64_t indices_above_avx2(const float* x, int64_t end, float floor,
-                                                                   int32_t* keys) {
+                                                                  int32_t* keys) {
   const __m256 floors = _mm256_set1_ps(floor);
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
@@ -54,15 +55,12 @@ __attribute__((target("avx2,popcnt"))) int64_t indices_above_avx2(const float* x
     const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i), floors, _CMP_GT_OQ));
     const __m256i packed = _mm256_set1_epi32(static_cast<int>(kPackedLanes[mask]));
     const __m256i order = _mm256_and_si256(_mm256_srlv_epi32(packed, nibble_shifts), _mm256_set1_epi32(15));
-    const __m256i index = _mm256_add_epi32(_mm256_permutevar8x32_epi32(lanes, order), _mm256_set1_epi32(static_cast<int>(i)));
+    const __m256i index =
+        _mm256_add_epi32(_mm256_permutevar8x32_epi32(lanes, order), _mm256_set1_epi32(static_cast<int>(i)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(keys + count), index);
     count += __builtin_popcount(static_cast<unsigned>(mask));
   }
-  for (; i < end; ++i) {
-    keys[count] = static_cast<int32_t>(i);
-    count += x[i] > floor;
-  }
-  return count;
+  return indices_above_scalar(x, i, end, floor, keys, count);
 }
 #endif
 
@@ -73,9 +71,8 @@ int64_t indices_above(const float* x, int64_t end, float floor, int32_t* keys) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
   if (avx2) return indices_above_avx2(x, end, floor, keys);
 #endif
-  return indices_above_scalar(x, end, floor, keys);
+  return indices_above_scalar(x, 0, end, floor, keys, 0);
 }
-
 
 RowAlphaStorage row_alpha(const torch::Tensor& alpha, const torch::Tensor& p) {
   RowAlphaStorage out;
@@ -187,8 +184,8 @@ double alpha_grad_row(const T* p, const T* dy, int64_t n, double alpha, double q
 // dz (and d alpha when `d_alpha` is set) of rows [begin, end); multiversioned for float (see
 // LENGEN_ROW_KERNEL).
 template <class T>
-void backward_rows_of(const T* p, const T* dy, T* dz, double* d_alpha, int64_t n, RowAlpha alpha, int64_t begin,
-                      int64_t end) {
+void backward_rows_of(const T* p, const T* dy, T* dz, double* d_alpha, int64_t n, RowAlpha alpha,
+                      int64_t begin, int64_t end) {
   for (int64_t row = begin; row < end; ++row) {
     const T* pr = p + row * n;
     const T* dyr = dy + row * n;

@@ -111,7 +111,8 @@ int64_t support_end(const T* x, int64_t n, T floor) {
   for (; end >= kBlock; end -= kBlock) {
     const T* block = x + end - kBlock;
     const auto above = (load_vector<V>(block) > floors) | (load_vector<V>(block + kWidth) > floors) |
-                       (load_vector<V>(block + 2 * kWidth) > floors) | (load_vector<V>(block + 3 * kWidth) > floors);
+                       (load_vector<V>(block + 2 * kWidth) > floors) |
+                       (load_vector<V>(block + 3 * kWidth) > floors);
     bool any_above = false;
     for (int j = 0; j < kWidth; ++j) any_above |= above[j] != 0;
     if (any_above) break;

@@ -83,5 +83,4 @@ LENGEN_ROW_KERNEL ExpSums softmax_exponentials(const float* x, float* e, int64_t
   return out;
 }
 
-
 }  // namespace lengen::detail
