@@ -16,6 +16,7 @@
 #include "lengen/errors.h"
 #include "lengen/model.h"
 #include "model_test_util.h"
+#include "normalizers/row_kernels.h"
 
 namespace lengen {
 namespace {
@@ -279,3 +280,23 @@ TEST(FusedAttention, KernelNamesAreChecked) {
 
 }  // namespace
 }  // namespace lengen
+
+// The compress that collects a sparse row's candidate keys (vector on AVX2 CPUs) lists exactly
+// the indices above the floor, in order, for every row length and density.
+TEST(FusedAttention, IndicesAboveListExactlyTheEntriesAboveTheFloor) {
+  torch::manual_seed(11);
+  for (int64_t end : {0, 1, 7, 8, 9, 31, 64, 1001}) {
+    const torch::Tensor x = torch::randn({end}, torch::kFloat);
+    const float* data = x.data_ptr<float>();
+    for (float floor : {-10.0f, -0.5f, 0.0f, 1.5f, 10.0f}) {
+      std::vector<int32_t> expected;
+      for (int64_t i = 0; i < end; ++i) {
+        if (data[i] > floor) expected.push_back(static_cast<int32_t>(i));
+      }
+      std::vector<int32_t> keys(end + 8, -1);
+      const int64_t count = lengen::detail::indices_above(data, end, floor, keys.data());
+      keys.resize(count);
+      EXPECT_EQ(keys, expected) << "end " << end << " floor " << floor;
+    }
+  }
+}
