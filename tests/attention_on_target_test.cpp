@@ -25,8 +25,8 @@
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
 #include "lengen/trainer.h"
-#include "trained_run.h"
 #include "lengen/training_data.h"
+#include "trained_run.h"
 
 namespace lengen {
 namespace {
@@ -72,22 +72,29 @@ std::vector<torch::Tensor> full_attention(Decoder& model, const Sample& sample) 
 TEST(AttentionOnTargetReport, NamesRunsWithoutAKnownTargetInsteadOfScoringThem) {
   const fs::path dir = fs::path(::testing::TempDir()) / ("lengen_target_report_" + std::to_string(getpid()));
   fs::remove_all(dir);
-  const nlohmann::json method = {{"normalizer", "softmax"}, {"scaling", "none"}, {"positions", "nape"}};
-  nlohmann::json copy = {{"task", "copy"}, {"train_len_max", 16}, {"method", method}};
-  copy["results"]["teacher_forced"]["16"] = {
-      {"exact_match", 1.0},
-      {"attention_on_target",
-       {{"known", true},
-        {"samples", 8},
-        {"queries", 128},
-        {"layers", {{{"heads", {0.25, 0.75}}, {"best_head", 1}, {"best", 0.75}, {"mean", 0.5}}}}}}};
-  nlohmann::json parity = {{"task", "parity"}, {"train_len_max", 16}, {"method", method}};
-  parity["results"]["teacher_forced"]["16"] = {
-      {"exact_match", 1.0}, {"attention_on_target", {{"known", false}, {"note", "parity names no key"}}}};
+  const auto run_with = [](const std::string& task, const TargetAttention& target) {
+    ResultsFile results;
+    results.task = task;
+    results.train_len_max = 16;
+    results.method = {"softmax", "none", "nape"};
+    ResultEntry& entry = results.results["teacher_forced"][16];
+    entry.length = 16;
+    entry.decode = "teacher_forced";
+    entry.exact_match = 1.0;
+    entry.attention_on_target = target;
+    return results;
+  };
+  TargetAttention copy;
+  copy.known = true;
+  copy.samples = 8;
+  copy.queries = 128;
+  copy.layers = {{{0.25, 0.75}, 1, 0.75, 0.5}};
+  TargetAttention parity;
+  parity.note = "parity names no key";
   fs::create_directories(dir / "copy_run");
   fs::create_directories(dir / "parity_run");
-  write_file_atomically((dir / "copy_run" / "results.json").string(), copy.dump());
-  write_file_atomically((dir / "parity_run" / "results.json").string(), parity.dump());
+  write_results_file((dir / "copy_run" / "results.json").string(), run_with("copy", copy));
+  write_results_file((dir / "parity_run" / "results.json").string(), run_with("parity", parity));
   ReportOptions options;
   options.gnuplot = "";
   const std::string report = write_report(dir.string(), options);
@@ -154,7 +161,7 @@ TEST_P(AttentionOnTargetMeasure, EqualsTheDenseWeightsOnTheAnsweringKeys) {
     }
   }
   const AttentionOnTarget all = measure_attention_on_target(model, *task, samples, 10);
-  const auto json = attention_on_target_to_json(all, task_name);
+  const auto json = to_json(target_attention(all, task_name));
   EXPECT_EQ(json["known"], true);
   EXPECT_EQ(json["samples"], 4);
   const auto& layer1 = json["layers"][1];
@@ -177,7 +184,7 @@ TEST(AttentionOnTargetUnknown, ATaskWithoutAnAnswerIsNotScored) {
   const AttentionOnTarget measured =
       measure_attention_on_target(model, *task, fixed_samples(*task, 6, 2, 1), 2);
   EXPECT_FALSE(measured.known);
-  const auto json = attention_on_target_to_json(measured, "parity");
+  const auto json = to_json(target_attention(measured, "parity"));
   EXPECT_EQ(json["known"], false);
   EXPECT_FALSE(json.contains("layers"));
   EXPECT_NE(json["note"].get<std::string>().find("parity"), std::string::npos);

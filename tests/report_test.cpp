@@ -1,4 +1,6 @@
 // Reports: tables of mean ± std over seeds from results.json files written here, CSV, plots.
+#include "lengen/report.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,7 +9,6 @@
 #include <string>
 
 #include "lengen/errors.h"
-#include "lengen/report.h"
 #include "lengen/run_folder.h"
 
 namespace lengen {
@@ -26,7 +27,8 @@ class Report : public ::testing::Test {
     write_run("asentmax-seed3", "entmax15", "asentmax", {{16, 1.0, 1.0, 3.0}, {64, 1.0, 1.00, 3.0}});
     write_run("softmax-seed1", "softmax", "none", {{16, 0.5, 0.75, 10.0}});
     nlohmann::json runs = nlohmann::json::array();
-    for (const char* name : {"asentmax-seed1", "asentmax-seed2", "asentmax-seed3", "softmax-seed1", "unfinished"}) {
+    for (const char* name :
+         {"asentmax-seed1", "asentmax-seed2", "asentmax-seed3", "softmax-seed1", "unfinished"}) {
       runs.push_back({{"name", name}, {"overrides", nlohmann::json::object()}});
     }
     write_file_atomically((dir_ / "sweep.json").string(), nlohmann::json{{"runs", runs}}.dump());
@@ -39,15 +41,21 @@ class Report : public ::testing::Test {
   };
   void write_run(const std::string& name, const std::string& normalizer, const std::string& scaling,
                  const std::vector<Point>& points) {
-    nlohmann::json results = {{"task", "copy"}, {"train_len_max", 16},
-                              {"method", {{"normalizer", normalizer}, {"scaling", scaling}, {"positions", "nape"}}}};
+    ResultsFile results;
+    results.task = "copy";
+    results.train_len_max = 16;
+    results.method = {normalizer, scaling, "nape"};
     for (const Point& p : points) {
-      results["results"]["teacher_forced"][std::to_string(p.length)] = {
-          {"samples", 100}, {"exact_match", p.exact}, {"token_accuracy", p.token},
-          {"attention", {{"nonzero_per_query", p.nonzero}, {"entropy", 0.5}}}};
+      ResultEntry& entry = results.results["teacher_forced"][p.length];
+      entry.length = p.length;
+      entry.decode = "teacher_forced";
+      entry.samples = 100;
+      entry.exact_match = p.exact;
+      entry.token_accuracy = p.token;
+      entry.attention = AttentionSummary{p.nonzero, 0.5, {}};
     }
     fs::create_directories(dir_ / name);
-    write_file_atomically((dir_ / name / "results.json").string(), results.dump());
+    write_results_file((dir_ / name / "results.json").string(), results);
   }
   std::string read(const std::string& name) const {
     std::ifstream in(dir_ / name);
@@ -94,7 +102,8 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   std::string md = write_report(dir_.string(), options);
   EXPECT_NE(md.find("Plots skipped"), std::string::npos) << md;
   EXPECT_NE(read("report.md").find("## Token accuracy (%)"), std::string::npos);
-  EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,16,1x,50,0,1"), std::string::npos) << read("exact_match.csv");
+  EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,16,1x,50,0,1"), std::string::npos)
+      << read("exact_match.csv");
   EXPECT_NE(read("nonzero_per_query.gp").find("set logscale x 2"), std::string::npos);
   // Percentages stay on [0, 100] though a mean minus its std may fall below 0.
   EXPECT_NE(read("exact_match.gp").find("set yrange [0:100]"), std::string::npos);

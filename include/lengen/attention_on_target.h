@@ -5,11 +5,11 @@
 // symbols. Measured in its own pass over a few evaluation samples on the dense attention path,
 // keeping only the target rows' weights on their answering keys.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "lengen/model.h"
+#include "lengen/results_file.h"
 #include "lengen/task.h"
 
 namespace lengen {
@@ -25,8 +25,8 @@ struct AttentionOnTarget {
 AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
                                               const std::vector<Sample>& samples, int64_t max_samples);
 
-// {"known": true, "samples", "queries", "layers": [{"heads": [...], "best_head", "best", "mean"}]}, or
-// {"known": false, "note": ...} for a task without a known answering key.
-nlohmann::json attention_on_target_to_json(const AttentionOnTarget& measured, const std::string& task_name);
+// The record results.json keeps: per layer its heads, best head and mean over heads; for a task
+// without a known answering key, a note that says so.
+TargetAttention target_attention(const AttentionOnTarget& measured, const std::string& task_name);
 
 }  // namespace lengen

@@ -1,18 +1,19 @@
 #pragma once
 // Length-generalization evaluation (docs/method.md, "Metrics"): a trained model scored at each of a list of
 // source lengths, with exact match, token accuracy, loss and attention statistics per length.
-// Results live in RUN/results.json, keyed by decode mode and length, so evaluations at new
-// lengths add to the earlier ones.
-#include <nlohmann/json.hpp>
-
+// Results live in RUN/results.json (lengen/results_file.h), keyed by decode mode and length, so
+// evaluations at new lengths add to the earlier ones.
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lengen/config.h"
 #include "lengen/metrics.h"
 #include "lengen/model.h"
+#include "lengen/results_file.h"
 #include "lengen/task.h"
 
 namespace lengen {
@@ -20,20 +21,13 @@ namespace lengen {
 constexpr const char* kTeacherForced = "teacher_forced";
 constexpr const char* kGreedy = "greedy";
 
-// Means per query row of one layer's attention, per head.
-struct LayerAttentionSummary {
-  std::vector<double> nonzero_per_query;  // [H] keys with nonzero weight
-  std::vector<double> entropy;            // [H] nats
-};
-
 struct LengthResult {
   int64_t length = 0;       // the task's length parameter L (test_{i}_{L})
   std::string decode;       // kTeacherForced or kGreedy
   SequenceMetrics metrics;  // greedy: exact match and token accuracy of the generated tokens
   double loss = 0.0;        // teacher-forced token-mean cross entropy (both modes)
-  std::vector<LayerAttentionSummary> attention;  // empty when statistics are off
-  // Attention on the target (lengen/attention_on_target.h) as JSON; null when not measured.
-  nlohmann::json attention_on_target;
+  std::vector<LayerAttentionSummary> attention;        // empty when statistics are off
+  std::optional<TargetAttention> attention_on_target;  // when measured (lengen/attention_on_target.h)
 
   // Means over all layers and heads (0 without statistics).
   double mean_nonzero_per_query() const;
@@ -86,24 +80,17 @@ struct RunEvaluation {
   std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)
 };
 
-// results.json keeps results on generated data under "results" and results on --data files
-// apart, under "results_on_files", each as {decode: {length: entry}}: one never replaces the
-// other at the same length.
-constexpr const char* kGeneratedResultsKey = "results";
-constexpr const char* kFileResultsKey = "results_on_files";
-
 // Loads the run's model from `checkpoint` ("last", "best" or a path), evaluates it on the
 // config's lengths (or `data_dir`), and merges the results into RUN/results.json. A
-// non-finite loss (unusable weights) throws UserError before anything is written.
+// non-finite loss (unusable weights), or a results.json that is not one, throws UserError before
+// anything is written.
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "");
 
-nlohmann::json length_result_to_json(const LengthResult& result);
-
-// Adds `evaluation` to `existing` results.json content (keeping other lengths and modes) and
-// refreshes the run's description (task, method, training length). Each entry records what
-// produced it: "data" (EvalSet::data) and "model" (checkpoint file, step, weights hash).
-nlohmann::json merge_results(nlohmann::json existing, const Config& config, const RunEvaluation& evaluation);
+// Adds `evaluation` to `existing` results (keeping other lengths and modes) and refreshes the
+// run's description (task, method, training length). Each entry records what produced it: its
+// data (EvalSet::data) and model (checkpoint file, step, weights hash).
+ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation);
 
 // The stdout table: length, multiple of the longest training length, exact match %, token
 // accuracy %, nonzero keys per query, entropy.

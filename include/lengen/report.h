@@ -2,21 +2,14 @@
 // Reports across runs: the results.json of every run of a sweep (or one run) grouped by method
 // (normalizer + scaling + positions), as mean ± std over the runs of each method (seeds), per
 // evaluation length. Written as report.md, CSV files and gnuplot plots (PNG and SVG).
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace lengen {
+#include "lengen/results_file.h"
 
-struct Method {
-  std::string normalizer, scaling, positions;
-  bool operator==(const Method& other) const {
-    return normalizer == other.normalizer && scaling == other.scaling && positions == other.positions;
-  }
-};
+namespace lengen {
 
 // "ASEntmax (entmax15 + asentmax) / nape"; combinations without a common name read
 // "sparsemax + learned / rope".
@@ -26,7 +19,7 @@ struct RunResults {
   std::string name;
   Method method;
   int64_t train_len_max = 0;
-  nlohmann::json results;  // results.json's "results" (or "results_on_files"): decode -> length -> metrics
+  ResultsByDecode results;  // results.json's "results" (or "results_on_files")
 };
 
 // The runs under `dir`: the runs listed in DIR/sweep.json that have a results.json, or DIR
@@ -44,16 +37,16 @@ struct Summary {
 };
 Summary summarize_values(const std::vector<double>& values);
 
-// One metric per method and length. `metric`: exact_match, token_accuracy (both as %),
-// nonzero_per_query, or a JSON pointer into each length's entry such as
-// "/attention_on_target/layers/0/best".
+// One metric per method and length. `metric`: a name ResultEntry::metric knows, such as
+// exact_match or token_accuracy (both as %), nonzero_per_query or "attention_on_target/0/best".
 struct MetricTable {
   std::string metric;
-  std::vector<Method> methods;  // in order of first appearance
-  std::vector<int64_t> lengths;  // ascending
+  std::vector<Method> methods;                             // in order of first appearance
+  std::vector<int64_t> lengths;                            // ascending
   std::vector<std::vector<std::optional<Summary>>> cells;  // [method][length]
 };
-MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode, const std::string& metric);
+MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode,
+                         const std::string& metric);
 
 std::string markdown_table(const MetricTable& table, int64_t train_len_max);
 // Long format: one line per method and length.

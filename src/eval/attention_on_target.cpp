@@ -76,22 +76,23 @@ AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
   return measured;
 }
 
-nlohmann::json attention_on_target_to_json(const AttentionOnTarget& measured, const std::string& task_name) {
+TargetAttention target_attention(const AttentionOnTarget& measured, const std::string& task_name) {
+  TargetAttention target;
+  target.known = measured.known;
   if (!measured.known) {
-    return {{"known", false}, {"note", task_name + " names no key that answers a target symbol"}};
+    target.note = task_name + " names no key that answers a target symbol";
+    return target;
   }
-  nlohmann::json layers = nlohmann::json::array();
+  target.samples = measured.samples;
+  target.queries = measured.queries;
   for (const auto& heads : measured.heads) {
     const auto best = std::max_element(heads.begin(), heads.end());
     double mean = 0.0;
     for (double value : heads) mean += value;
     mean /= static_cast<double>(std::max<size_t>(heads.size(), 1));
-    layers.push_back({{"heads", heads},
-                      {"best_head", best - heads.begin()},
-                      {"best", best == heads.end() ? 0.0 : *best},
-                      {"mean", mean}});
+    target.layers.push_back({heads, best - heads.begin(), best == heads.end() ? 0.0 : *best, mean});
   }
-  return {{"known", true}, {"samples", measured.samples}, {"queries", measured.queries}, {"layers", layers}};
+  return target;
 }
 
 }  // namespace lengen

@@ -44,8 +44,8 @@ class EvaluationProgress {
     }
     const double fraction = (finished_ + work(set, done)) / total_;
     const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0.0;
-    line_.show(fmt::format("eval length {}: {}/{} samples  {:.0f}% of the work  {} elapsed  ETA {}", set.length,
-                           done, set.samples.size(), 100 * fraction, format_duration(elapsed),
+    line_.show(fmt::format("eval length {}: {}/{} samples  {:.0f}% of the work  {} elapsed  ETA {}",
+                           set.length, done, set.samples.size(), 100 * fraction, format_duration(elapsed),
                            format_duration(eta)));
   }
 
@@ -62,7 +62,8 @@ class EvaluationProgress {
   static constexpr std::chrono::seconds kLogInterval{60};
 
   static double work(const EvalSet& set, int64_t samples) {
-    return static_cast<double>(samples) * static_cast<double>(set.length) * static_cast<double>(set.length + 64);
+    return static_cast<double>(samples) * static_cast<double>(set.length) *
+           static_cast<double>(set.length + 64);
   }
 
   ProgressLine line_;
@@ -98,6 +99,9 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   evaluation.step = load_checkpoint(evaluation.checkpoint, model, nullptr).step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.on_files = !data_dir.empty();
+  // Read before the evaluation: a results.json that is not one stops it before minutes of work.
+  const std::string results_path = RunFolder(run_dir).results_path();
+  ResultsFile existing = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
   model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
@@ -107,7 +111,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
     evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval,
                                                   [&](int64_t done) { progress.update(set, done); }));
     if (config.eval.attention_on_target_samples > 0) {
-      evaluation.results.back().attention_on_target = attention_on_target_to_json(
+      evaluation.results.back().attention_on_target = target_attention(
           measure_attention_on_target(model, *task, set.samples, config.eval.attention_on_target_samples),
           task->name());
     }
@@ -115,72 +119,72 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
     const LengthResult& result = evaluation.results.back();
     if (!std::isfinite(result.loss)) {
       throw UserError("checkpoint " + evaluation.checkpoint + " gives a non-finite loss at length " +
-                      std::to_string(result.length) + ": its weights are unusable (results.json left as it was)");
+                      std::to_string(result.length) +
+                      ": its weights are unusable (results.json left as it was)");
     }
     progress.finish_set(set, fmt::format("length {}: exact match {:.1f}% over {} samples", result.length,
                                          100 * result.metrics.exact_match(), result.metrics.samples));
   }
   progress.finish();
-  RunFolder run(run_dir);
-  nlohmann::json existing = fs::exists(run.results_path()) ? read_json_file(run.results_path()) : nlohmann::json{};
-  write_file_atomically(run.results_path(), merge_results(existing, config, evaluation).dump(2) + "\n");
+  write_results_file(results_path, merge_results(std::move(existing), config, evaluation));
   return evaluation;
 }
 
-nlohmann::json length_result_to_json(const LengthResult& result) {
+namespace {
+
+// The results.json entry of one length's result, and what produced it.
+ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evaluation,
+                         const nlohmann::json& data) {
   const SequenceMetrics& m = result.metrics;
-  nlohmann::json json = {{"length", result.length},         {"decode", result.decode},
-                         {"samples", m.samples},            {"exact_match", m.exact_match()},
-                         {"token_accuracy", m.token_accuracy()}, {"exact", m.exact},
-                         {"tokens", m.tokens},              {"correct_tokens", m.correct_tokens},
-                         {"loss", result.loss}};
-  if (!result.attention_on_target.is_null()) json["attention_on_target"] = result.attention_on_target;
-  if (!result.attention.empty()) {
-    nlohmann::json layers = nlohmann::json::array();
-    for (const auto& layer : result.attention) {
-      layers.push_back({{"nonzero_per_query", layer.nonzero_per_query}, {"entropy", layer.entropy}});
-    }
-    json["attention"] = {{"nonzero_per_query", result.mean_nonzero_per_query()},
-                         {"entropy", result.mean_entropy()},
-                         {"layers", layers}};
-  }
-  return json;
+  ResultEntry entry;
+  entry.length = result.length;
+  entry.decode = result.decode;
+  entry.samples = m.samples;
+  entry.exact_match = m.exact_match();
+  entry.token_accuracy = m.token_accuracy();
+  entry.exact = m.exact;
+  entry.tokens = m.tokens;
+  entry.correct_tokens = m.correct_tokens;
+  entry.loss = result.loss;
+  if (!result.attention.empty())
+    entry.attention =
+        AttentionSummary{result.mean_nonzero_per_query(), result.mean_entropy(), result.attention};
+  entry.attention_on_target = result.attention_on_target;
+  entry.checkpoint = fs::path(evaluation.checkpoint).filename().string();
+  entry.step = evaluation.step;
+  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash};
+  entry.data = data;
+  return entry;
 }
 
-nlohmann::json merge_results(nlohmann::json existing, const Config& config, const RunEvaluation& evaluation) {
-  if (!existing.is_object()) existing = nlohmann::json::object();
+}  // namespace
+
+ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation) {
   const AttentionConfig& attention = config.model.attention;
-  existing["task"] = config.task.name;
-  existing["train_len_min"] = config.task.len_min;
-  existing["train_len_max"] = config.task.len_max;
-  existing["seed"] = config.train.seed;
-  existing["method"] = {
-      {"normalizer", attention.normalizer}, {"scaling", attention.scaling}, {"positions", attention.positions}};
-  const nlohmann::json model = {{"checkpoint", evaluation.checkpoint},
-                                 {"step", evaluation.step},
-                                 {"weights_hash", evaluation.weights_hash}};
-  const char* key = evaluation.on_files ? kFileResultsKey : kGeneratedResultsKey;
+  existing.task = config.task.name;
+  existing.train_len_min = config.task.len_min;
+  existing.train_len_max = config.task.len_max;
+  existing.seed = config.train.seed;
+  existing.method = {attention.normalizer, attention.scaling, attention.positions};
+  ResultsByDecode& results = evaluation.on_files ? existing.results_on_files : existing.results;
   for (size_t i = 0; i < evaluation.results.size(); ++i) {
     const LengthResult& result = evaluation.results[i];
-    auto entry = length_result_to_json(result);
-    entry["checkpoint"] = fs::path(evaluation.checkpoint).filename().string();
-    entry["step"] = evaluation.step;
-    entry["model"] = model;
-    if (i < evaluation.data.size()) entry["data"] = evaluation.data[i];
-    existing[key][result.decode][std::to_string(result.length)] = entry;
+    const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
+    results[result.decode][result.length] = result_entry(result, evaluation, data);
   }
   return existing;
 }
 
 std::string results_table(const std::vector<LengthResult>& results, int64_t train_len_max) {
   std::ostringstream out;
-  out << fmt::format("{:>8}  {:>8}  {:>9}  {:>9}  {:>12}  {:>8}\n", "length", "multiple", "exact %", "token %",
-                     "nonzero/q", "entropy");
+  out << fmt::format("{:>8}  {:>8}  {:>9}  {:>9}  {:>12}  {:>8}\n", "length", "multiple", "exact %",
+                     "token %", "nonzero/q", "entropy");
   for (const LengthResult& result : results) {
     const double multiple = static_cast<double>(result.length) / static_cast<double>(train_len_max);
     const bool stats = !result.attention.empty();
     // Three significant digits, but 1024x rather than 1.02e+03x.
-    const std::string times = multiple >= 1000 ? fmt::format("{:.0f}", multiple) : fmt::format("{:.3g}", multiple);
+    const std::string times =
+        multiple >= 1000 ? fmt::format("{:.0f}", multiple) : fmt::format("{:.3g}", multiple);
     out << fmt::format("{:>8}  {:>7}x  {:>9.1f}  {:>9.1f}  {:>12}  {:>8}\n", result.length, times,
                        100 * result.metrics.exact_match(), 100 * result.metrics.token_accuracy(),
                        stats ? fmt::format("{:.2f}", result.mean_nonzero_per_query()) : "-",

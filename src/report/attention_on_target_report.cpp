@@ -22,17 +22,18 @@ struct Measured {
 Measured survey(const std::vector<RunResults>& runs, const std::string& decode) {
   Measured measured;
   for (const RunResults& run : runs) {
-    if (!run.results.contains(decode)) continue;
+    const auto by_decode = run.results.find(decode);
+    if (by_decode == run.results.end()) continue;
     bool unknown = false;
-    for (const auto& [length, entry] : run.results.at(decode).items()) {
-      if (!entry.contains("attention_on_target")) continue;
-      const auto& target = entry.at("attention_on_target");
-      if (!target.value("known", false)) {
+    for (const auto& [length, entry] : by_decode->second) {
+      if (!entry.attention_on_target) continue;
+      const TargetAttention& target = *entry.attention_on_target;
+      if (!target.known) {
         unknown = true;
         continue;
       }
-      measured.layers = std::max(measured.layers, target.at("layers").size());
-      measured.samples.insert(target.at("samples").get<int64_t>());
+      measured.layers = std::max(measured.layers, target.layers.size());
+      measured.samples.insert(target.samples);
     }
     if (unknown) measured.unknown.push_back(run.name);
   }
@@ -65,7 +66,7 @@ std::string attention_on_target_section(const std::vector<RunResults>& runs, con
           fmt::format("Layer {}: {}", layer, kind == std::string("best") ? "best head" : "mean over heads");
       const std::string name = fmt::format("attention_on_target_layer{}_{}", layer, kind);
       const MetricTable table =
-          metric_table(runs, decode, fmt::format("/attention_on_target/layers/{}/{}", layer, kind));
+          metric_table(runs, decode, fmt::format("attention_on_target/{}/{}", layer, kind));
       md << "### " << title << "\n\n" << markdown_table(table, train_len_max) << "\n";
       write_file_atomically(out_dir + "/" + name + ".csv", csv_table(table, train_len_max));
       const std::string y_label = fmt::format("weight on the answering keys, layer {} ({})", layer,

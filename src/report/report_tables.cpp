@@ -21,29 +21,23 @@ namespace {
 // Common names of the paper's methods; anything else is labelled by its parts.
 std::string common_name(const Method& method) {
   static const std::map<std::pair<std::string, std::string>, std::string> kNames = {
-      {{"softmax", "none"}, "Softmax"},        {{"softmax", "ssmax"}, "SSMax"},
-      {{"entmax15", "none"}, "Entmax 1.5"},    {{"entmax15", "asentmax"}, "ASEntmax"},
-      {{"sparsemax", "none"}, "Sparsemax"},    {{"stickbreaking", "none"}, "Stick-breaking"},
-      {{"topk", "none"}, "Top-k softmax"},     {{"adaptive_softmax", "none"}, "Adaptive softmax"},
+      {{"softmax", "none"}, "Softmax"},     {{"softmax", "ssmax"}, "SSMax"},
+      {{"entmax15", "none"}, "Entmax 1.5"}, {{"entmax15", "asentmax"}, "ASEntmax"},
+      {{"sparsemax", "none"}, "Sparsemax"}, {{"stickbreaking", "none"}, "Stick-breaking"},
+      {{"topk", "none"}, "Top-k softmax"},  {{"adaptive_softmax", "none"}, "Adaptive softmax"},
   };
   auto it = kNames.find({method.normalizer, method.scaling});
   return it == kNames.end() ? "" : it->second;
 }
 
-RunResults read_run(const std::string& name, const std::string& results_path, const std::string& key) {
-  const nlohmann::json json = read_json_file(results_path);
+RunResults read_run(const std::string& name, const std::string& results_path, bool on_files) {
+  ResultsFile file = read_results_file(results_path);
   RunResults run;
   run.name = name;
-  try {
-    const auto& method = json.at("method");
-    run.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
-                  method.at("positions").get<std::string>()};
-    run.train_len_max = json.at("train_len_max").get<int64_t>();
-    // A run evaluated on one kind of data only has no entry for the other.
-    run.results = json.value(key, nlohmann::json::object());
-  } catch (const nlohmann::json::exception& e) {
-    throw UserError(results_path + ": not a lengen results file (" + e.what() + ")");
-  }
+  run.method = file.method;
+  run.train_len_max = file.train_len_max;
+  // A run evaluated on one kind of data only has no entry for the other.
+  run.results = std::move(on_files ? file.results_on_files : file.results);
   return run;
 }
 
@@ -63,7 +57,6 @@ std::string method_label(const Method& method) {
 }
 
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
-  const std::string key = on_files ? "results_on_files" : "results";
   std::vector<RunResults> runs;
   const fs::path root(dir);
   if (fs::exists(root / "sweep.json")) {
@@ -72,10 +65,10 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path results = root / name / "results.json";
-      if (fs::exists(results)) runs.push_back(read_run(name, results.string(), key));
+      if (fs::exists(results)) runs.push_back(read_run(name, results.string(), on_files));
     }
   } else if (fs::exists(root / "results.json")) {
-    runs.push_back(read_run(root.filename().string(), (root / "results.json").string(), key));
+    runs.push_back(read_run(root.filename().string(), (root / "results.json").string(), on_files));
   } else if (fs::is_directory(root)) {
     std::vector<fs::path> folders;
     for (const auto& entry : fs::directory_iterator(root)) {
@@ -83,7 +76,7 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
     }
     std::sort(folders.begin(), folders.end());
     for (const auto& folder : folders) {
-      runs.push_back(read_run(folder.filename().string(), (folder / "results.json").string(), key));
+      runs.push_back(read_run(folder.filename().string(), (folder / "results.json").string(), on_files));
     }
   }
   if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
@@ -92,7 +85,7 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
 
 std::string default_decode(const std::vector<RunResults>& runs) {
   for (const auto& run : runs) {
-    if (run.results.contains("teacher_forced")) return "teacher_forced";
+    if (run.results.count("teacher_forced") > 0) return "teacher_forced";
   }
   return "greedy";
 }
@@ -111,7 +104,8 @@ Summary summarize_values(const std::vector<double>& values) {
   return summary;
 }
 
-MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode, const std::string& metric) {
+MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode,
+                         const std::string& metric) {
   MetricTable table;
   table.metric = metric;
   std::set<int64_t> lengths;
@@ -125,22 +119,13 @@ MetricTable metric_table(const std::vector<RunResults>& runs, const std::string&
       table.methods.push_back(run.method);
       values.emplace_back();
     }
-    if (!run.results.contains(decode)) continue;
-    for (const auto& [length_text, entry] : run.results.at(decode).items()) {
-      const int64_t length = std::stoll(length_text);
-      const nlohmann::json* value = nullptr;
-      if (metric == "nonzero_per_query") {
-        const bool has = entry.contains("attention") && entry.at("attention").contains("nonzero_per_query");
-        if (has) value = &entry.at("attention").at("nonzero_per_query");
-      } else if (metric.front() == '/') {  // a JSON pointer into the entry
-        const nlohmann::json::json_pointer pointer(metric);
-        if (entry.contains(pointer)) value = &entry.at(pointer);
-      } else if (entry.contains(metric)) {
-        value = &entry.at(metric);
-      }
-      if (value == nullptr || !value->is_number()) continue;
+    const auto by_decode = run.results.find(decode);
+    if (by_decode == run.results.end()) continue;
+    for (const auto& [length, entry] : by_decode->second) {
+      const std::optional<double> value = entry.metric(metric);
+      if (!value) continue;
       lengths.insert(length);
-      values[m][length].push_back(scale * value->get<double>());
+      values[m][length].push_back(scale * *value);
     }
   }
   table.lengths.assign(lengths.begin(), lengths.end());
@@ -148,7 +133,8 @@ MetricTable metric_table(const std::vector<RunResults>& runs, const std::string&
     std::vector<std::optional<Summary>> row;
     for (int64_t length : table.lengths) {
       auto it = by_length.find(length);
-      row.push_back(it == by_length.end() ? std::nullopt : std::optional<Summary>(summarize_values(it->second)));
+      row.push_back(it == by_length.end() ? std::nullopt
+                                          : std::optional<Summary>(summarize_values(it->second)));
     }
     table.cells.push_back(std::move(row));
   }
@@ -159,7 +145,8 @@ std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
   const int digits = is_percent(table.metric) ? 1 : 2;
   std::ostringstream out;
   out << "| method |";
-  for (int64_t length : table.lengths) out << " " << length << " (" << multiple_text(length, train_len_max) << ") |";
+  for (int64_t length : table.lengths)
+    out << " " << length << " (" << multiple_text(length, train_len_max) << ") |";
   out << "\n|---|";
   for (size_t i = 0; i < table.lengths.size(); ++i) out << "---|";
   out << "\n";
@@ -186,8 +173,9 @@ std::string csv_table(const MetricTable& table, int64_t train_len_max) {
       const auto& cell = table.cells[m][l];
       if (!cell) continue;
       out << '"' << method_label(method) << "\"," << method.normalizer << "," << method.scaling << ","
-          << method.positions << "," << table.lengths[l] << "," << multiple_text(table.lengths[l], train_len_max)
-          << "," << fmt::format("{:.6g},{:.6g},{}", cell->mean, cell->std, cell->n) << "\n";
+          << method.positions << "," << table.lengths[l] << ","
+          << multiple_text(table.lengths[l], train_len_max) << ","
+          << fmt::format("{:.6g},{:.6g},{}", cell->mean, cell->std, cell->n) << "\n";
     }
   }
   return out.str();

@@ -1,0 +1,209 @@
+// results.json to and from its type. The JSON keys are written here and read here only.
+#include "lengen/results_file.h"
+
+#include <limits>
+#include <string>
+
+#include "lengen/errors.h"
+#include "lengen/json_file.h"
+#include "lengen/run_folder.h"
+
+namespace lengen {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// A number written as null (nlohmann writes NaN and infinities so) reads back as NaN.
+double number_at(const Json& json, const char* key) {
+  const Json& value = json.at(key);
+  return value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
+}
+
+Json layer_to_json(const LayerAttentionSummary& layer) {
+  return {{"nonzero_per_query", layer.nonzero_per_query}, {"entropy", layer.entropy}};
+}
+
+AttentionSummary attention_from_json(const Json& json) {
+  AttentionSummary attention;
+  attention.nonzero_per_query = number_at(json, "nonzero_per_query");
+  attention.entropy = number_at(json, "entropy");
+  for (const Json& layer : json.value("layers", Json::array())) {
+    attention.layers.push_back({layer.at("nonzero_per_query").get<std::vector<double>>(),
+                                layer.at("entropy").get<std::vector<double>>()});
+  }
+  return attention;
+}
+
+TargetAttention target_from_json(const Json& json) {
+  TargetAttention target;
+  target.known = json.at("known").get<bool>();
+  if (!target.known) {
+    target.note = json.value("note", "");
+    return target;
+  }
+  target.samples = json.at("samples").get<int64_t>();
+  target.queries = json.at("queries").get<int64_t>();
+  for (const Json& layer : json.at("layers")) {
+    target.layers.push_back({layer.at("heads").get<std::vector<double>>(),
+                             layer.at("best_head").get<int64_t>(), number_at(layer, "best"),
+                             number_at(layer, "mean")});
+  }
+  return target;
+}
+
+ResultEntry entry_from_json(const Json& json) {
+  ResultEntry entry;
+  entry.length = json.at("length").get<int64_t>();
+  entry.decode = json.at("decode").get<std::string>();
+  entry.samples = json.at("samples").get<int64_t>();
+  entry.exact_match = number_at(json, "exact_match");
+  entry.token_accuracy = number_at(json, "token_accuracy");
+  entry.exact = json.at("exact").get<int64_t>();
+  entry.tokens = json.at("tokens").get<int64_t>();
+  entry.correct_tokens = json.at("correct_tokens").get<int64_t>();
+  entry.loss = number_at(json, "loss");
+  if (json.contains("attention")) entry.attention = attention_from_json(json.at("attention"));
+  if (json.contains("attention_on_target"))
+    entry.attention_on_target = target_from_json(json.at("attention_on_target"));
+  entry.checkpoint = json.value("checkpoint", "");
+  entry.step = json.value("step", int64_t{0});
+  if (json.contains("model")) {
+    const Json& model = json.at("model");
+    entry.model = ModelRecord{model.at("checkpoint").get<std::string>(), model.at("step").get<int64_t>(),
+                              model.at("weights_hash").get<std::string>()};
+  }
+  if (json.contains("data")) entry.data = json.at("data");
+  return entry;
+}
+
+Json results_to_json(const ResultsByDecode& results) {
+  Json json = Json::object();
+  for (const auto& [decode, by_length] : results) {
+    for (const auto& [length, entry] : by_length) json[decode][std::to_string(length)] = to_json(entry);
+  }
+  return json;
+}
+
+ResultsByDecode results_from_json(const Json& json) {
+  ResultsByDecode results;
+  for (const auto& [decode, by_length] : json.items()) {
+    for (const auto& [length, entry] : by_length.items())
+      results[decode][std::stoll(length)] = entry_from_json(entry);
+  }
+  return results;
+}
+
+// "attention_on_target/LAYER/best" or ".../mean" of `entry`.
+std::optional<double> target_metric(const ResultEntry& entry, const std::string& name) {
+  const std::string prefix = "attention_on_target/";
+  const size_t slash = name.rfind('/');
+  if (name.compare(0, prefix.size(), prefix) != 0 || slash < prefix.size()) return std::nullopt;
+  const std::string layer_text = name.substr(prefix.size(), slash - prefix.size());
+  const std::string kind = name.substr(slash + 1);
+  if (!entry.attention_on_target || !entry.attention_on_target->known) return std::nullopt;
+  if (layer_text.empty() || layer_text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  const size_t layer = std::stoul(layer_text);
+  const auto& layers = entry.attention_on_target->layers;
+  if (layer >= layers.size()) return std::nullopt;
+  if (kind == "best") return layers[layer].best;
+  if (kind == "mean") return layers[layer].mean;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> ResultEntry::metric(const std::string& name) const {
+  if (name == "exact_match") return exact_match;
+  if (name == "token_accuracy") return token_accuracy;
+  if (name == "loss") return loss;
+  if (name == "nonzero_per_query")
+    return attention ? std::optional<double>(attention->nonzero_per_query) : std::nullopt;
+  if (name == "entropy") return attention ? std::optional<double>(attention->entropy) : std::nullopt;
+  return target_metric(*this, name);
+}
+
+Json to_json(const TargetAttention& target) {
+  if (!target.known) return {{"known", false}, {"note", target.note}};
+  Json layers = Json::array();
+  for (const TargetAttentionLayer& layer : target.layers) {
+    layers.push_back(
+        {{"heads", layer.heads}, {"best_head", layer.best_head}, {"best", layer.best}, {"mean", layer.mean}});
+  }
+  return {{"known", true}, {"samples", target.samples}, {"queries", target.queries}, {"layers", layers}};
+}
+
+Json to_json(const ResultEntry& entry) {
+  Json json = {{"length", entry.length},
+               {"decode", entry.decode},
+               {"samples", entry.samples},
+               {"exact_match", entry.exact_match},
+               {"token_accuracy", entry.token_accuracy},
+               {"exact", entry.exact},
+               {"tokens", entry.tokens},
+               {"correct_tokens", entry.correct_tokens},
+               {"loss", entry.loss},
+               {"checkpoint", entry.checkpoint},
+               {"step", entry.step}};
+  if (entry.attention_on_target) json["attention_on_target"] = to_json(*entry.attention_on_target);
+  if (entry.attention) {
+    Json layers = Json::array();
+    for (const auto& layer : entry.attention->layers) layers.push_back(layer_to_json(layer));
+    json["attention"] = {{"nonzero_per_query", entry.attention->nonzero_per_query},
+                         {"entropy", entry.attention->entropy},
+                         {"layers", layers}};
+  }
+  if (entry.model) {
+    json["model"] = {{"checkpoint", entry.model->checkpoint},
+                     {"step", entry.model->step},
+                     {"weights_hash", entry.model->weights_hash}};
+  }
+  if (!entry.data.is_null()) json["data"] = entry.data;
+  return json;
+}
+
+Json to_json(const ResultsFile& results) {
+  Json json = {{"task", results.task},
+               {"train_len_min", results.train_len_min},
+               {"train_len_max", results.train_len_max},
+               {"seed", results.seed},
+               {"method",
+                {{"normalizer", results.method.normalizer},
+                 {"scaling", results.method.scaling},
+                 {"positions", results.method.positions}}}};
+  if (!results.results.empty()) json["results"] = results_to_json(results.results);
+  if (!results.results_on_files.empty()) json["results_on_files"] = results_to_json(results.results_on_files);
+  return json;
+}
+
+ResultsFile results_file_from_json(const Json& json, const std::string& source) {
+  try {
+    ResultsFile results;
+    results.task = json.at("task").get<std::string>();
+    results.train_len_min = json.at("train_len_min").get<int64_t>();
+    results.train_len_max = json.at("train_len_max").get<int64_t>();
+    results.seed = json.at("seed").get<uint64_t>();
+    const Json& method = json.at("method");
+    results.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
+                      method.at("positions").get<std::string>()};
+    if (json.contains("results")) results.results = results_from_json(json.at("results"));
+    if (json.contains("results_on_files"))
+      results.results_on_files = results_from_json(json.at("results_on_files"));
+    return results;
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(source + ": not a lengen results file (" + e.what() + ")");
+  } catch (const std::logic_error& e) {  // a length key that is not a number (std::stoll)
+    throw UserError(source + ": not a lengen results file (" + e.what() + ")");
+  }
+}
+
+ResultsFile read_results_file(const std::string& path) {
+  return results_file_from_json(read_json_file(path), path);
+}
+
+void write_results_file(const std::string& path, const ResultsFile& results) {
+  write_file_atomically(path, to_json(results).dump(2) + "\n");
+}
+
+}  // namespace lengen
