@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "lengen/atomic_write.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"

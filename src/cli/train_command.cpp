@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "lengen/config_io.h"
+#include "lengen/device.h"
 #include "lengen/evaluation.h"
 #include "lengen/process_group.h"
 #include "lengen/task_files.h"

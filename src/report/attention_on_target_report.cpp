@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "lengen/run_folder.h"
+#include "lengen/atomic_write.h"
 
 namespace lengen {
 

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 #include "lengen/report.h"
-#include "lengen/run_folder.h"
 #include "report/attention_on_target_report.h"
 
 namespace fs = std::filesystem;

@@ -9,6 +9,7 @@
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/data_streams.h"
+#include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/loss.h"
 #include "lengen/metrics.h"
