@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/task.h"

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/atomic_write.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"

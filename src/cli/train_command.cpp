@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/config_io.h"
 #include "lengen/device.h"
 #include "lengen/evaluation.h"

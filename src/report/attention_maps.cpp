@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
 #include "lengen/attention_capture.h"
 #include "lengen/checkpoint.h"
@@ -21,7 +22,6 @@
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
-#include "report/gnuplot_script.h"
 
 namespace fs = std::filesystem;
 

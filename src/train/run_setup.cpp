@@ -1,4 +1,4 @@
-#include "train/run_setup.h"
+#include "run_setup.h"
 
 #include <spdlog/spdlog.h>
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "lengen/errors.h"
-#include "train/stop_signals.h"
-#include "train/training_run.h"
+#include "stop_signals.h"
+#include "training_run.h"
 
 namespace lengen {
 

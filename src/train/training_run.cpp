@@ -1,4 +1,4 @@
-#include "train/training_run.h"
+#include "training_run.h"
 
 #include <spdlog/spdlog.h>
 
@@ -16,8 +16,8 @@
 #include "lengen/schedule.h"
 #include "lengen/sequence.h"
 #include "lengen/task_files.h"
-#include "train/run_setup.h"
-#include "train/stop_signals.h"
+#include "run_setup.h"
+#include "stop_signals.h"
 
 namespace lengen {
 
