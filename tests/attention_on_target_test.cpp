@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "lengen/atomic_write.h"
 #include "lengen/attention_capture.h"
 #include "lengen/attention_maps.h"
 #include "lengen/checkpoint.h"

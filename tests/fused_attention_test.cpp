@@ -15,8 +15,8 @@
 #include "lengen/decode.h"
 #include "lengen/errors.h"
 #include "lengen/model.h"
+#include "lengen/row_kernels.h"
 #include "model_test_util.h"
-#include "normalizers/row_kernels.h"
 
 namespace lengen {
 namespace {

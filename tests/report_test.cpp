@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "lengen/atomic_write.h"
 #include "lengen/errors.h"
-#include "lengen/run_folder.h"
 
 namespace lengen {
 namespace {

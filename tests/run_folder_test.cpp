@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 
+#include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
 #include "temp_folder.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/fused_attention.h"
+#include "fused_attention.h"
 #include "lengen/autocast.h"
 #include "lengen/errors.h"
 #include "lengen/precision.h"

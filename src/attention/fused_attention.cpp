@@ -1,4 +1,4 @@
-#include "attention/fused_attention.h"
+#include "fused_attention.h"
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
@@ -9,11 +9,11 @@
 #include <limits>
 #include <numeric>
 
-#include "normalizers/float8.h"
-#include "normalizers/normalizer_common.h"
-#include "normalizers/row_forward.h"
-#include "normalizers/row_kernels.h"
-#include "normalizers/threshold_search.h"
+#include "lengen/float8.h"
+#include "lengen/normalizer_common.h"
+#include "lengen/row_forward.h"
+#include "lengen/row_kernels.h"
+#include "lengen/threshold_search.h"
 
 namespace lengen {
 

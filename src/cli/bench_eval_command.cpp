@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_clock.h"
-#include "cli/commands.h"
+#include "bench_clock.h"
+#include "commands.h"
 #include "lengen/batch.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"

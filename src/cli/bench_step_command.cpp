@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_clock.h"
-#include "cli/commands.h"
+#include "bench_clock.h"
+#include "commands.h"
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/config.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/task.h"
@@ -182,7 +182,7 @@ void run_data(const DataOptions& options) {
     const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
     SampleWriter writer(stem);
     // Sample k draws from its own rng, seeded as fixed_samples(task, L, M, derive_seed(seed,
-    // kEvalStream(L))) seeds it (src/train/training_data.cpp), so these files hold the same samples
+    // kEvalStream(L))) seeds it (tasks/training_data.cpp), so these files hold the same samples
     // as evaluation data generated in-process from the same seed.
     const uint64_t split_seed = derive_seed(derive_seed(options.seed, kEvalStream(length)), length);
     const std::string label = "length " + std::to_string(length);

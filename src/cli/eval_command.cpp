@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"

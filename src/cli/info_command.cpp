@@ -2,7 +2,7 @@
 #include <iostream>
 #include <string>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/runtime_info.h"
 
 namespace lengen::cli {

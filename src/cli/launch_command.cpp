@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/errors.h"
 
 extern char** environ;

@@ -7,12 +7,12 @@
 #include <iostream>
 #include <new>
 
-#include "cli/commands.h"
-#include "cli/parse_error_line.h"
+#include "commands.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
 #include "lengen/trainer.h"
+#include "parse_error_line.h"
 
 int main(int argc, char** argv) {
   lengen::use_best_blas_kernels(argv);

@@ -1,4 +1,4 @@
-#include "cli/parse_error_line.h"
+#include "parse_error_line.h"
 
 #include <algorithm>
 #include <vector>

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/report.h"
 
 namespace lengen::cli {

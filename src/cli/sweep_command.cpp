@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
+#include "lengen/atomic_write.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "lengen/config_io.h"
+#include "lengen/device.h"
 #include "lengen/evaluation.h"
 #include "lengen/process_group.h"
 #include "lengen/task_files.h"

@@ -1,4 +1,4 @@
-#include "config/config_field.h"
+#include "config_field.h"
 
 #include <cmath>
 #include <limits>

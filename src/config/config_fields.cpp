@@ -2,7 +2,7 @@
 // default-constructed Config holds (config.h).
 #include <type_traits>
 
-#include "config/config_field.h"
+#include "config_field.h"
 #include "lengen/task.h"
 
 namespace lengen::config {

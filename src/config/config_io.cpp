@@ -8,7 +8,7 @@
 #include <sstream>
 #include <utility>
 
-#include "config/config_field.h"
+#include "config_field.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 

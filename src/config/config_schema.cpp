@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "config/config_field.h"
+#include "config_field.h"
 #include "lengen/config_io.h"
 
 namespace lengen {

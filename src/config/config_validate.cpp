@@ -2,7 +2,7 @@
 // by sweeps), then the rules that relate several keys. Task parameters are the task's job.
 #include <string>
 
-#include "config/config_field.h"
+#include "config_field.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 

@@ -8,7 +8,7 @@
 
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
-#include "lengen/run_folder.h"
+#include "lengen/json_file.h"
 #include "lengen/task.h"
 
 namespace fs = std::filesystem;

@@ -4,9 +4,9 @@
 #include <limits>
 #include <string>
 
+#include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
-#include "lengen/run_folder.h"
 
 namespace lengen {
 

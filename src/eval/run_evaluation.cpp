@@ -8,15 +8,16 @@
 #include <filesystem>
 #include <sstream>
 
+#include "lengen/atomic_write.h"
 #include "lengen/attention_on_target.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
+#include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
+#include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
-#include "lengen/trainer.h"
-#include "train/progress_line.h"
 
 namespace fs = std::filesystem;
 

@@ -2,8 +2,8 @@
 // high-entropy rows by beta = max(1, poly(H)), as the original (gradient flows through beta).
 #include <torch/torch.h>
 
+#include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
-#include "normalizers/normalizer_common.h"
 
 namespace lengen {
 namespace {

@@ -7,10 +7,10 @@
 #include <limits>
 #include <vector>
 
+#include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
-#include "normalizers/normalizer_common.h"
-#include "normalizers/row_forward.h"
-#include "normalizers/row_kernels.h"
+#include "lengen/row_forward.h"
+#include "lengen/row_kernels.h"
 
 namespace lengen {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <vector>
 
+#include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
-#include "normalizers/normalizer_common.h"
-#include "normalizers/row_forward.h"
-#include "normalizers/row_kernels.h"
-#include "normalizers/threshold_search.h"
+#include "lengen/row_forward.h"
+#include "lengen/row_kernels.h"
+#include "lengen/threshold_search.h"
 
 namespace lengen {
 namespace {

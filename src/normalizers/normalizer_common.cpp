@@ -1,4 +1,4 @@
-#include "normalizers/normalizer_common.h"
+#include "lengen/normalizer_common.h"
 
 #include <atomic>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "normalizers/row_kernels.h"
+#include "lengen/row_kernels.h"
 
 #include <ATen/Dispatch.h>
 
@@ -9,7 +9,7 @@
 #define LENGEN_HAS_AVX2_COMPRESS 1
 #endif
 
-#include "normalizers/normalizer_common.h"
+#include "lengen/normalizer_common.h"
 
 namespace lengen::detail {
 

@@ -1,9 +1,9 @@
 // softmax with masked rows handled: a fully masked row gives zeros instead of NaN.
 #include <torch/torch.h>
 
+#include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
-#include "normalizers/normalizer_common.h"
-#include "normalizers/row_kernels.h"
+#include "lengen/row_kernels.h"
 
 namespace lengen {
 namespace {

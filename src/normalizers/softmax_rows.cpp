@@ -7,9 +7,9 @@
 #include <cstring>
 #include <limits>
 
-#include "normalizers/float8.h"
-#include "normalizers/row_forward.h"
-#include "normalizers/row_kernels.h"
+#include "lengen/float8.h"
+#include "lengen/row_forward.h"
+#include "lengen/row_kernels.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // see float8.h
 

@@ -2,8 +2,8 @@
 // in log space. Masked (-inf) entries take nothing and break nothing.
 #include <torch/torch.h>
 
+#include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
-#include "normalizers/normalizer_common.h"
 
 namespace lengen {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <limits>
 
+#include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
-#include "normalizers/normalizer_common.h"
 
 namespace lengen {
 

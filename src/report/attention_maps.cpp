@@ -10,17 +10,18 @@
 #include <memory>
 #include <sstream>
 
+#include "gnuplot_script.h"
+#include "lengen/atomic_write.h"
 #include "lengen/attention_capture.h"
 #include "lengen/checkpoint.h"
 #include "lengen/config_io.h"
+#include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/json_file.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
-#include "lengen/trainer.h"
-#include "report/gnuplot_script.h"
 
 namespace fs = std::filesystem;
 

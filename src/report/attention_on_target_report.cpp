@@ -1,5 +1,5 @@
 // Attention on the target across runs: results.json entries' `attention_on_target`, per layer.
-#include "report/attention_on_target_report.h"
+#include "attention_on_target_report.h"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "lengen/run_folder.h"
+#include "lengen/atomic_write.h"
 
 namespace lengen {
 

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "gnuplot_script.h"
+#include "lengen/atomic_write.h"
 #include "lengen/report.h"
-#include "lengen/run_folder.h"
-#include "report/gnuplot_script.h"
 
 namespace fs = std::filesystem;
 

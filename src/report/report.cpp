@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <sstream>
 
+#include "attention_on_target_report.h"
+#include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 #include "lengen/report.h"
-#include "lengen/run_folder.h"
-#include "report/attention_on_target_report.h"
 
 namespace fs = std::filesystem;
 

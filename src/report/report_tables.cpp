@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "lengen/errors.h"
+#include "lengen/json_file.h"
 #include "lengen/report.h"
-#include "lengen/run_folder.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "train/run_setup.h"
+#include "run_setup.h"
 
 #include <spdlog/spdlog.h>
 
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lengen/atomic_write.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"

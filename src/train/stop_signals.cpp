@@ -1,4 +1,4 @@
-#include "train/stop_signals.h"
+#include "stop_signals.h"
 
 #include <atomic>
 #include <csignal>

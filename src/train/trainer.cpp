@@ -5,20 +5,10 @@
 #include <string>
 
 #include "lengen/errors.h"
-#include "train/stop_signals.h"
-#include "train/training_run.h"
+#include "stop_signals.h"
+#include "training_run.h"
 
 namespace lengen {
-
-torch::Device resolve_device(const std::string& name) {
-  if (name == "cpu") return torch::kCPU;
-  if (name == "cuda" || name == "auto") {
-    if (torch::cuda::is_available()) return torch::kCUDA;
-    if (name == "cuda") throw UserError("train.device is 'cuda' but this LibTorch has no CUDA device");
-    return torch::kCPU;
-  }
-  throw UserError("unknown train.device '" + name + "' (expected cpu, cuda or auto)");
-}
 
 void check_batch_splits_over(const TrainConfig& train, int world) {
   if (train.batch_size % world != 0) {

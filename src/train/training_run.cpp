@@ -1,4 +1,4 @@
-#include "train/training_run.h"
+#include "training_run.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,14 +9,15 @@
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/data_streams.h"
+#include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/loss.h"
 #include "lengen/metrics.h"
 #include "lengen/schedule.h"
 #include "lengen/sequence.h"
 #include "lengen/task_files.h"
-#include "train/run_setup.h"
-#include "train/stop_signals.h"
+#include "run_setup.h"
+#include "stop_signals.h"
 
 namespace lengen {
 

@@ -14,11 +14,11 @@
 #include "lengen/checkpoint.h"
 #include "lengen/config.h"
 #include "lengen/model.h"
+#include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
 #include "lengen/task.h"
 #include "lengen/trainer.h"
 #include "lengen/training_data.h"
-#include "train/progress_line.h"
 
 namespace lengen {
 

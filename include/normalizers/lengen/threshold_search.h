@@ -5,7 +5,7 @@
 // attention a whole row of scores in float vectors when most of the row is a candidate.
 #include <cmath>
 
-#include "normalizers/row_kernels.h"
+#include "lengen/row_kernels.h"
 
 namespace lengen::detail {
 

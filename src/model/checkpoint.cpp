@@ -6,8 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "lengen/atomic_write.h"
 #include "lengen/content_hash.h"
-#include "lengen/run_folder.h"
 
 namespace lengen {
 

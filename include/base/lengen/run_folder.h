@@ -54,11 +54,6 @@ class RunFolder {
 // above it is one.
 void check_out_folder(const std::string& path, const std::string& what);
 
-// Writes `text` to `path` through PATH.tmp and a rename, so `path` is either the old or the
-// new content. A failed write or rename (a full disk, a read-only target) removes PATH.tmp and
-// throws UserError "cannot write PATH: reason".
-void write_file_atomically(const std::string& path, const std::string& text);
-
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
 // so the log tells one consistent history. A line whose "step" is not an integer throws
 // UserError "FILE:LINE: ...".

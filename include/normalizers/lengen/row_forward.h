@@ -5,7 +5,7 @@
 // mask's) are handled up to their last finite entry, and a fully masked row gives zeros.
 #include <cstdint>
 
-#include "normalizers/row_kernels.h"
+#include "lengen/row_kernels.h"
 
 namespace lengen::detail {
 

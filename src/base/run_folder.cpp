@@ -1,12 +1,11 @@
 #include "lengen/run_folder.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <sstream>
 
+#include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 
 namespace fs = std::filesystem;
@@ -87,27 +86,6 @@ void RunFolder::remove_for_restart() const {
   }
   fs::remove_all(path_, error);
   if (error) throw UserError("cannot remove " + path_ + ": " + error.message());
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) throw UserError("cannot write " + path + ": " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  int reason = written ? 0 : errno;
-  // fclose flushes the buffer: a full disk often shows here, not in fwrite.
-  if (std::fclose(file) != 0 && reason == 0) reason = errno;
-  std::error_code ignored;
-  if (reason != 0) {
-    fs::remove(temporary, ignored);
-    throw UserError("cannot write " + path + ": " + std::strerror(reason));
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    fs::remove(temporary, ignored);
-    throw UserError("cannot write " + path + ": " + error.message());
-  }
 }
 
 JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {

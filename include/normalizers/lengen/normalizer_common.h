@@ -1,6 +1,7 @@
 #pragma once
-// Shared plumbing of the normalizers (internal): moving the normalized dim last, half
-// precision upcast, fully masked rows, and the backward shared by the entmax family.
+// Shared plumbing of the normalizers (internal to them and the fused attention): moving the
+// normalized dim last, half precision upcast, fully masked rows, and the backward shared by the
+// entmax family.
 #include <torch/types.h>
 
 #include "lengen/precision.h"

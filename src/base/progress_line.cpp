@@ -1,4 +1,4 @@
-#include "train/progress_line.h"
+#include "lengen/progress_line.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>

@@ -39,9 +39,6 @@ struct TrainResult {
 // run_dir with content unless resume or force (UserError, nothing touched).
 TrainResult train(const Config& config, const TrainOptions& options);
 
-// The device named by train.device ("auto": cuda when LibTorch has it).
-torch::Device resolve_device(const std::string& name);
-
 // Throws UserError unless train.batch_size splits evenly over `world` data-parallel workers.
 // Checked before the workers meet, so that every rank fails alike instead of racing a peer
 // that has already exited.

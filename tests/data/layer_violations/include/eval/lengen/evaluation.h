@@ -1,0 +1,3 @@
+#pragma once
+// Sideways: eval and train are siblings.
+#include "lengen/trainer.h"

@@ -1,0 +1,2 @@
+// LibTorch in a layer below runtime.
+#include <torch/types.h>

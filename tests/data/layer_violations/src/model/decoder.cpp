@@ -1,0 +1,2 @@
+// Upward: scoring is above model.
+#include "lengen/metrics.h"

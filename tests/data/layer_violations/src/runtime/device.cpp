@@ -1,0 +1,2 @@
+// Through a root the layers do not have.
+#include "train/progress_line.h"
