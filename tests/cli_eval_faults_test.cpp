@@ -128,6 +128,17 @@ TEST_F(CliEvalFaults, ANonFiniteLossFailsTheEvaluation) {
   expect_refused("eval " + run_dir() + " --checkpoint " + path, "non-finite loss");
 }
 
+TEST_F(CliEvalFaults, AResultsFileThatIsNotOneStopsTheEvaluationBeforeItRuns) {
+  const std::string path = RunFolder(run_dir()).results_path();
+  const std::string saved = results_text();
+  std::ofstream(path) << "{\"task\": \"copy\", \"results\": []}\n";
+  expect_refused("eval " + run_dir() + " --lengths 4", path + ": not a lengen results file");
+  const CliResult result = lengen("eval " + run_dir() + " --lengths 4");
+  EXPECT_EQ(result.out.find("exact match"), std::string::npos) << "evaluated first:\n" << result.out;
+  std::ofstream(path) << saved;
+  ASSERT_EQ(results_text(), saved);
+}
+
 TEST_F(CliEvalFaults, ResultsSayWhatProducedThemAndFileResultsStayApart) {
   const auto before = read_json_file(RunFolder(run_dir()).results_path());
   const auto generated = before["results"]["teacher_forced"]["4"];
