@@ -31,25 +31,28 @@ void forward_backward(benchmark::State& state, const std::function<torch::Tensor
   state.SetItemsProcessed(state.iterations() * scores.numel());
 }
 
+// A Google Benchmark name for a benchmark variant: "entmax alpha=1.5" -> "entmax_alpha1.5".
+std::string benchmark_name(const std::string& label) {
+  std::string name;
+  for (char c : label) {
+    if (c != '=') name += c == ' ' ? '_' : c;
+  }
+  return name;
+}
+
+void register_benchmark(const std::string& name,
+                        const std::function<torch::Tensor(const torch::Tensor&)>& f) {
+  benchmark::RegisterBenchmark(name.c_str(), forward_backward, f)
+      ->Arg(128)
+      ->Arg(512)
+      ->Arg(2048)
+      ->Unit(benchmark::kMillisecond);
+}
+
 void register_all() {
-  const std::vector<std::pair<std::string, std::function<torch::Tensor(const torch::Tensor&)>>> normalizers =
-      {
-          {"torch_softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }},
-          {"softmax", [](const torch::Tensor& z) { return lengen::softmax(z); }},
-          {"sparsemax", [](const torch::Tensor& z) { return lengen::sparsemax(z); }},
-          {"entmax15", [](const torch::Tensor& z) { return lengen::entmax15(z); }},
-          {"entmax_alpha1.5", [](const torch::Tensor& z) { return lengen::entmax(z, 1.5); }},
-          {"entmax_alpha1.25", [](const torch::Tensor& z) { return lengen::entmax(z, 1.25); }},
-          {"topk32", [](const torch::Tensor& z) { return lengen::topk_softmax(z, 32); }},
-          {"adaptive_softmax", [](const torch::Tensor& z) { return lengen::adaptive_softmax(z); }},
-          {"stickbreaking", [](const torch::Tensor& z) { return lengen::stickbreaking(z); }},
-      };
-  for (const auto& [name, f] : normalizers) {
-    benchmark::RegisterBenchmark(name.c_str(), forward_backward, f)
-        ->Arg(128)
-        ->Arg(512)
-        ->Arg(2048)
-        ->Unit(benchmark::kMillisecond);
+  register_benchmark("torch_softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); });
+  for (const lengen::NormalizerBenchCase& bench_case : lengen::normalizer_bench_cases()) {
+    register_benchmark(benchmark_name(bench_case.label), lengen::bench_normalizer(bench_case));
   }
 }
 

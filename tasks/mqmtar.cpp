@@ -41,6 +41,36 @@ struct MqmtarShape {
   int64_t num_queries = 4;
 };
 
+constexpr int64_t kMaxSymbols = std::numeric_limits<int32_t>::max() - kFirstLetter;
+constexpr int64_t kMaxTupleLen = 64;
+// The vocabulary is held in memory.
+constexpr int64_t kMaxPairs = int64_t{1} << 24;
+
+// The one list of mqmtar's parameters: the name, the member of MqmtarShape it sets (whose
+// initial value is the default) and its bounds. The task's params(), the defaults and the checks
+// all read it.
+struct ShapeParameter {
+  const char* name;
+  int64_t MqmtarShape::*member;
+  int64_t min;
+  int64_t max;
+};
+constexpr ShapeParameter kShapeParameters[] = {
+    {"alphabet", &MqmtarShape::alphabet, 2, kMaxSymbols},
+    {"key_len", &MqmtarShape::key_len, 1, kMaxTupleLen},
+    {"value_len", &MqmtarShape::value_len, 1, kMaxTupleLen},
+    {"num_pairs", &MqmtarShape::num_pairs, 1, kMaxPairs},
+    {"num_queries", &MqmtarShape::num_queries, 1, kMaxPairs},
+};
+
+TaskParams params_of(const MqmtarShape& shape) {
+  TaskParams params;
+  for (const ShapeParameter& parameter : kShapeParameters) {
+    params[parameter.name] = static_cast<double>(shape.*parameter.member);
+  }
+  return params;
+}
+
 // alphabet^len, saturating at kMaxTupleSpace.
 int64_t tuple_space(int64_t alphabet, int64_t len) {
   int64_t space = 1;
@@ -77,13 +107,7 @@ class MqmtarTask : public Task {
   int64_t source_length(int64_t length) const override {
     return length + shape_.num_queries * (1 + shape_.key_len);
   }
-  TaskParams params() const override {
-    return {{"alphabet", static_cast<double>(shape_.alphabet)},
-            {"key_len", static_cast<double>(shape_.key_len)},
-            {"value_len", static_cast<double>(shape_.value_len)},
-            {"num_pairs", static_cast<double>(shape_.num_pairs)},
-            {"num_queries", static_cast<double>(shape_.num_queries)}};
-  }
+  TaskParams params() const override { return params_of(shape_); }
 
   int64_t records(int64_t length) const {
     // floor(0.8 L / (k + v + 2)) in integers, so no rounding differs between machines.
@@ -167,21 +191,10 @@ class MqmtarTask : public Task {
 
 std::unique_ptr<Task> make_mqmtar_task(const TaskParams& params, uint64_t seed) {
   MqmtarShape shape;
-  ParamReader reader("mqmtar", params,
-                     {{"alphabet", shape.alphabet},
-                      {"key_len", shape.key_len},
-                      {"value_len", shape.value_len},
-                      {"num_pairs", shape.num_pairs},
-                      {"num_queries", shape.num_queries}});
-  constexpr int64_t kMaxSymbols = std::numeric_limits<int32_t>::max() - kFirstLetter;
-  constexpr int64_t kMaxTupleLen = 64;
-  // The vocabulary is held in memory.
-  constexpr int64_t kMaxPairs = int64_t{1} << 24;
-  shape.alphabet = reader.integer("alphabet", 2, kMaxSymbols);
-  shape.key_len = reader.integer("key_len", 1, kMaxTupleLen);
-  shape.value_len = reader.integer("value_len", 1, kMaxTupleLen);
-  shape.num_pairs = reader.integer("num_pairs", 1, kMaxPairs);
-  shape.num_queries = reader.integer("num_queries", 1, kMaxPairs);
+  ParamReader reader("mqmtar", params, params_of(shape));
+  for (const ShapeParameter& parameter : kShapeParameters) {
+    shape.*parameter.member = reader.integer(parameter.name, parameter.min, parameter.max);
+  }
   for (const char* len : {"key_len", "value_len"}) {
     int64_t space = tuple_space(shape.alphabet, static_cast<int64_t>(reader.resolved().at(len)));
     if (shape.num_pairs > space) {

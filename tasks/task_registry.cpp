@@ -1,17 +1,18 @@
 // Task names to factories: adding a task is one file and one line here.
-#include <utility>
-
-#include "lengen/errors.h"
+#include "lengen/registry.h"
 #include "task_factories.h"
 
 namespace lengen {
 
 namespace {
 
-using Factory = std::unique_ptr<Task> (*)(const TaskParams&, uint64_t);
+struct TaskEntry {
+  std::string name;
+  std::unique_ptr<Task> (*make)(const TaskParams& params, uint64_t seed);
+};
 
-const std::vector<std::pair<std::string, Factory>>& registry() {
-  static const std::vector<std::pair<std::string, Factory>> tasks = {
+const std::vector<TaskEntry>& registry() {
+  static const std::vector<TaskEntry> tasks = {
       {"copy", make_copy_task},
       {"reverse", make_reverse_task},
       {"sort", make_sort_task},
@@ -27,21 +28,9 @@ const std::vector<std::pair<std::string, Factory>>& registry() {
 }  // namespace
 
 std::unique_ptr<Task> make_task(const std::string& name, const TaskParams& params, uint64_t seed) {
-  for (const auto& [task, factory] : registry()) {
-    if (task == name) return factory(params, seed);
-  }
-  std::string message = "unknown task '" + name + "'";
-  std::string suggestion = closest_match(name, task_names());
-  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
-  message += "; tasks:";
-  for (const auto& task : task_names()) message += " " + task;
-  throw UserError(message);
+  return entry_named(registry(), "task", name).make(params, seed);
 }
 
-std::vector<std::string> task_names() {
-  std::vector<std::string> names;
-  for (const auto& [task, factory] : registry()) names.push_back(task);
-  return names;
-}
+std::vector<std::string> task_names() { return entry_names(registry()); }
 
 }  // namespace lengen

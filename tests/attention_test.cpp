@@ -104,6 +104,25 @@ TEST(LengthScaling, UnknownNameIsAUserErrorWithASuggestion) {
   }
 }
 
+TEST(Positions, UnknownNamesAreUserErrorsWithASuggestion) {
+  AttentionConfig config;
+  config.positions = "alibbi";
+  try {
+    PositionEncoding positions(config, 2, 4);
+    FAIL() << "expected UserError";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unknown positions 'alibbi' (did you mean 'alibi'?); known: nope, rope, alibi, nape");
+  }
+  try {
+    alibi_slopes(2, "exponential");
+    FAIL() << "expected UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown alibi_slopes 'exponential'"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Positions, AlibiSlopes) {
   auto linear = alibi_slopes(4, "linear");
   EXPECT_DOUBLE_EQ(linear[0], 1.0);

@@ -1,9 +1,15 @@
-// Normalizers by name: every name builds, bad names and parameters are user errors.
+// Normalizers by name: every name builds, bad names and parameters are user errors. The choices
+// of each attention axis: described once, each with its factory or kind.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <set>
+
+#include "lengen/attention_choices.h"
 #include "lengen/errors.h"
+#include "lengen/length_scaling.h"
 #include "lengen/normalizers.h"
+#include "lengen/positions.h"
 
 namespace lengen {
 namespace {
@@ -30,11 +36,84 @@ TEST(NormalizerRegistry, RejectsUnknownNamesWithASuggestion) {
     make_normalizer({"entmax_15", 1.5, 32});
     FAIL() << "expected UserError";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("entmax15"), std::string::npos) << e.what();
+    EXPECT_EQ(
+        std::string(e.what()),
+        "unknown normalizer 'entmax_15' (did you mean 'entmax15'?); known: softmax, sparsemax, entmax15, "
+        "entmax, topk, adaptive_softmax, stickbreaking");
   }
   EXPECT_THROW(make_normalizer({"entmax", 1.0, 32}), UserError);
   EXPECT_THROW(make_normalizer({"entmax", 0.5, 32}), UserError);
   EXPECT_THROW(make_normalizer({"topk", 1.5, 0}), UserError);
+}
+
+// Each axis lists each name once, with help, and every parameter an entry reads is a
+// model.attention key that only entries of that axis read.
+TEST(Registries, NamesAreUniqueAndDocumented) {
+  auto check = [](const auto& entries, const char* axis) {
+    std::set<std::string> names;
+    for (const auto& entry : entries) {
+      EXPECT_TRUE(names.insert(entry.name).second) << axis << " " << entry.name;
+      EXPECT_FALSE(entry.help.empty()) << axis << " " << entry.name;
+    }
+  };
+  check(normalizer_choices(), "normalizer");
+  check(scaling_choices(), "scaling");
+  check(position_choices(), "positions");
+  EXPECT_EQ(normalizers_reading("learn_alpha"), std::vector<std::string>({"entmax"}));
+}
+
+// The config layer describes the choices, the layers above build them: every described
+// normalizer has a factory and every factory a description, in the same order (the errors of
+// both list the names in it).
+TEST(Registries, EveryDescribedNormalizerHasAFactoryAndEveryFactoryADescription) {
+  EXPECT_EQ(normalizer_factory_names(), normalizer_names());
+}
+
+// Every described scaling and position encoding builds, as its own kind; no two share a kind.
+TEST(Registries, EveryDescribedScalingAndPositionBuildsAsItsKind) {
+  std::set<ScalingKind> scaling_kinds;
+  for (const ScalingChoice& choice : scaling_choices()) {
+    AttentionConfig config;
+    config.scaling = choice.name;
+    EXPECT_EQ(LengthScaling(config, 8, 2, 0)->kind(), choice.kind) << choice.name;
+    EXPECT_TRUE(scaling_kinds.insert(choice.kind).second) << choice.name;
+  }
+  std::set<PositionKind> position_kinds;
+  for (const PositionChoice& choice : position_choices()) {
+    AttentionConfig config;
+    config.positions = choice.name;
+    EXPECT_EQ(PositionEncoding(config, 2, 4).kind(), choice.kind) << choice.name;
+    EXPECT_TRUE(position_kinds.insert(choice.kind).second) << choice.name;
+  }
+}
+
+// The benchmarks' table names are what `lengen bench normalizers --only` accepts and what
+// BENCHMARKS.md quotes: they stay as they are.
+TEST(NormalizerRegistry, BenchCasesKeepTheirTableNames) {
+  std::vector<std::string> labels;
+  for (const NormalizerBenchCase& bench_case : normalizer_bench_cases()) labels.push_back(bench_case.label);
+  EXPECT_EQ(labels, std::vector<std::string>({"softmax", "sparsemax", "entmax15", "entmax alpha=1.5",
+                                              "entmax alpha=1.25", "entmax alpha=[1.5]", "topk k=32",
+                                              "adaptive_softmax", "stickbreaking"}));
+  const torch::Tensor z = torch::randn({3, 10});
+  for (const NormalizerBenchCase& bench_case : normalizer_bench_cases()) {
+    EXPECT_EQ(bench_normalizer(bench_case)(z).sizes(), z.sizes()) << bench_case.label;
+  }
+  EXPECT_TRUE(
+      torch::equal(bench_normalizer(normalizer_bench_cases()[5])(z), entmax(z, torch::full({}, 1.5))));
+}
+
+// The paper's method names come from the normalizer and scaling entries.
+TEST(Registries, MethodCommonNames) {
+  EXPECT_EQ(method_common_name("softmax", "none"), "Softmax");
+  EXPECT_EQ(method_common_name("softmax", "ssmax"), "SSMax");
+  EXPECT_EQ(method_common_name("entmax15", "none"), "Entmax 1.5");
+  EXPECT_EQ(method_common_name("entmax15", "asentmax"), "ASEntmax");
+  EXPECT_EQ(method_common_name("stickbreaking", "none"), "Stick-breaking");
+  EXPECT_EQ(method_common_name("entmax", "none"), "");
+  EXPECT_EQ(method_common_name("sparsemax", "learned"), "");
+  EXPECT_EQ(method_common_name("softmax", "no_such_scaling"), "");
+  EXPECT_EQ(method_common_name("no_such_normalizer", "none"), "");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "lengen/attention_choices.h"
 #include "lengen/normalizers.h"
 
 namespace lengen {

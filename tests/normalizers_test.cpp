@@ -7,11 +7,14 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "lengen/attention_choices.h"
 
 namespace lengen {
 namespace {
@@ -70,6 +73,15 @@ std::vector<Case> table() {
     }
   }
   return cases;
+}
+
+TEST(NormalizerTable, CoversEveryRegisteredNormalizer) {
+  const std::vector<Case> cases = table();
+  for (const std::string& name : normalizer_names()) {
+    const bool covered =
+        std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.normalizer == name; });
+    EXPECT_TRUE(covered) << name << " has no row in the normalizer table";
+  }
 }
 
 TEST(NormalizerTable, InvariantsHoldForEveryCase) {

@@ -2,13 +2,16 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "fused_attention.h"
+#include "lengen/attention_choices.h"
 #include "lengen/autocast.h"
 #include "lengen/errors.h"
 #include "lengen/precision.h"
+#include "lengen/registry.h"
 
 namespace lengen {
 
@@ -83,8 +86,10 @@ AttentionImpl::AttentionImpl(const ModelConfig& config)
   scaling_ = register_module(
       "scaling", LengthScaling(config.attention, config.d_model, config.heads, positions_.first_scaled_head()));
   if (config.attention.learn_alpha) {
-    if (config.attention.normalizer != "entmax") {
-      throw UserError("model.attention.learn_alpha needs normalizer 'entmax', got '" + config.attention.normalizer + "'");
+    const std::vector<std::string> learners = normalizers_reading("learn_alpha");
+    if (std::find(learners.begin(), learners.end(), config.attention.normalizer) == learners.end()) {
+      throw UserError("model.attention.learn_alpha needs normalizer '" + joined_names(learners) + "', got '" +
+                      config.attention.normalizer + "'");
     }
     learned_alpha_ = register_module("alpha", LearnedAlpha(config.heads, config.attention.alpha));
   }

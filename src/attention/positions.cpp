@@ -2,17 +2,18 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "lengen/attention_choices.h"
 #include "lengen/errors.h"
 
 namespace lengen {
 
-std::vector<std::string> position_names() { return {"nope", "rope", "alibi", "nape"}; }
-
 std::vector<double> alibi_slopes(int64_t count, const std::string& kind) {
-  if (kind != "linear" && kind != "exp") {
-    throw UserError("unknown alibi_slopes '" + kind + "' (expected linear or exp)");
+  const std::vector<std::string> kinds = alibi_slope_names();
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+    throw UserError(unknown_name_message("alibi_slopes", kind, kinds));
   }
   std::vector<double> slopes;
   for (int64_t h = 0; h < count; ++h) {
@@ -22,29 +23,37 @@ std::vector<double> alibi_slopes(int64_t count, const std::string& kind) {
 }
 
 PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads, int64_t d_head)
-    : kind_(config.positions), d_head_(d_head), rope_base_(config.rope_base), slopes_(heads, 0.0) {
-  if (kind_ == "alibi") {
-    slopes_ = alibi_slopes(heads, config.alibi_slopes);
-  } else if (kind_ == "nape") {
-    int64_t alibi_heads = config.alibi_heads < 0 ? heads / 2 : config.alibi_heads;
-    if (alibi_heads > heads) {
-      throw UserError("model.attention.alibi_heads (" + std::to_string(alibi_heads) + ") exceeds model.heads (" +
-                      std::to_string(heads) + ")");
+    : kind_(position_kind(config.positions)),
+      d_head_(d_head),
+      rope_base_(config.rope_base),
+      slopes_(heads, 0.0) {
+  // One case per kind of position_choices(): the compiler names a kind without one (-Wswitch).
+  switch (kind_) {
+    case PositionKind::kNope:
+      break;
+    case PositionKind::kRope:
+      if (d_head % 2 != 0) throw UserError("rope needs an even model.d_head, got " + std::to_string(d_head));
+      break;
+    case PositionKind::kAlibi:
+      slopes_ = alibi_slopes(heads, config.alibi_slopes);
+      break;
+    case PositionKind::kNape: {
+      int64_t alibi_heads = config.alibi_heads < 0 ? heads / 2 : config.alibi_heads;
+      if (alibi_heads > heads) {
+        throw UserError("model.attention.alibi_heads (" + std::to_string(alibi_heads) +
+                        ") exceeds model.heads (" + std::to_string(heads) + ")");
+      }
+      auto alibi = alibi_slopes(alibi_heads, config.alibi_slopes);
+      std::copy(alibi.begin(), alibi.end(), slopes_.begin());
+      first_scaled_head_ = alibi_heads;
+      break;
     }
-    auto alibi = alibi_slopes(alibi_heads, config.alibi_slopes);
-    std::copy(alibi.begin(), alibi.end(), slopes_.begin());
-    first_scaled_head_ = alibi_heads;
-  } else if (kind_ == "rope") {
-    if (d_head % 2 != 0) throw UserError("rope needs an even model.d_head, got " + std::to_string(d_head));
-  } else if (kind_ != "nope") {
-    std::string hint = closest_match(kind_, position_names());
-    throw UserError("unknown positions '" + kind_ + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
   }
   slope_tensor_ = torch::tensor(slopes_, torch::kDouble);
 }
 
 torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tensor& positions) const {
-  if (kind_ != "rope") return x;
+  if (kind_ != PositionKind::kRope) return x;
   const int64_t half = d_head_ / 2;
   // Angles in fp32 from integer positions (double when x is double, so gradient checks stay exact):
   // exact enough for every position a model will see, whatever the activation dtype.
@@ -60,7 +69,7 @@ torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tens
 
 torch::Tensor PositionEncoding::bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                                      torch::ScalarType dtype) const {
-  if (kind_ != "alibi" && kind_ != "nape") return {};
+  if (kind_ != PositionKind::kAlibi && kind_ != PositionKind::kNape) return {};
   auto distance = (query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2)).to(dtype);  // [B, Tq, Tk]
   auto slopes = slope_tensor_.to(distance.device(), dtype).view({1, -1, 1, 1});
   return -slopes * distance.unsqueeze(1);

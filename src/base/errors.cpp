@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lengen/registry.h"
+
 namespace lengen {
 
 namespace {
@@ -34,6 +36,14 @@ std::string closest_match(const std::string& word, const std::vector<std::string
     }
   }
   return best;
+}
+
+std::string unknown_name_message(const std::string& what, const std::string& name,
+                                 const std::vector<std::string>& known) {
+  std::string message = "unknown " + what + " '" + name + "'";
+  const std::string suggestion = closest_match(name, known);
+  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
+  return message + "; known: " + joined_names(known);
 }
 
 }  // namespace lengen

@@ -44,28 +44,27 @@ struct Contender {
   std::function<torch::Tensor(const torch::Tensor&)> normalize;
 };
 
+// LibTorch's softmax, the baseline, then every normalizer's benchmark variants.
 std::vector<Contender> all_contenders() {
-  return {
-      {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }},
-      {"softmax", [](const torch::Tensor& z) { return lengen::softmax(z); }},
-      {"sparsemax", [](const torch::Tensor& z) { return sparsemax(z); }},
-      {"entmax15", [](const torch::Tensor& z) { return entmax15(z); }},
-      {"entmax alpha=1.5", [](const torch::Tensor& z) { return entmax(z, 1.5); }},
-      {"entmax alpha=1.25", [](const torch::Tensor& z) { return entmax(z, 1.25); }},
-      // A tensor alpha (a learned one, say) takes the general solver, not entmax15's closed form.
-      {"entmax alpha=[1.5]", [](const torch::Tensor& z) { return entmax(z, torch::full({}, 1.5)); }},
-      {"topk k=32", [](const torch::Tensor& z) { return topk_softmax(z, 32); }},
-      {"adaptive_softmax", [](const torch::Tensor& z) { return adaptive_softmax(z); }},
-      {"stickbreaking", [](const torch::Tensor& z) { return stickbreaking(z); }},
-  };
+  std::vector<Contender> all = {
+      {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }}};
+  for (const NormalizerBenchCase& bench_case : normalizer_bench_cases()) {
+    all.push_back({bench_case.label, bench_normalizer(bench_case)});
+  }
+  return all;
 }
 
 // The baseline first, then the contenders named in `only` (all when it is empty), in table order.
 std::vector<Contender> contenders(const std::vector<std::string>& only) {
   std::vector<Contender> all = all_contenders();
   for (const std::string& name : only) {
-    const bool known = std::any_of(all.begin(), all.end(), [&](const Contender& c) { return c.name == name; });
-    if (!known) throw UserError("bench normalizers --only: unknown normalizer '" + name + "'");
+    const bool known =
+        std::any_of(all.begin(), all.end(), [&](const Contender& c) { return c.name == name; });
+    if (!known) {
+      std::vector<std::string> names;
+      for (const Contender& contender : all) names.push_back(contender.name);
+      throw UserError("bench normalizers --only: " + unknown_name_message("normalizer", name, names));
+    }
   }
   if (only.empty()) return all;
   std::vector<Contender> chosen = {all.front()};

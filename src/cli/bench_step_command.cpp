@@ -15,6 +15,7 @@
 
 #include "bench_clock.h"
 #include "commands.h"
+#include "lengen/attention_choices.h"
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/config.h"
@@ -181,7 +182,7 @@ void add_bench_step_command(CLI::App& bench) {
       ->check(CLI::PositiveNumber);
   step->add_option("--positions", options->positions, "position encoding")
       ->capture_default_str()
-      ->check(CLI::IsMember({"nope", "rope", "alibi", "nape"}));
+      ->check(CLI::IsMember(position_names()));
   step->add_option("--device", options->device, "where the steps run")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda"}));

@@ -3,6 +3,8 @@
 #include <type_traits>
 
 #include "config_field.h"
+#include "lengen/attention_choices.h"
+#include "lengen/registry.h"
 #include "lengen/task.h"
 
 namespace lengen::config {
@@ -38,7 +40,7 @@ T from_json(const json& value) {
 }
 
 template <typename Access>
-ConfigField field(const char* key, Access access, const char* meaning, Bounds bounds = {},
+ConfigField field(const char* key, Access access, const std::string& meaning, Bounds bounds = {},
                   std::vector<std::string> choices = {}) {
   using T = std::decay_t<decltype(access(std::declval<Config&>()))>;
   return {key,
@@ -48,6 +50,28 @@ ConfigField field(const char* key, Access access, const char* meaning, Bounds bo
           std::move(choices),
           [access](const Config& config) { return json(access(config)); },
           [access](Config& config, const json& value) { access(config) = from_json<T>(value); }};
+}
+
+// The choice of a pluggable axis: its names and what each is come from the axis' choices
+// (attention_choices.cpp).
+template <typename Access, typename Entry>
+ConfigField axis_field(const char* key, Access access, const std::string& meaning,
+                       const std::vector<Entry>& entries) {
+  std::string text = meaning;
+  for (const Entry& entry : entries)
+    text += (text == meaning ? ": " : "; ") + entry.name + " = " + entry.help;
+  return field(key, access, text, {}, entry_names(entries));
+}
+
+// A parameter of a pluggable axis (the last part of its key), led by the names of the entries
+// that read it: "entmax: the fixed alpha".
+template <typename Access, typename Entry>
+ConfigField parameter_field(const char* key, Access access, const std::vector<Entry>& entries,
+                            const std::string& meaning, Bounds bounds = {},
+                            std::vector<std::string> choices = {}) {
+  const std::string parameter = std::string(key).substr(std::string(key).rfind('.') + 1);
+  const std::string text = joined_names(names_reading(entries, parameter)) + ": " + meaning;
+  return field(key, access, text, bounds, std::move(choices));
 }
 
 // Upper bounds far beyond any sensible run, so that a typo (1e15 samples, 100000 threads) ends
@@ -90,25 +114,27 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(model.prefill_chunk), "queries per chunk when evaluating long sequences (bounds memory)",
             at_least(1)),
 
-      field(KEY(model.attention.normalizer), "maps attention scores to weights", {},
-            {"softmax", "sparsemax", "entmax15", "entmax", "topk", "adaptive_softmax", "stickbreaking"}),
-      field(KEY(model.attention.alpha), "entmax: the fixed alpha, or the initial alpha when learned",
-            at_least(1)),
-      field(KEY(model.attention.learn_alpha), "entmax: learn one alpha per head (Correia et al. 2019)"),
-      field(KEY(model.attention.topk), "topk: keys kept per query", at_least(1)),
-      field(KEY(model.attention.scaling), "length scaling of the queries", {},
-            {"none", "ssmax", "learned", "asentmax"}),
-      field(KEY(model.attention.scaling_delta), "learned, asentmax: delta, the constant term of the factor"),
-      field(KEY(model.attention.scaling_gamma_range), "asentmax: r in gamma = r * tanh(...)", above(0)),
-      field(KEY(model.attention.scaling_bias), "asentmax: bias in the beta and gamma projections"),
-      field(KEY(model.attention.scaling_init_std), "asentmax: projection weight init std (0 = zero init)",
-            at_least(0)),
-      field(KEY(model.attention.positions), "position encoding; nape = ALiBi heads plus NoPE heads", {},
-            {"nope", "rope", "alibi", "nape"}),
-      field(KEY(model.attention.rope_base), "rope: frequency base", above(0)),
-      field(KEY(model.attention.alibi_heads), "nape: number of ALiBi heads (-1 = heads / 2)", at_least(-1)),
-      field(KEY(model.attention.alibi_slopes), "ALiBi slopes: linear 1/(h+1), exp 2^-h", {},
-            {"linear", "exp"}),
+      axis_field(KEY(model.attention.normalizer), "maps attention scores to weights", normalizer_choices()),
+      parameter_field(KEY(model.attention.alpha), normalizer_choices(),
+                      "the fixed alpha, or the initial alpha when learned", at_least(1)),
+      parameter_field(KEY(model.attention.learn_alpha), normalizer_choices(),
+                      "learn one alpha per head (Correia et al. 2019)"),
+      parameter_field(KEY(model.attention.topk), normalizer_choices(), "keys kept per query", at_least(1)),
+      axis_field(KEY(model.attention.scaling), "length scaling of the queries", scaling_choices()),
+      parameter_field(KEY(model.attention.scaling_delta), scaling_choices(),
+                      "delta, the constant term of the factor"),
+      parameter_field(KEY(model.attention.scaling_gamma_range), scaling_choices(),
+                      "r in gamma = r * tanh(...)", above(0)),
+      parameter_field(KEY(model.attention.scaling_bias), scaling_choices(),
+                      "bias in the beta and gamma projections"),
+      parameter_field(KEY(model.attention.scaling_init_std), scaling_choices(),
+                      "projection weight init std (0 = zero init)", at_least(0)),
+      axis_field(KEY(model.attention.positions), "position encoding", position_choices()),
+      parameter_field(KEY(model.attention.rope_base), position_choices(), "frequency base", above(0)),
+      parameter_field(KEY(model.attention.alibi_heads), position_choices(),
+                      "number of ALiBi heads (-1 = heads / 2)", at_least(-1)),
+      parameter_field(KEY(model.attention.alibi_slopes), position_choices(),
+                      "ALiBi slopes, linear 1/(h+1) or exp 2^-h", {}, alibi_slope_names()),
 
       field(KEY(train.steps), "optimizer steps", at_least(1)),
       field(KEY(train.batch_size), "sequences per step", closed(1, kMaxCount)),

@@ -1,10 +1,13 @@
 // Validation of a whole Config: each key on its own (also for configs built in code, e.g.
 // by sweeps), then the rules that relate several keys. Task parameters are the task's job.
+#include <algorithm>
 #include <string>
 
 #include "config_field.h"
+#include "lengen/attention_choices.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
+#include "lengen/registry.h"
 
 namespace lengen {
 
@@ -35,9 +38,11 @@ std::string cross_field_problem(const Config& config) {
     return "model.attention.alibi_heads (" + std::to_string(attention.alibi_heads) +
            ") must be <= model.heads (" + std::to_string(model.heads) + ") with nape positions";
   }
-  if (attention.learn_alpha && attention.normalizer != "entmax") {
-    return "model.attention.learn_alpha needs model.attention.normalizer \"entmax\", got \"" +
-           attention.normalizer + "\"";
+  const std::vector<std::string> learners = normalizers_reading("learn_alpha");
+  if (attention.learn_alpha &&
+      std::find(learners.begin(), learners.end(), attention.normalizer) == learners.end()) {
+    return "model.attention.learn_alpha needs model.attention.normalizer \"" + joined_names(learners) +
+           "\", got \"" + attention.normalizer + "\"";
   }
   if (attention.learn_alpha && !(attention.alpha > kLearnedAlphaLow && attention.alpha < kLearnedAlphaHigh)) {
     return "model.attention.alpha must be in (1, 2) when learned, got " + config::shown(attention.alpha);

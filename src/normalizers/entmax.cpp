@@ -1,6 +1,5 @@
 // alpha-entmax for any alpha > 1: p = [(alpha-1)z - tau]_+^(1/(alpha-1)), tau found by a root
 // finder, alpha a double or a per-row tensor that may be learned.
-#include <ATen/Dispatch.h>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -11,6 +10,7 @@
 #include "lengen/normalizers.h"
 #include "lengen/row_forward.h"
 #include "lengen/row_kernels.h"
+#include "row_normalizer.h"
 
 namespace lengen {
 namespace {
@@ -411,19 +411,12 @@ void entmax_rows(const double* z, double* p, int64_t n, detail::RowAlpha alphas,
 
 namespace {
 
-torch::Tensor entmax_forward_cpu(const torch::Tensor& z_in, const torch::Tensor& alpha) {
-  const torch::Tensor z = z_in.contiguous();
-  torch::Tensor p = torch::empty_like(z);
-  const int64_t n = z.size(-1);
+torch::Tensor entmax_forward_cpu(const torch::Tensor& z, const torch::Tensor& alpha) {
   const detail::RowAlphaStorage alphas = detail::row_alpha(alpha, z);
-  AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "entmax_forward_cpu", [&] {
-    const scalar_t* z_data = z.data_ptr<scalar_t>();
-    scalar_t* p_data = p.data_ptr<scalar_t>();
-    detail::for_each_row_range(n == 0 ? 0 : z.numel() / n, n, [&](int64_t begin, int64_t end) {
-      detail::entmax_rows(z_data, p_data, n, alphas.rows, begin, end);
-    });
-  });
-  return p;
+  return detail::fused_rows_forward(
+      z, [&](const auto* z_data, auto* p_data, int64_t n, int64_t begin, int64_t end) {
+        detail::entmax_rows(z_data, p_data, n, alphas.rows, begin, end);
+      });
 }
 
 class EntmaxFunction : public torch::autograd::Function<EntmaxFunction> {

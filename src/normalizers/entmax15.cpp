@@ -1,6 +1,5 @@
 // 1.5-entmax, exact: p = [z/2 - tau]_+^2 with tau from the sorted running mean and mean of
 // squares (Peters et al. 2019).
-#include <ATen/Dispatch.h>
 #include <torch/torch.h>
 
 #include <vector>
@@ -10,12 +9,10 @@
 #include "lengen/row_forward.h"
 #include "lengen/row_kernels.h"
 #include "lengen/threshold_search.h"
+#include "row_normalizer.h"
 
 namespace lengen {
 namespace {
-
-using torch::autograd::AutogradContext;
-using torch::autograd::variable_list;
 
 torch::Tensor entmax15_forward_aten(const torch::Tensor& z) {
   const torch::Tensor fully_masked = detail::fully_masked_rows(z);
@@ -65,57 +62,29 @@ LENGEN_ROW_KERNEL double entmax15_threshold(const Candidates& candidates, double
   return entmax15_search([&](double t) { return positive_parts(candidates, t); }, lower);
 }
 
-// Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
-template <class T>
-void entmax15_rows_of(const T* z, T* p, int64_t n, int64_t begin, int64_t end) {
-  thread_local detail::Candidates candidates;
-  for (int64_t row = begin; row < end; ++row) entmax15_row(z + row * n, p + row * n, n, candidates);
-}
-LENGEN_ROW_KERNEL void entmax15_rows(const float* z, float* p, int64_t n, int64_t begin, int64_t end) {
-  entmax15_rows_of(z, p, n, begin, end);
-}
-void entmax15_rows(const double* z, double* p, int64_t n, int64_t begin, int64_t end) {
-  entmax15_rows_of(z, p, n, begin, end);
-}
+// Rows [begin, end) of z into p.
+LENGEN_CANDIDATE_ROWS(entmax15_rows, entmax15_row)
 
 }  // namespace detail
 
 namespace {
 
-torch::Tensor entmax15_forward_cpu(const torch::Tensor& z_in) {
-  const torch::Tensor z = z_in.contiguous();
-  torch::Tensor p = torch::empty_like(z);
-  const int64_t n = z.size(-1);
-  AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "entmax15_forward_cpu", [&] {
-    const scalar_t* z_data = z.data_ptr<scalar_t>();
-    scalar_t* p_data = p.data_ptr<scalar_t>();
-    detail::for_each_row_range(n == 0 ? 0 : z.numel() / n, n, [&](int64_t begin, int64_t end) {
-      detail::entmax15_rows(z_data, p_data, n, begin, end);
-    });
-  });
-  return p;
-}
-
-class Entmax15Function : public torch::autograd::Function<Entmax15Function> {
- public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& z) {
-    torch::Tensor p = detail::use_fused_cpu(z) ? entmax15_forward_cpu(z) : entmax15_forward_aten(z);
-    ctx->save_for_backward({p});
-    return p;
+struct Entmax15Rule {
+  static torch::Tensor forward_cpu(const torch::Tensor& z) {
+    return detail::fused_rows_forward(
+        z, [](const auto* z_data, auto* p_data, int64_t n, int64_t begin, int64_t end) {
+          detail::entmax15_rows(z_data, p_data, n, begin, end);
+        });
   }
-
-  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    const torch::Tensor p = ctx->get_saved_variables()[0];
-    if (detail::use_fused_cpu(p))
-      return {detail::entmax_family_backward_cpu(p, grad_outputs[0], {nullptr, 1.5}, false).dz};
-    return {detail::entmax_family_backward_aten(p.sqrt(), grad_outputs[0])};
-  }
+  static torch::Tensor forward_aten(const torch::Tensor& z) { return entmax15_forward_aten(z); }
+  static constexpr double kAlpha = 1.5;
+  static torch::Tensor gradient_weights(const torch::Tensor& p) { return p.sqrt(); }
 };
 
 }  // namespace
 
 torch::Tensor entmax15(const torch::Tensor& z, int64_t dim) {
-  return detail::along_last_dim(z, dim, [](const torch::Tensor& x) { return Entmax15Function::apply(x); });
+  return detail::apply_row_normalizer<Entmax15Rule>(z, dim);
 }
 
 }  // namespace lengen

@@ -1,5 +1,4 @@
 // sparsemax (entmax with alpha = 2): the Euclidean projection onto the simplex.
-#include <ATen/Dispatch.h>
 #include <torch/torch.h>
 
 #include <vector>
@@ -9,12 +8,10 @@
 #include "lengen/row_forward.h"
 #include "lengen/row_kernels.h"
 #include "lengen/threshold_search.h"
+#include "row_normalizer.h"
 
 namespace lengen {
 namespace {
-
-using torch::autograd::AutogradContext;
-using torch::autograd::variable_list;
 
 // Sort-based threshold: the support is the largest k with 1 + k*z_(k) > sum_{j<=k} z_(j).
 torch::Tensor sparsemax_forward_aten(const torch::Tensor& z) {
@@ -58,57 +55,29 @@ LENGEN_ROW_KERNEL double sparsemax_threshold(const Candidates& candidates, doubl
   return sparsemax_search([&](double t) { return positive_parts(candidates, t); }, lower);
 }
 
-// Rows [begin, end) of z into p; multiversioned for float (see LENGEN_ROW_KERNEL).
-template <class T>
-void sparsemax_rows_of(const T* z, T* p, int64_t n, int64_t begin, int64_t end) {
-  thread_local detail::Candidates candidates;
-  for (int64_t row = begin; row < end; ++row) sparsemax_row(z + row * n, p + row * n, n, candidates);
-}
-LENGEN_ROW_KERNEL void sparsemax_rows(const float* z, float* p, int64_t n, int64_t begin, int64_t end) {
-  sparsemax_rows_of(z, p, n, begin, end);
-}
-void sparsemax_rows(const double* z, double* p, int64_t n, int64_t begin, int64_t end) {
-  sparsemax_rows_of(z, p, n, begin, end);
-}
+// Rows [begin, end) of z into p.
+LENGEN_CANDIDATE_ROWS(sparsemax_rows, sparsemax_row)
 
 }  // namespace detail
 
 namespace {
 
-torch::Tensor sparsemax_forward_cpu(const torch::Tensor& z_in) {
-  const torch::Tensor z = z_in.contiguous();
-  torch::Tensor p = torch::empty_like(z);
-  const int64_t n = z.size(-1);
-  AT_DISPATCH_FLOATING_TYPES(z.scalar_type(), "sparsemax_forward_cpu", [&] {
-    const scalar_t* z_data = z.data_ptr<scalar_t>();
-    scalar_t* p_data = p.data_ptr<scalar_t>();
-    detail::for_each_row_range(n == 0 ? 0 : z.numel() / n, n, [&](int64_t begin, int64_t end) {
-      detail::sparsemax_rows(z_data, p_data, n, begin, end);
-    });
-  });
-  return p;
-}
-
-class SparsemaxFunction : public torch::autograd::Function<SparsemaxFunction> {
- public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& z) {
-    torch::Tensor p = detail::use_fused_cpu(z) ? sparsemax_forward_cpu(z) : sparsemax_forward_aten(z);
-    ctx->save_for_backward({p});
-    return p;
+struct SparsemaxRule {
+  static torch::Tensor forward_cpu(const torch::Tensor& z) {
+    return detail::fused_rows_forward(
+        z, [](const auto* z_data, auto* p_data, int64_t n, int64_t begin, int64_t end) {
+          detail::sparsemax_rows(z_data, p_data, n, begin, end);
+        });
   }
-
-  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    const torch::Tensor p = ctx->get_saved_variables()[0];
-    if (detail::use_fused_cpu(p))
-      return {detail::entmax_family_backward_cpu(p, grad_outputs[0], {nullptr, 2.0}, false).dz};
-    return {detail::entmax_family_backward_aten((p > 0).to(p.scalar_type()), grad_outputs[0])};
-  }
+  static torch::Tensor forward_aten(const torch::Tensor& z) { return sparsemax_forward_aten(z); }
+  static constexpr double kAlpha = 2.0;
+  static torch::Tensor gradient_weights(const torch::Tensor& p) { return (p > 0).to(p.scalar_type()); }
 };
 
 }  // namespace
 
 torch::Tensor sparsemax(const torch::Tensor& z, int64_t dim) {
-  return detail::along_last_dim(z, dim, [](const torch::Tensor& x) { return SparsemaxFunction::apply(x); });
+  return detail::apply_row_normalizer<SparsemaxRule>(z, dim);
 }
 
 }  // namespace lengen

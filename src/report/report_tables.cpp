@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "lengen/attention_choices.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/report.h"
@@ -17,18 +18,6 @@ namespace fs = std::filesystem;
 namespace lengen {
 
 namespace {
-
-// Common names of the paper's methods; anything else is labelled by its parts.
-std::string common_name(const Method& method) {
-  static const std::map<std::pair<std::string, std::string>, std::string> kNames = {
-      {{"softmax", "none"}, "Softmax"},     {{"softmax", "ssmax"}, "SSMax"},
-      {{"entmax15", "none"}, "Entmax 1.5"}, {{"entmax15", "asentmax"}, "ASEntmax"},
-      {{"sparsemax", "none"}, "Sparsemax"}, {{"stickbreaking", "none"}, "Stick-breaking"},
-      {{"topk", "none"}, "Top-k softmax"},  {{"adaptive_softmax", "none"}, "Adaptive softmax"},
-  };
-  auto it = kNames.find({method.normalizer, method.scaling});
-  return it == kNames.end() ? "" : it->second;
-}
 
 RunResults read_run(const std::string& name, const std::string& results_path, bool on_files) {
   ResultsFile file = read_results_file(results_path);
@@ -52,7 +41,7 @@ bool is_percent(const std::string& metric) { return metric == "exact_match" || m
 
 std::string method_label(const Method& method) {
   const std::string parts = method.normalizer + " + " + method.scaling;
-  const std::string name = common_name(method);
+  const std::string name = method_common_name(method.normalizer, method.scaling);
   return (name.empty() ? parts : name + " (" + parts + ")") + " / " + method.positions;
 }
 

@@ -1,11 +1,12 @@
 #pragma once
 // Length scaling of the queries (docs/method.md, "Length scaling"): the scaled heads' queries
 // are multiplied by a factor that grows with the log of the absolute position, so attention
-// can stay sharp as sequences grow. "none", "ssmax", "learned" or "asentmax".
+// can stay sharp as sequences grow. The kinds are those of scaling_choices() (attention_choices.h).
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "lengen/attention_choices.h"
 #include "lengen/config.h"
 
 namespace lengen {
@@ -20,11 +21,11 @@ class LengthScalingImpl : public torch::nn::Module {
   // `positions` are absolute 0-based positions [B, T] (padding, at -1, counts as 0).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& positions);
 
-  const std::string& kind() const { return kind_; }
+  ScalingKind kind() const { return kind_; }
   int64_t first_scaled_head() const { return first_scaled_head_; }
 
  private:
-  std::string kind_;
+  ScalingKind kind_;
   int64_t heads_;
   int64_t first_scaled_head_;
   double delta_;
@@ -36,7 +37,5 @@ class LengthScalingImpl : public torch::nn::Module {
   torch::nn::Linear gamma_proj_{nullptr};  // asentmax: gamma = r * tanh(W_g x + b_g)
 };
 TORCH_MODULE(LengthScaling);
-
-std::vector<std::string> scaling_names();
 
 }  // namespace lengen

@@ -1,13 +1,12 @@
 #pragma once
-// Position encodings (docs/method.md, "Position encodings"): "nope" (causal mask only),
-// "rope" (GPT-NeoX rotate-half on q and k of every head), "alibi" (a distance bias on every
-// head) and "nape" (ALiBi on the first heads, NoPE on the rest, which are the ones length
-// scaling touches).
+// Position encodings (docs/method.md, "Position encodings"): the kinds of position_choices()
+// (attention_choices.h).
 #include <torch/types.h>
 
 #include <string>
 #include <vector>
 
+#include "lengen/attention_choices.h"
 #include "lengen/config.h"
 
 namespace lengen {
@@ -24,21 +23,20 @@ class PositionEncoding {
   torch::Tensor bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                      torch::ScalarType dtype = torch::kFloat) const;
 
+  PositionKind kind() const { return kind_; }
   // The heads length scaling applies to: all heads, or under NAPE the NoPE heads.
   int64_t first_scaled_head() const { return first_scaled_head_; }
   // ALiBi slope per head (0 for heads without a bias).
   const std::vector<double>& slopes() const { return slopes_; }
 
  private:
-  std::string kind_;
+  PositionKind kind_;
   int64_t d_head_;
   double rope_base_;
   int64_t first_scaled_head_ = 0;
   std::vector<double> slopes_;
   torch::Tensor slope_tensor_;  // [H] in double, cast to the scores' dtype for the bias
 };
-
-std::vector<std::string> position_names();
 
 // Slopes of `count` ALiBi heads: "linear" 1/(h+1), "exp" 2^-h.
 std::vector<double> alibi_slopes(int64_t count, const std::string& kind);

@@ -17,4 +17,9 @@ class UserError : public std::runtime_error {
 // The closest candidate by edit distance, or "" when nothing is reasonably close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
+// One line for a name that is not among `known`: "unknown normalizer 'entmax_15' (did you mean
+// 'entmax15'?); known: softmax, sparsemax, ...", `what` naming the kind of thing.
+std::string unknown_name_message(const std::string& what, const std::string& name,
+                                 const std::vector<std::string>& known);
+
 }  // namespace lengen

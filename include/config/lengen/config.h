@@ -18,16 +18,16 @@ struct TaskConfig {
 };
 
 struct AttentionConfig {
-  std::string normalizer = "softmax";  // softmax, sparsemax, entmax15, entmax, topk, adaptive_softmax, stickbreaking
+  std::string normalizer = "softmax";  // normalizer_choices() (attention_choices.h)
   double alpha = 1.5;                  // entmax: fixed alpha, or the initial alpha when learned
   bool learn_alpha = false;            // entmax: per-head learned alpha (Correia et al. 2019)
   int64_t topk = 32;                   // topk: number of keys kept
-  std::string scaling = "none";        // none, ssmax, learned, asentmax
+  std::string scaling = "none";        // scaling_choices() (attention_choices.h)
   double scaling_delta = 1.0;          // learned/asentmax: delta
   double scaling_gamma_range = 2.0;    // asentmax: r in gamma = r * tanh(...)
   bool scaling_bias = true;            // asentmax: bias in the beta/gamma projections
   double scaling_init_std = 0.02;      // asentmax: projection weight init std (0 = zero init)
-  std::string positions = "nape";      // nope, rope, alibi, nape
+  std::string positions = "nape";      // position_choices() (attention_choices.h)
   double rope_base = 10000.0;
   int64_t alibi_heads = -1;            // nape: number of ALiBi heads (-1 = heads / 2)
   std::string alibi_slopes = "linear"; // linear: 1/(h+1); exp: 2^-h

@@ -1,0 +1,62 @@
+#pragma once
+// The choices of model.attention's pluggable axes (normalizers, length scalings, position
+// encodings), as the config, its reference, the errors and the report know them: names, help, the
+// model.attention keys each reads, the report's labels and the paper's method names. No tensors
+// here: the normalizer functions (normalizers.h) and the scaling and position modules
+// (length_scaling.h, positions.h) are built from these names and kinds in the layers above.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lengen/registry.h"
+
+namespace lengen {
+
+// One normalizer: the config's choice and its help, the parameters it reads ("alpha", "topk")
+// and the report's name for it without length scaling ("" for none). make_normalizer
+// (normalizers.h) has one factory for each name.
+struct NormalizerChoice {
+  std::string name;                     // model.attention.normalizer
+  std::string help;                     // one phrase, for the config reference
+  std::vector<std::string> parameters;  // the model.attention keys it reads
+  std::string label;                    // the report's name without length scaling; "" for none
+};
+
+enum class ScalingKind { kNone, kSsmax, kLearned, kAsentmax };
+
+// One length scaling, and the paper's names of the methods it makes with a normalizer (softmax
+// with ssmax is "SSMax").
+struct ScalingChoice : KindEntry<ScalingKind> {
+  std::vector<std::pair<std::string, std::string>> method_names;  // normalizer, method name
+};
+
+enum class PositionKind { kNope, kRope, kAlibi, kNape };
+
+// One position encoding.
+using PositionChoice = KindEntry<PositionKind>;
+
+// Every choice of each axis, in the order the config reference and the errors list them.
+const std::vector<NormalizerChoice>& normalizer_choices();
+const std::vector<ScalingChoice>& scaling_choices();
+const std::vector<PositionChoice>& position_choices();
+
+std::vector<std::string> normalizer_names();
+std::vector<std::string> scaling_names();
+std::vector<std::string> position_names();
+// The kinds of ALiBi slopes, model.attention.alibi_slopes: "linear", "exp".
+std::vector<std::string> alibi_slope_names();
+
+// The names of the normalizers that read model.attention.`parameter` ("learn_alpha": entmax).
+std::vector<std::string> normalizers_reading(const std::string& parameter);
+
+// The kind of the scaling or position encoding named `name`; UserError "unknown scaling 'x'
+// (did you mean ...); known: ..." otherwise.
+ScalingKind scaling_kind(const std::string& name);
+PositionKind position_kind(const std::string& name);
+
+// The paper's name of a normalizer with a length scaling ("Softmax", "ASEntmax"): with "none" the
+// normalizer's own label, otherwise the scaling's method name for it; "" when it has none (or
+// either name is unknown, as in results of another version).
+std::string method_common_name(const std::string& normalizer, const std::string& scaling);
+
+}  // namespace lengen

@@ -1,0 +1,85 @@
+// The one table of each attention axis: the config's choices, the errors and the report's names
+// all come from it. Adding a normalizer, a scaling or a position encoding adds one entry here
+// and its factory (normalizers/registry.cpp) or kind (length_scaling.cpp, positions.cpp).
+#include "lengen/attention_choices.h"
+
+namespace lengen {
+
+const std::vector<NormalizerChoice>& normalizer_choices() {
+  static const std::vector<NormalizerChoice> choices = {
+      {"softmax", "exp(z - max) normalised to sum 1", {}, "Softmax"},
+      {"sparsemax", "Euclidean projection onto the simplex (entmax with alpha 2)", {}, "Sparsemax"},
+      {"entmax15", "1.5-entmax, exact", {}, "Entmax 1.5"},
+      {"entmax", "alpha-entmax for any alpha > 1", {"alpha", "learn_alpha"}, ""},
+      {"topk", "softmax over the topk largest scores of each row", {"topk"}, "Top-k softmax"},
+      {"adaptive_softmax",
+       "softmax with an entropy-dependent temperature (Velickovic et al. 2024)",
+       {},
+       "Adaptive softmax"},
+      {"stickbreaking", "each key takes a sigmoid share of what later keys leave", {}, "Stick-breaking"},
+  };
+  return choices;
+}
+
+const std::vector<ScalingChoice>& scaling_choices() {
+  static const std::vector<ScalingChoice> choices = {
+      {{"none", "queries as they are", {}, ScalingKind::kNone}, {}},
+      {{"ssmax", "s_h * log length (Scalable-Softmax)", {}, ScalingKind::kSsmax}, {{"softmax", "SSMax"}}},
+      {{"learned",
+        "delta + beta_h * (log length)^gamma_h, per head",
+        {"scaling_delta"},
+        ScalingKind::kLearned},
+       {}},
+      {{"asentmax",
+        "delta + beta * (log length)^gamma, beta and gamma projected from each query's input",
+        {"scaling_delta", "scaling_gamma_range", "scaling_bias", "scaling_init_std"},
+        ScalingKind::kAsentmax},
+       {{"entmax15", "ASEntmax"}}},
+  };
+  return choices;
+}
+
+const std::vector<PositionChoice>& position_choices() {
+  static const std::vector<PositionChoice> choices = {
+      {"nope", "no encoding, the causal mask only", {}, PositionKind::kNope},
+      {"rope", "GPT-NeoX rotate-half on q and k of every head", {"rope_base"}, PositionKind::kRope},
+      {"alibi", "a distance bias on every head", {"alibi_slopes"}, PositionKind::kAlibi},
+      {"nape",
+       "ALiBi on the first heads, NoPE on the rest, which are the ones length scaling touches",
+       {"alibi_heads", "alibi_slopes"},
+       PositionKind::kNape},
+  };
+  return choices;
+}
+
+std::vector<std::string> normalizer_names() { return entry_names(normalizer_choices()); }
+std::vector<std::string> scaling_names() { return entry_names(scaling_choices()); }
+std::vector<std::string> position_names() { return entry_names(position_choices()); }
+std::vector<std::string> alibi_slope_names() { return {"linear", "exp"}; }
+
+std::vector<std::string> normalizers_reading(const std::string& parameter) {
+  return names_reading(normalizer_choices(), parameter);
+}
+
+ScalingKind scaling_kind(const std::string& name) {
+  return entry_named(scaling_choices(), "scaling", name).kind;
+}
+
+PositionKind position_kind(const std::string& name) {
+  return entry_named(position_choices(), "positions", name).kind;
+}
+
+std::string method_common_name(const std::string& normalizer, const std::string& scaling) {
+  const ScalingChoice* scaling_choice = find_entry(scaling_choices(), scaling);
+  if (scaling_choice == nullptr) return "";
+  if (scaling_choice->kind == ScalingKind::kNone) {
+    const NormalizerChoice* normalizer_choice = find_entry(normalizer_choices(), normalizer);
+    return normalizer_choice == nullptr ? "" : normalizer_choice->label;
+  }
+  for (const auto& [named_normalizer, name] : scaling_choice->method_names) {
+    if (named_normalizer == normalizer) return name;
+  }
+  return "";
+}
+
+}  // namespace lengen
