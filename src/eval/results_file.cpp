@@ -112,6 +112,10 @@ std::optional<double> target_metric(const ResultEntry& entry, const std::string&
   return std::nullopt;
 }
 
+UserError not_a_results_file(const std::string& source, const std::exception& cause) {
+  return UserError(source + ": not a lengen results file (" + cause.what() + ")");
+}
+
 }  // namespace
 
 std::optional<double> ResultEntry::metric(const std::string& name) const {
@@ -192,9 +196,9 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
       results.results_on_files = results_from_json(json.at("results_on_files"));
     return results;
   } catch (const nlohmann::json::exception& e) {
-    throw UserError(source + ": not a lengen results file (" + e.what() + ")");
+    throw not_a_results_file(source, e);
   } catch (const std::logic_error& e) {  // a length key that is not a number (std::stoll)
-    throw UserError(source + ": not a lengen results file (" + e.what() + ")");
+    throw not_a_results_file(source, e);
   }
 }
 

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "lengen/atomic_write.h"
 #include "lengen/attention_on_target.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
