@@ -12,10 +12,6 @@ struct ExitWith {
 constexpr int kInterruptedExitCode = 130;
 constexpr int kDivergedExitCode = 3;
 
-// The binary this process runs, as the kernel holds it: starting it runs the same code even
-// after a rebuild replaced the file at its path (sweeps and launch start their runs with it).
-inline constexpr const char* kRunningProgram = "/proc/self/exe";
-
 void add_info_command(CLI::App& app);
 CLI::App* add_bench_command(CLI::App& app);  // returns `bench`, for its other subcommands
 void add_bench_step_command(CLI::App& bench);

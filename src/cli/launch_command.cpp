@@ -3,7 +3,6 @@
 // one fails so that no rank waits forever for a dead peer.
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -13,17 +12,15 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "commands.h"
+#include "lengen/child_processes.h"
 #include "lengen/errors.h"
-
-extern char** environ;
+#include "lengen/stop_signals.h"
 
 namespace lengen::cli {
 
@@ -35,10 +32,6 @@ struct LaunchArgs {
   double grace_seconds = 5.0;
   std::vector<std::string> command;
 };
-
-volatile std::sig_atomic_t pending_signal = 0;
-
-extern "C" void remember_signal(int signal) { pending_signal = signal; }
 
 // A port nobody listens on now; rank 0 binds it a moment later.
 int free_port() {
@@ -55,64 +48,27 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
-// This process's environment with the worker's rendezvous variables replacing any inherited.
+// The rendezvous variables torchrun sets for a worker, replacing any this process inherited.
 std::vector<std::string> worker_environment(int rank, int world_size, int port) {
-  const std::vector<std::string> names = {"RANK",        "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
-                                          "MASTER_ADDR", "MASTER_PORT"};
-  std::vector<std::string> result;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    const std::string name = text.substr(0, text.find('='));
-    if (std::find(names.begin(), names.end(), name) == names.end()) result.push_back(text);
+  const std::vector<std::pair<std::string, std::string>> variables = {
+      {"RANK", std::to_string(rank)},       {"WORLD_SIZE", std::to_string(world_size)},
+      {"LOCAL_RANK", std::to_string(rank)}, {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
+      {"MASTER_ADDR", "127.0.0.1"},         {"MASTER_PORT", std::to_string(port)}};
+  std::vector<std::string> names, entries;
+  for (const auto& [name, value] : variables) {
+    names.push_back(name);
+    entries.push_back(name + "=" + value);
   }
-  for (const auto& [name, value] :
-       std::vector<std::pair<std::string, std::string>>{{"RANK", std::to_string(rank)},
-                                                        {"WORLD_SIZE", std::to_string(world_size)},
-                                                        {"LOCAL_RANK", std::to_string(rank)},
-                                                        {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
-                                                        {"MASTER_ADDR", "127.0.0.1"},
-                                                        {"MASTER_PORT", std::to_string(port)}}) {
-    result.push_back(name + "=" + value);
-  }
-  return result;
+  return environment_with(names, entries);
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> result;
-  for (auto& s : strings) result.push_back(s.data());
-  result.push_back(nullptr);
-  return result;
-}
-
-// Everything the child needs is built before fork: between fork and exec only
-// async-signal-safe calls are allowed.
-pid_t start_worker(const std::string& program, std::vector<std::string> argv, std::vector<std::string> envp) {
-  auto argv_c = c_strings(argv);
-  auto envp_c = c_strings(envp);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw UserError(std::string("cannot start a worker: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::execve(program.c_str(), argv_c.data(), envp_c.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-std::string describe(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-           ")";
-  }
-  return "stopped with status " + std::to_string(status);
-}
-
-int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
-
-void signal_running(const std::vector<pid_t>& pids, const std::vector<bool>& running, int signal) {
+// The workers still running.
+std::vector<pid_t> running_pids(const std::vector<pid_t>& pids, const std::vector<bool>& running) {
+  std::vector<pid_t> result;
   for (size_t rank = 0; rank < pids.size(); ++rank) {
-    if (running[rank]) ::kill(pids[rank], signal);
+    if (running[rank]) result.push_back(pids[rank]);
   }
+  return result;
 }
 
 void run_launch(const LaunchArgs& args) {
@@ -120,76 +76,59 @@ void run_launch(const LaunchArgs& args) {
     throw UserError("lengen launch runs data-parallel `train` workers: give `-- train CONFIG --out DIR ...`");
   }
   const int port = args.master_port != 0 ? args.master_port : free_port();
-  // Workers run this very binary (kRunningProgram), even if a rebuild replaced its file.
-  std::vector<std::string> argv = {std::filesystem::read_symlink(kRunningProgram).string()};
+  std::vector<std::string> argv = {running_program_path()};
   argv.insert(argv.end(), args.command.begin(), args.command.end());
 
-  // Installed before the workers start so that a Ctrl-C always reaches all of them.
-  struct sigaction action {};
-  action.sa_handler = remember_signal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-
+  // Caught before the workers start so that a Ctrl-C always reaches all of them.
+  StopSignals stop_signals;
   spdlog::info("launching {} workers on 127.0.0.1:{}", args.nproc, port);
   std::vector<pid_t> pids;
   std::vector<bool> running;
   for (int rank = 0; rank < args.nproc; ++rank) {
-    pids.push_back(start_worker(kRunningProgram, argv, worker_environment(rank, args.nproc, port)));
+    pids.push_back(start_child({argv, worker_environment(rank, args.nproc, port), ""}));
     running.push_back(true);
   }
 
   using Clock = std::chrono::steady_clock;
   int alive = args.nproc;
-  bool interrupted = false;
   int failed_rank = -1, failed_status = 0;
   bool killed = false;
-  Clock::time_point kill_at;
+  Clock::time_point kill_at = Clock::time_point::max();
   while (alive > 0) {
-    if (const int signal = pending_signal) {
-      pending_signal = 0;
-      interrupted = true;
-      signal_running(pids, running, signal);
-    }
-    // Reaps every worker that ended since the last look. When several failed at once, the
-    // cause is more likely one killed by a signal than one whose peer vanished under it.
-    std::vector<std::pair<size_t, int>> ended;  // rank, status
-    int status = 0;
-    for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
-      const auto rank = static_cast<size_t>(std::find(pids.begin(), pids.end(), pid) - pids.begin());
+    ChildWait wait = wait_for_children_or_stop(killed ? Clock::time_point::max() : kill_at);
+    if (wait.stop_signal != 0) signal_children(running_pids(pids, running), wait.stop_signal);
+    // When several workers ended at once, the cause is more likely one killed by a signal than
+    // one whose peer vanished under it.
+    std::stable_sort(wait.ended.begin(), wait.ended.end(), [](const ChildEnd& a, const ChildEnd& b) {
+      return WIFSIGNALED(a.status) && !WIFSIGNALED(b.status);
+    });
+    for (const ChildEnd& end : wait.ended) {
+      const auto rank = static_cast<size_t>(std::find(pids.begin(), pids.end(), end.pid) - pids.begin());
       if (rank == pids.size()) continue;
       running[rank] = false;
       --alive;
-      ended.emplace_back(rank, status);
-    }
-    std::stable_sort(ended.begin(), ended.end(), [](const auto& a, const auto& b) {
-      return WIFSIGNALED(a.second) && !WIFSIGNALED(b.second);
-    });
-    for (const auto& [rank, ended_status] : ended) {
-      const bool ok =
-          WIFEXITED(ended_status) && (WEXITSTATUS(ended_status) == 0 ||
-                                      (interrupted && WEXITSTATUS(ended_status) == kInterruptedExitCode));
+      const bool ok = WIFEXITED(end.status) &&
+                      (WEXITSTATUS(end.status) == 0 ||
+                       (stop_signal_received() && WEXITSTATUS(end.status) == kInterruptedExitCode));
       if (ok || failed_rank >= 0) continue;
       failed_rank = static_cast<int>(rank);
-      failed_status = ended_status;
-      if (alive > 0) spdlog::error("rank {} {}; stopping the other workers", rank, describe(ended_status));
-      signal_running(pids, running, SIGTERM);
+      failed_status = end.status;
+      if (alive > 0) spdlog::error("rank {} {}; stopping the other workers", rank, describe_exit(end.status));
+      signal_children(running_pids(pids, running), SIGTERM);
       kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(args.grace_seconds));
     }
-    if (!ended.empty()) continue;
     if (failed_rank >= 0 && !killed && Clock::now() >= kill_at) {
-      signal_running(pids, running, SIGKILL);
+      signal_children(running_pids(pids, running), SIGKILL);
       killed = true;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (failed_rank >= 0) {
     std::cerr << "lengen: error: data-parallel worker rank " << failed_rank << " of " << args.nproc << " "
-              << describe(failed_status) << "\n";
-    throw ExitWith{exit_code(failed_status)};
+              << describe_exit(failed_status) << "\n";
+    throw ExitWith{exit_code_of(failed_status)};
   }
-  if (interrupted) throw ExitWith{kInterruptedExitCode};
+  if (stop_signal_received()) throw ExitWith{kInterruptedExitCode};
 }
 
 }  // namespace

@@ -1,14 +1,6 @@
 // `lengen sweep SWEEP.json --out runs/SWEEP`: expands a sweep (lengen/sweep.h) and trains each
 // run as a child `lengen train` process, so a crash or a bad value costs one run, not the sweep.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <csignal>
-#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -20,12 +12,12 @@
 
 #include "commands.h"
 #include "lengen/atomic_write.h"
+#include "lengen/child_processes.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
+#include "lengen/stop_signals.h"
 #include "lengen/sweep.h"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -35,9 +27,6 @@ namespace {
 
 constexpr int kFailureTailLines = 20;
 constexpr int kSweepFailedExitCode = 1;
-
-std::atomic<bool> sweep_stop_requested{false};
-extern "C" void request_sweep_stop(int) { sweep_stop_requested = true; }
 
 struct SweepArgs {
   std::string sweep_path;
@@ -80,24 +69,6 @@ void record_failure(const RunPaths& paths, const std::string& what, const std::s
   write_file_atomically(paths.failure, what + "\n" + detail);
 }
 
-pid_t spawn(const PendingRun& run) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, run.paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> argv;
-  for (const auto& arg : run.argv) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  // The running binary itself, not the file at its path: a rebuild during a long sweep must
-  // neither break the next run nor train it with other code than the runs before it.
-  const int error = posix_spawn(&pid, kRunningProgram, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) throw std::runtime_error("cannot start " + run.argv[0] + ": " + std::strerror(error));
-  return pid;
-}
-
 // What a finished run may differ in from the sweep and still count as its run: how many
 // threads trained it, and what was evaluated (`lengen eval` adds lengths).
 const std::vector<std::string> kKeysAFinishedRunMayDifferIn = {"train.threads", "eval", "description"};
@@ -120,7 +91,8 @@ std::string stale_difference(const Config& wanted_config, const RunPaths& paths)
 
 // Finished runs are skipped, so one trained with another config under the same name would be
 // reported as this sweep's: refuse before anything is written.
-void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
+void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_t>& mine,
+                                     const std::string& out) {
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
     const RunPaths paths(out, run.name);
@@ -154,10 +126,11 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepArgs& args, Pen
   const bool resume = !folder.latest_checkpoint().empty();
   if (resume && fs::exists(folder.config_path())) {
     // A resumed run keeps its thread count: the trainer refuses a config that changed.
-    config.train.threads = read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
+    config.train.threads =
+        read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
   }
   write_file_atomically(pending.paths.config, config_to_json(config).dump(2) + "\n");
-  pending.argv = {fs::read_symlink(kRunningProgram).string(), "train", pending.paths.config, "--out", pending.paths.run_dir};
+  pending.argv = {running_program_path(), "train", pending.paths.config, "--out", pending.paths.run_dir};
   if (resume) {
     pending.argv.push_back("--resume");
   } else if (folder.has_content()) {
@@ -182,7 +155,7 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
     std::string state;
     try {
       const Config wanted = run_config(sweep, run);
-      state = fs::exists(paths.run_dir + "/results.json")           ? "finished"
+      state = fs::exists(paths.run_dir + "/results.json")             ? "finished"
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                       : "new";
       if (state == "finished") {
@@ -233,7 +206,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
 
 // Records how one child ended.
 void record_exit(const PendingRun& run, int status, SweepTally& tally) {
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const int code = exit_code_of(status);
   if (code == 0) {
     ++tally.succeeded;
     fs::remove(run.paths.failure);
@@ -244,55 +217,51 @@ void record_exit(const PendingRun& run, int status, SweepTally& tally) {
     std::cout << "stopped " << run.name << " (interrupted, checkpoint kept)" << std::endl;
   } else {
     tally.failed.push_back(run.name);
-    record_failure(run.paths, "exit code " + std::to_string(code), last_lines(run.paths.log, kFailureTailLines));
+    record_failure(run.paths, "exit code " + std::to_string(code),
+                   last_lines(run.paths.log, kFailureTailLines));
     std::cout << "FAIL " << run.name << " (exit code " << code << "), see " << run.paths.failure << std::endl;
   }
 }
 
-// Trains the queue as child processes, `jobs` at a time. Ctrl-C (or SIGTERM) is forwarded to
-// the running children, which checkpoint and stop; no further run starts.
-void run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
-  // Without SA_RESTART, so that waitpid returns on a signal and it is forwarded at once.
-  struct sigaction stop {}, previous_int {}, previous_term {};
-  stop.sa_handler = request_sweep_stop;
-  sigemptyset(&stop.sa_mask);
-  sigaction(SIGINT, &stop, &previous_int);
-  sigaction(SIGTERM, &stop, &previous_term);
-  sweep_stop_requested = false;
-  std::map<pid_t, PendingRun> running;
+// Trains the queue as child processes, `jobs` at a time; each writes its output to its log.
+// A stop signal (Ctrl-C, SIGTERM) is passed on to the running children, which checkpoint and
+// stop; no further run starts. Returns whether a stop signal arrived.
+bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
+  StopSignals stop_signals;
+  std::map<pid_t, const PendingRun*> running;
   size_t next = 0;
-  bool forwarded = false;
   while (next < queue.size() || !running.empty()) {
-    while (!sweep_stop_requested && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
+    while (!stop_signal_received() && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
       const PendingRun& run = queue[next++];
       std::cout << "start " << run.name << " (log: " << run.paths.log << ")" << std::endl;
-      running.emplace(spawn(run), run);
+      running.emplace(start_child({run.argv, {}, run.paths.log}), &run);
     }
     if (running.empty()) break;
-    if (sweep_stop_requested && !forwarded) {
-      for (const auto& entry : running) kill(entry.first, SIGINT);  // each child checkpoints and exits
-      forwarded = true;
+    const ChildWait wait = wait_for_children_or_stop();
+    if (wait.stop_signal != 0) {
+      std::vector<pid_t> pids;
+      for (const auto& entry : running) pids.push_back(entry.first);
+      signal_children(pids, wait.stop_signal);
     }
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) continue;  // interrupted by a signal: loop to forward it
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    record_exit(it->second, status, tally);
-    running.erase(it);
+    for (const ChildEnd& end : wait.ended) {
+      const auto it = running.find(end.pid);
+      if (it == running.end()) continue;
+      record_exit(*it->second, end.status, tally);
+      running.erase(it);
+    }
   }
-  sigaction(SIGINT, &previous_int, nullptr);
-  sigaction(SIGTERM, &previous_term, nullptr);
   tally.not_started = static_cast<int64_t>(queue.size() - next);
+  return stop_signal_received();
 }
 
 void print_summary(const std::string& out, const SweepTally& tally) {
-  std::cout << "sweep " << out << ": " << tally.succeeded << " trained, " << tally.skipped << " already finished, "
-            << tally.failed.size() << " failed";
+  std::cout << "sweep " << out << ": " << tally.succeeded << " trained, " << tally.skipped
+            << " already finished, " << tally.failed.size() << " failed";
   if (!tally.interrupted.empty()) std::cout << ", " << tally.interrupted.size() << " interrupted";
   if (tally.not_started > 0) std::cout << ", " << tally.not_started << " not started (interrupted)";
   std::cout << "\n";
-  for (const auto& name : tally.failed) std::cout << "  failed: " << name << " (" << out << "/" << name << ".failure.txt)\n";
+  for (const auto& name : tally.failed)
+    std::cout << "  failed: " << name << " (" << out << "/" << name << ".failure.txt)\n";
   if (!tally.interrupted.empty() || tally.not_started > 0) {
     std::cout << "rerun the same command to resume the interrupted runs and start the others\n";
   }
@@ -306,9 +275,9 @@ void run_sweep(const SweepArgs& args) {
   start_sweep_folder(sweep, mine, args.out);
   SweepTally tally;
   const std::vector<PendingRun> queue = queue_runs(sweep, mine, args, tally);
-  run_children(queue, args.jobs, tally);
+  const bool stopped = run_children(queue, args.jobs, tally);
   print_summary(args.out, tally);
-  if (sweep_stop_requested || !tally.interrupted.empty()) throw ExitWith{kInterruptedExitCode};
+  if (stopped || !tally.interrupted.empty()) throw ExitWith{kInterruptedExitCode};
   if (!tally.failed.empty()) throw ExitWith{kSweepFailedExitCode};
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "lengen/errors.h"
-#include "stop_signals.h"
+#include "lengen/stop_signals.h"
 #include "training_run.h"
 
 namespace lengen {
@@ -31,7 +31,8 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     result.final_loss = outcome.loss;
     run.log(done, outcome);
     const bool validate_now = (tc.eval_every > 0 && done % tc.eval_every == 0) || done == tc.steps;
-    const bool checkpoint_now = (tc.checkpoint_every > 0 && done % tc.checkpoint_every == 0) || done == tc.steps;
+    const bool checkpoint_now =
+        (tc.checkpoint_every > 0 && done % tc.checkpoint_every == 0) || done == tc.steps;
     if (validate_now || checkpoint_now || outcome.stop) run.require_usable_weights(done, outcome.batch);
     if (validate_now) run.validate(done);
     if (checkpoint_now || outcome.stop) run.save(done);

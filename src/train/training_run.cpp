@@ -15,15 +15,16 @@
 #include "lengen/metrics.h"
 #include "lengen/schedule.h"
 #include "lengen/sequence.h"
+#include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
 #include "run_setup.h"
-#include "stop_signals.h"
 
 namespace lengen {
 
 namespace {
 
-std::unique_ptr<TrainingData> training_data(const Task& task, const Config& config, const std::string& data_dir) {
+std::unique_ptr<TrainingData> training_data(const Task& task, const Config& config,
+                                            const std::string& data_dir) {
   if (data_dir.empty()) {
     return generated_data(task, config.task.len_min, config.task.len_max,
                           derive_seed(config.task.seed, kTrainStream));
@@ -35,7 +36,8 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
 }
 
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+  for (auto& group : optimizer.param_groups())
+    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
 }
 
 SequenceMetrics validation_metrics(Decoder& model, const std::vector<Sample>& samples, int64_t batch_size,
@@ -155,7 +157,8 @@ StepOutcome TrainingRun::step(int64_t step) {
     group->all_reduce_sum(grads);
   }
   outcome.grad_norm = gradient_norm(parameters_, tc.grad_clip);
-  if (!std::isfinite(outcome.grad_norm)) throw diverged("non-finite gradient at step " + std::to_string(step));
+  if (!std::isfinite(outcome.grad_norm))
+    throw diverged("non-finite gradient at step " + std::to_string(step));
   optimizer_->step();
 
   outcome.loss = loss.item<double>();
@@ -196,7 +199,8 @@ void TrainingRun::log(int64_t done, const StepOutcome& outcome) {
 
 void TrainingRun::require_usable_weights(int64_t done, const Batch& batch) {
   if (!writer_ || weights_usable(model_, batch, validation_kernel_)) return;
-  throw diverged("the weights after step " + std::to_string(done) + " give a non-finite loss or are not finite");
+  throw diverged("the weights after step " + std::to_string(done) +
+                 " give a non-finite loss or are not finite");
 }
 
 void TrainingRun::validate(int64_t done) {

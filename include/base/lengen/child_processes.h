@@ -1,0 +1,60 @@
+#pragma once
+// Child processes of lengen itself: `lengen sweep` trains each run as a child `lengen train`,
+// `lengen launch` starts one `lengen train` per data-parallel rank. Both start them the same
+// way, wait for them while watching for Ctrl-C (lengen/stop_signals.h), and report how each
+// ended in the same words.
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+// The binary this process runs, as the kernel holds it: starting it runs the same code even
+// after a rebuild replaced the file at its path, so a long sweep trains every run with one build.
+inline constexpr const char* kRunningProgram = "/proc/self/exe";
+
+// The path the running binary was started from, for a child's argv[0] and for messages.
+std::string running_program_path();
+
+struct ChildCommand {
+  std::vector<std::string> argv;         // argv[0] included
+  std::vector<std::string> environment;  // NAME=VALUE entries; empty: this process's own
+  std::string output_path;               // "": inherit; else stdout and stderr append to it
+};
+
+// Starts kRunningProgram with `command`; throws UserError naming the reason when it cannot.
+pid_t start_child(const ChildCommand& command);
+
+struct ChildEnd {
+  pid_t pid;
+  int status;  // as waitpid reports it
+};
+
+// What a wait saw: the children that ended, and a stop signal that arrived (0 if none).
+struct ChildWait {
+  std::vector<ChildEnd> ended;
+  int stop_signal = 0;
+};
+
+// Waits until a child has ended, a stop signal arrives (taken: take_stop_signal) or `until`
+// passes, polling so that a signal is seen within milliseconds of its arrival.
+ChildWait wait_for_children_or_stop(
+    std::chrono::steady_clock::time_point until = std::chrono::steady_clock::time_point::max());
+
+// Sends `signal` to each of `pids`.
+void signal_children(const std::vector<pid_t>& pids, int signal);
+
+// The shell's exit code for a status: the child's own code, or 128 + the signal that killed it.
+int exit_code_of(int status);
+
+// "exited with code 3", "was killed by signal 9 (Killed)".
+std::string describe_exit(int status);
+
+// The environment of this process, each NAME=VALUE whose NAME is in `replaced` dropped and the
+// entries of `added` appended.
+std::vector<std::string> environment_with(const std::vector<std::string>& replaced,
+                                          const std::vector<std::string>& added);
+
+}  // namespace lengen
