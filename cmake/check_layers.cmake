@@ -24,6 +24,7 @@ set(layers
     train:8:src/train
     eval:8:src/eval
     report:9:src/report
+    sweep:9:src/sweep
     cli:10:src/cli)
 set(torch_rank 3)
 

@@ -9,7 +9,6 @@ namespace lengen::cli {
 struct ExitWith {
   int code;
 };
-constexpr int kInterruptedExitCode = 130;
 constexpr int kDivergedExitCode = 3;
 
 void add_info_command(CLI::App& app);

@@ -1,283 +1,27 @@
-// `lengen sweep SWEEP.json --out runs/SWEEP`: expands a sweep (lengen/sweep.h) and trains each
-// run as a child `lengen train` process, so a crash or a bad value costs one run, not the sweep.
-#include <algorithm>
-#include <deque>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <map>
+// `lengen sweep SWEEP.json --out runs/SWEEP`: trains every run of a sweep file
+// (lengen/sweep_runner.h); exits 130 when interrupted, 1 when a run failed.
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "commands.h"
-#include "lengen/atomic_write.h"
-#include "lengen/child_processes.h"
-#include "lengen/config_io.h"
-#include "lengen/errors.h"
-#include "lengen/run_folder.h"
 #include "lengen/stop_signals.h"
-#include "lengen/sweep.h"
-
-namespace fs = std::filesystem;
+#include "lengen/sweep_runner.h"
 
 namespace lengen::cli {
 
 namespace {
 
-constexpr int kFailureTailLines = 20;
 constexpr int kSweepFailedExitCode = 1;
 
 struct SweepArgs {
-  std::string sweep_path;
-  std::string out;
-  int64_t jobs = 1;
-  std::string shard = "0/1";
+  SweepOptions options;
   bool dry_run = false;
 };
 
-// Where one run's files live: the run folder and, next to it, the config it was started with,
-// its log (child stdout and stderr) and, after a failure, the failure note.
-struct RunPaths {
-  std::string run_dir, config, log, failure;
-  RunPaths(const std::string& out, const std::string& name)
-      : run_dir(out + "/" + name),
-        config(out + "/" + name + ".config.json"),
-        log(out + "/" + name + ".log"),
-        failure(out + "/" + name + ".failure.txt") {}
-};
-
-struct PendingRun {
-  std::string name;
-  RunPaths paths;
-  std::vector<std::string> argv;
-};
-
-std::string last_lines(const std::string& path, int count) {
-  std::ifstream in(path);
-  std::deque<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line);
-    if (static_cast<int>(lines.size()) > count) lines.pop_front();
-  }
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return text;
-}
-
-void record_failure(const RunPaths& paths, const std::string& what, const std::string& detail) {
-  write_file_atomically(paths.failure, what + "\n" + detail);
-}
-
-// What a finished run may differ in from the sweep and still count as its run: how many
-// threads trained it, and what was evaluated (`lengen eval` adds lengths).
-const std::vector<std::string> kKeysAFinishedRunMayDifferIn = {"train.threads", "eval", "description"};
-
-// For a finished run, how its config.json differs from what the sweep now asks for, e.g.
-// "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not.
-std::string stale_difference(const Config& wanted_config, const RunPaths& paths) {
-  const std::string saved_path = paths.run_dir + "/config.json";
-  if (!fs::exists(saved_path)) return "";
-  const nlohmann::json wanted = config_to_json(wanted_config);
-  const nlohmann::json saved = read_json_file(saved_path);
-  const std::string key = first_config_difference(saved, wanted, kKeysAFinishedRunMayDifferIn);
-  if (key.empty()) return "";
-  const nlohmann::json::json_pointer pointer(config_key_pointer(key));
-  const auto value_in = [&pointer](const nlohmann::json& config) {
-    return config.contains(pointer) ? config.at(pointer).dump() : std::string("missing");
-  };
-  return key + " is " + value_in(saved) + " there, " + value_in(wanted) + " in the sweep";
-}
-
-// Finished runs are skipped, so one trained with another config under the same name would be
-// reported as this sweep's: refuse before anything is written.
-void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_t>& mine,
-                                     const std::string& out) {
-  for (size_t index : mine) {
-    const SweepRun& run = sweep.runs[index];
-    const RunPaths paths(out, run.name);
-    if (!fs::exists(paths.run_dir + "/results.json")) continue;
-    Config wanted;
-    try {
-      wanted = run_config(sweep, run);
-    } catch (const UserError&) {
-      continue;  // reported as an invalid config when the run is prepared
-    }
-    const std::string difference = stale_difference(wanted, paths);
-    if (!difference.empty()) {
-      throw UserError("sweep: " + paths.run_dir + " finished with another config (" + difference +
-                      "); remove that run folder to retrain it, or use another --out");
-    }
-  }
-}
-
-// Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
-// Returns false (after recording why) when its config is invalid.
-bool prepare(const Sweep& sweep, const SweepRun& run, const SweepArgs& args, PendingRun& pending) {
-  Config config;
-  try {
-    config = run_config(sweep, run);
-  } catch (const UserError& e) {
-    record_failure(pending.paths, "invalid config (not started)", std::string(e.what()) + "\n");
-    return false;
-  }
-  config.train.threads = std::max<int64_t>(1, config.train.threads / args.jobs);
-  RunFolder folder(pending.paths.run_dir);
-  const bool resume = !folder.latest_checkpoint().empty();
-  if (resume && fs::exists(folder.config_path())) {
-    // A resumed run keeps its thread count: the trainer refuses a config that changed.
-    config.train.threads =
-        read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
-  }
-  write_file_atomically(pending.paths.config, config_to_json(config).dump(2) + "\n");
-  pending.argv = {running_program_path(), "train", pending.paths.config, "--out", pending.paths.run_dir};
-  if (resume) {
-    pending.argv.push_back("--resume");
-  } else if (folder.has_content()) {
-    pending.argv.push_back("--force");  // failed before its first checkpoint: nothing to keep
-  }
-  return true;
-}
-
-// What became of a sweep's runs, for the summary and the exit code.
-struct SweepTally {
-  int64_t succeeded = 0;
-  int64_t skipped = 0;      // finished before this sweep started
-  int64_t not_started = 0;  // left in the queue by Ctrl-C
-  std::vector<std::string> failed, interrupted;
-};
-
-// --dry-run: each run of the shard with its state and its overrides; nothing is written.
-void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const SweepArgs& args) {
-  for (size_t index : mine) {
-    const SweepRun& run = sweep.runs[index];
-    const RunPaths paths(args.out, run.name);
-    std::string state;
-    try {
-      const Config wanted = run_config(sweep, run);
-      state = fs::exists(paths.run_dir + "/results.json")             ? "finished"
-              : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
-                                                                      : "new";
-      if (state == "finished") {
-        const std::string difference = stale_difference(wanted, paths);
-        if (!difference.empty()) state = "finished with another config: " + difference;
-      }
-    } catch (const UserError& e) {
-      state = std::string("invalid: ") + e.what();
-    }
-    std::cout << run.name << "  [" << state << "]";
-    for (const auto& [key, value] : run.overrides) std::cout << "  " << key << "=" << value.dump();
-    std::cout << "\n";
-  }
-  std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
-}
-
-// Checks the sweep folder and its finished runs before anything is written, then writes the
-// sweep's manifest.
-void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
-  check_finished_runs_are_current(sweep, mine, out);
-  check_out_folder(out, "sweep folder");
-  fs::create_directories(out);
-  write_file_atomically(out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
-}
-
-// The runs still to train, each with its config written; finished ones are skipped and ones
-// with an invalid config fail at once.
-std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine, const SweepArgs& args,
-                                   SweepTally& tally) {
-  std::vector<PendingRun> queue;
-  for (size_t index : mine) {
-    const SweepRun& run = sweep.runs[index];
-    PendingRun pending{run.name, RunPaths(args.out, run.name), {}};
-    if (fs::exists(pending.paths.run_dir + "/results.json")) {
-      ++tally.skipped;
-      std::cout << "skip " << run.name << " (finished)\n";
-      continue;
-    }
-    if (!prepare(sweep, run, args, pending)) {
-      tally.failed.push_back(run.name);
-      std::cout << "FAIL " << run.name << ": invalid config, see " << pending.paths.failure << "\n";
-      continue;
-    }
-    queue.push_back(std::move(pending));
-  }
-  return queue;
-}
-
-// Records how one child ended.
-void record_exit(const PendingRun& run, int status, SweepTally& tally) {
-  const int code = exit_code_of(status);
-  if (code == 0) {
-    ++tally.succeeded;
-    fs::remove(run.paths.failure);
-    std::cout << "done " << run.name << std::endl;
-  } else if (code == kInterruptedExitCode) {
-    // Ctrl-C: the run wrote a checkpoint and stopped; it has not failed.
-    tally.interrupted.push_back(run.name);
-    std::cout << "stopped " << run.name << " (interrupted, checkpoint kept)" << std::endl;
-  } else {
-    tally.failed.push_back(run.name);
-    record_failure(run.paths, "exit code " + std::to_string(code),
-                   last_lines(run.paths.log, kFailureTailLines));
-    std::cout << "FAIL " << run.name << " (exit code " << code << "), see " << run.paths.failure << std::endl;
-  }
-}
-
-// Trains the queue as child processes, `jobs` at a time; each writes its output to its log.
-// A stop signal (Ctrl-C, SIGTERM) is passed on to the running children, which checkpoint and
-// stop; no further run starts. Returns whether a stop signal arrived.
-bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
-  StopSignals stop_signals;
-  std::map<pid_t, const PendingRun*> running;
-  size_t next = 0;
-  while (next < queue.size() || !running.empty()) {
-    while (!stop_signal_received() && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
-      const PendingRun& run = queue[next++];
-      std::cout << "start " << run.name << " (log: " << run.paths.log << ")" << std::endl;
-      running.emplace(start_child({run.argv, {}, run.paths.log}), &run);
-    }
-    if (running.empty()) break;
-    const ChildWait wait = wait_for_children_or_stop();
-    if (wait.stop_signal != 0) {
-      std::vector<pid_t> pids;
-      for (const auto& entry : running) pids.push_back(entry.first);
-      signal_children(pids, wait.stop_signal);
-    }
-    for (const ChildEnd& end : wait.ended) {
-      const auto it = running.find(end.pid);
-      if (it == running.end()) continue;
-      record_exit(*it->second, end.status, tally);
-      running.erase(it);
-    }
-  }
-  tally.not_started = static_cast<int64_t>(queue.size() - next);
-  return stop_signal_received();
-}
-
-void print_summary(const std::string& out, const SweepTally& tally) {
-  std::cout << "sweep " << out << ": " << tally.succeeded << " trained, " << tally.skipped
-            << " already finished, " << tally.failed.size() << " failed";
-  if (!tally.interrupted.empty()) std::cout << ", " << tally.interrupted.size() << " interrupted";
-  if (tally.not_started > 0) std::cout << ", " << tally.not_started << " not started (interrupted)";
-  std::cout << "\n";
-  for (const auto& name : tally.failed)
-    std::cout << "  failed: " << name << " (" << out << "/" << name << ".failure.txt)\n";
-  if (!tally.interrupted.empty() || tally.not_started > 0) {
-    std::cout << "rerun the same command to resume the interrupted runs and start the others\n";
-  }
-}
-
-void run_sweep(const SweepArgs& args) {
-  if (args.jobs < 1) throw UserError("--jobs must be at least 1");
-  const Sweep sweep = load_sweep(args.sweep_path);
-  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
-  if (args.dry_run) return print_plan(sweep, mine, args);
-  start_sweep_folder(sweep, mine, args.out);
-  SweepTally tally;
-  const std::vector<PendingRun> queue = queue_runs(sweep, mine, args, tally);
-  const bool stopped = run_children(queue, args.jobs, tally);
-  print_summary(args.out, tally);
-  if (stopped || !tally.interrupted.empty()) throw ExitWith{kInterruptedExitCode};
+void run_sweep_command(const SweepArgs& args) {
+  if (args.dry_run) return print_sweep_plan(args.options);
+  const SweepTally tally = run_sweep(args.options);
+  if (tally.stopped || !tally.interrupted.empty()) throw ExitWith{kInterruptedExitCode};
   if (!tally.failed.empty()) throw ExitWith{kSweepFailedExitCode};
 }
 
@@ -286,12 +30,16 @@ void run_sweep(const SweepArgs& args) {
 void add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   auto* cmd = app.add_subcommand("sweep", "Train every run of a sweep file, each as its own `lengen train`");
-  cmd->add_option("sweep", args->sweep_path, "Sweep file (JSON)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--out", args->out, "Sweep folder, e.g. runs/quick_copy")->required();
-  cmd->add_option("--jobs", args->jobs, "Runs at a time; train.threads is divided between them");
-  cmd->add_option("--shard", args->shard, "Only runs i, i+N, i+2N, ... of the sweep (e.g. a job array)");
+  cmd->add_option("sweep", args->options.sweep_path, "Sweep file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--out", args->options.out, "Sweep folder, e.g. runs/quick_copy")->required();
+  cmd->add_option("--jobs", args->options.jobs, "Runs at a time; train.threads is divided between them")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--shard", args->options.shard,
+                  "Only runs i, i+N, i+2N, ... of the sweep (e.g. a job array)");
   cmd->add_flag("--dry-run", args->dry_run, "List the runs and their state without training");
-  cmd->callback([args] { run_sweep(*args); });
+  cmd->callback([args] { run_sweep_command(*args); });
 }
 
 }  // namespace lengen::cli

@@ -11,6 +11,7 @@
 #include "lengen/device.h"
 #include "lengen/evaluation.h"
 #include "lengen/process_group.h"
+#include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
 #include "lengen/trainer.h"
 

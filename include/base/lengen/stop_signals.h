@@ -6,6 +6,10 @@
 
 namespace lengen {
 
+// The exit code of a process that stopped on a stop signal after saving what it had (the shell's
+// code for SIGINT): the trainer after its checkpoint, sweep and launch after their children.
+constexpr int kInterruptedExitCode = 130;
+
 // Catches SIGINT and SIGTERM while it lives; the handlers before it come back afterwards.
 // System calls interrupted by the signal restart, so file writes and sockets never see EINTR;
 // a loop that must notice the signal polls (see wait_for_children_or_stop).

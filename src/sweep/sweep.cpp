@@ -66,7 +66,8 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
     }
     choice.name = sanitize(name);
   } else {
-    for (const auto& [k, v] : choice.overrides) choice.name += (choice.name.empty() ? "" : "-") + override_name(k, v);
+    for (const auto& [k, v] : choice.overrides)
+      choice.name += (choice.name.empty() ? "" : "-") + override_name(k, v);
   }
   return choice;
 }
@@ -113,7 +114,8 @@ std::string override_name(const std::string& key, const nlohmann::json& value) {
   if (value.is_boolean()) return sanitize(last + "-" + value.dump());
   if (value.is_array()) {
     std::string joined;
-    for (const auto& item : value) joined += (joined.empty() ? "" : "_") + (item.is_string() ? item.get<std::string>() : item.dump());
+    for (const auto& item : value)
+      joined += (joined.empty() ? "" : "_") + (item.is_string() ? item.get<std::string>() : item.dump());
     return sanitize(last + joined);
   }
   return sanitize(last + value.dump());
@@ -123,11 +125,14 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
   static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
   for (auto it = json.begin(); it != json.end(); ++it) {
-    if (!kKeys.count(it.key())) throw UserError(source + ": unknown key '" + it.key() + "' (expected description, base, grid, list, set)");
+    if (!kKeys.count(it.key()))
+      throw UserError(source + ": unknown key '" + it.key() +
+                      "' (expected description, base, grid, list, set)");
   }
   Sweep sweep;
   sweep.description = json.value("description", "");
-  if (!json.contains("base")) throw UserError(source + ": missing \"base\" (a config path or an inline config)");
+  if (!json.contains("base"))
+    throw UserError(source + ": missing \"base\" (a config path or an inline config)");
   const auto& base = json["base"];
   if (base.is_string()) {
     fs::path path = base.get<std::string>();
@@ -187,7 +192,8 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   make_names_unique(sweep.runs);
   for (const auto& run : sweep.runs) {
     if (!is_plain_name(run.name)) {
-      throw UserError(source + ": run name '" + run.name + "' is not a plain folder name; give the run a \"name\"");
+      throw UserError(source + ": run name '" + run.name +
+                      "' is not a plain folder name; give the run a \"name\"");
     }
   }
   return sweep;

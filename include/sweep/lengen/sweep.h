@@ -6,9 +6,8 @@
 //   "list": [{overrides}, ...]: extra runs appended after the grid,
 //   "set":  {overrides}: applied to every run before its own overrides.
 // Each run gets a readable, unique folder name from its overrides (asentmax-nape-seed2).
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
