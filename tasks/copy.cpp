@@ -8,7 +8,7 @@ namespace {
 
 class CopyTask : public UniformSourceTask {
  public:
-  explicit CopyTask(const TaskParams& params) : UniformSourceTask("copy", params) {}
+  explicit CopyTask(const CheckedParams& params) : UniformSourceTask("copy", params) {}
 
  protected:
   Symbols target_for(const Symbols& src) const override { return src; }
@@ -24,8 +24,11 @@ class CopyTask : public UniformSourceTask {
 
 }  // namespace
 
-std::unique_ptr<Task> make_copy_task(const TaskParams& params, uint64_t) {
-  return std::make_unique<CopyTask>(params);
+TaskDefinition copy_task() {
+  return {"copy", uniform_source_parameters(),
+          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
+            return std::make_unique<CopyTask>(params);
+          }};
 }
 
 }  // namespace lengen

@@ -6,7 +6,6 @@
 // the commands write = 2, ignore = 3, read = 4. Like every task the sequence is BOS src SEP trg
 // EOS: we keep the SEP (the reference has none) so all tasks decode the same way.
 #include "task_factories.h"
-#include "task_params.h"
 
 namespace lengen {
 
@@ -15,18 +14,18 @@ namespace {
 constexpr int32_t kWrite = 2;
 constexpr int32_t kIgnore = 3;
 constexpr int32_t kRead = 4;
-constexpr double kDefaultWriteProb = 0.8;
 
 class FlipFlopTask : public Task {
  public:
-  explicit FlipFlopTask(double write_prob) : write_prob_(write_prob) {}
+  explicit FlipFlopTask(const CheckedParams& params)
+      : params_(params.values()), write_prob_(params.real("write_prob")) {}
 
   std::string name() const override { return "flip_flop"; }
   int64_t num_symbols() const override { return kRead + 1; }
   // Room for the first write and the final read.
   int64_t min_length() const override { return 4; }
   int64_t source_length(int64_t length) const override { return 2 * (length / 2) - 1; }
-  TaskParams params() const override { return {{"write_prob", write_prob_}}; }
+  TaskParams params() const override { return params_; }
 
   Sample sample(Rng& rng, int64_t length) const override {
     const int64_t pairs = length / 2;
@@ -55,14 +54,19 @@ class FlipFlopTask : public Task {
   }
 
  private:
+  TaskParams params_;
   double write_prob_;
 };
 
 }  // namespace
 
-std::unique_ptr<Task> make_flip_flop_task(const TaskParams& params, uint64_t) {
-  ParamReader reader("flip_flop", params, {{"write_prob", kDefaultWriteProb}});
-  return std::make_unique<FlipFlopTask>(reader.open_interval("write_prob", 0.0, 1.0));
+TaskDefinition flip_flop_task() {
+  return {"flip_flop",
+          {{"write_prob", 0.8, 0.0, 1.0, false,
+            "probability that a command after the first is a write (else ignore)"}},
+          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
+            return std::make_unique<FlipFlopTask>(params);
+          }};
 }
 
 }  // namespace lengen

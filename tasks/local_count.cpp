@@ -9,26 +9,22 @@
 #include <limits>
 
 #include "task_factories.h"
-#include "task_params.h"
 
 namespace lengen {
 
 namespace {
 
-constexpr int64_t kDefaultVocab = 32;
-constexpr int64_t kDefaultMaxReps = 8;
 constexpr int64_t kMinRun = 2;
 
 class LocalCountTask : public Task {
  public:
-  LocalCountTask(int64_t vocab, int64_t max_reps) : vocab_(vocab), max_reps_(max_reps) {}
+  explicit LocalCountTask(const CheckedParams& params)
+      : params_(params.values()), vocab_(params.integer("vocab")), max_reps_(params.integer("max_reps")) {}
 
   std::string name() const override { return "local_count"; }
   int64_t num_symbols() const override { return std::max(vocab_, max_reps_); }
   int64_t min_length() const override { return kMinRun; }
-  TaskParams params() const override {
-    return {{"vocab", static_cast<double>(vocab_)}, {"max_reps", static_cast<double>(max_reps_)}};
-  }
+  TaskParams params() const override { return params_; }
 
   Sample sample(Rng& rng, int64_t length) const override {
     Sample sample;
@@ -52,17 +48,21 @@ class LocalCountTask : public Task {
   }
 
  private:
+  TaskParams params_;
   int64_t vocab_;
   int64_t max_reps_;
 };
 
 }  // namespace
 
-std::unique_ptr<Task> make_local_count_task(const TaskParams& params, uint64_t) {
-  ParamReader reader("local_count", params, {{"vocab", kDefaultVocab}, {"max_reps", kDefaultMaxReps}});
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  return std::make_unique<LocalCountTask>(reader.integer("vocab", 2, kMax),
-                                          reader.integer("max_reps", kMinRun, kMax));
+TaskDefinition local_count_task() {
+  constexpr double kMax = std::numeric_limits<int32_t>::max();
+  return {"local_count",
+          {{"vocab", 32, 2, kMax, true, "source symbols; adjacent runs differ"},
+           {"max_reps", 8, kMinRun, kMax, true, "longest run; run lengths are uniform in [2, max_reps]"}},
+          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
+            return std::make_unique<LocalCountTask>(params);
+          }};
 }
 
 }  // namespace lengen

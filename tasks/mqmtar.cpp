@@ -13,6 +13,8 @@
 // KVSEP = 1, QSEP = 2, then the alphabet.
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "lengen/errors.h"
 #include "sampling.h"
@@ -33,40 +35,44 @@ constexpr uint64_t kVocabularyStream = 0x766f636162;
 // kMaxTupleSpace tuples are drawn from, which still gives distinct keys.
 constexpr int64_t kMaxTupleSpace = int64_t{1} << 62;
 
+// Set from the parameters below; no defaults here, they are the list's.
 struct MqmtarShape {
-  int64_t alphabet = 256;
-  int64_t key_len = 2;
-  int64_t value_len = 2;
-  int64_t num_pairs = 10000;
-  int64_t num_queries = 4;
+  int64_t alphabet = 0;
+  int64_t key_len = 0;
+  int64_t value_len = 0;
+  int64_t num_pairs = 0;
+  int64_t num_queries = 0;
 };
 
-constexpr int64_t kMaxSymbols = std::numeric_limits<int32_t>::max() - kFirstLetter;
-constexpr int64_t kMaxTupleLen = 64;
+constexpr double kMaxSymbols = std::numeric_limits<int32_t>::max() - kFirstLetter;
+constexpr double kMaxTupleLen = 64;
 // The vocabulary is held in memory.
-constexpr int64_t kMaxPairs = int64_t{1} << 24;
+constexpr double kMaxPairs = int64_t{1} << 24;
 
-// The one list of mqmtar's parameters: the name, the member of MqmtarShape it sets (whose
-// initial value is the default) and its bounds. The task's params(), the defaults and the checks
-// all read it.
+// The one list of mqmtar's parameters, each with the member of MqmtarShape it sets.
 struct ShapeParameter {
-  const char* name;
+  TaskParameter parameter;
   int64_t MqmtarShape::*member;
-  int64_t min;
-  int64_t max;
 };
-constexpr ShapeParameter kShapeParameters[] = {
-    {"alphabet", &MqmtarShape::alphabet, 2, kMaxSymbols},
-    {"key_len", &MqmtarShape::key_len, 1, kMaxTupleLen},
-    {"value_len", &MqmtarShape::value_len, 1, kMaxTupleLen},
-    {"num_pairs", &MqmtarShape::num_pairs, 1, kMaxPairs},
-    {"num_queries", &MqmtarShape::num_queries, 1, kMaxPairs},
-};
+const std::vector<ShapeParameter>& shape_parameters() {
+  static const std::vector<ShapeParameter> parameters = {
+      {{"alphabet", 256, 2, kMaxSymbols, true, "letters that keys and values are spelled with"},
+       &MqmtarShape::alphabet},
+      {{"key_len", 2, 1, kMaxTupleLen, true, "letters per key"}, &MqmtarShape::key_len},
+      {{"value_len", 2, 1, kMaxTupleLen, true, "letters per value"}, &MqmtarShape::value_len},
+      {{"num_pairs", 10000, 1, kMaxPairs, true,
+        "key-value pairs of the vocabulary (drawn once from task.seed); also the most records per input"},
+       &MqmtarShape::num_pairs},
+      {{"num_queries", 4, 1, kMaxPairs, true, "queried keys per sample, distinct, answered in order"},
+       &MqmtarShape::num_queries},
+  };
+  return parameters;
+}
 
 TaskParams params_of(const MqmtarShape& shape) {
   TaskParams params;
-  for (const ShapeParameter& parameter : kShapeParameters) {
-    params[parameter.name] = static_cast<double>(shape.*parameter.member);
+  for (const ShapeParameter& shape_parameter : shape_parameters()) {
+    params[shape_parameter.parameter.name] = static_cast<double>(shape.*shape_parameter.member);
   }
   return params;
 }
@@ -187,19 +193,17 @@ class MqmtarTask : public Task {
   Symbols values_;  // num_pairs values of value_len letters each
 };
 
-}  // namespace
-
-std::unique_ptr<Task> make_mqmtar_task(const TaskParams& params, uint64_t seed) {
+std::unique_ptr<Task> make_mqmtar(const CheckedParams& params, uint64_t seed) {
   MqmtarShape shape;
-  ParamReader reader("mqmtar", params, params_of(shape));
-  for (const ShapeParameter& parameter : kShapeParameters) {
-    shape.*parameter.member = reader.integer(parameter.name, parameter.min, parameter.max);
+  for (const ShapeParameter& shape_parameter : shape_parameters()) {
+    shape.*shape_parameter.member = params.integer(shape_parameter.parameter.name);
   }
-  for (const char* len : {"key_len", "value_len"}) {
-    int64_t space = tuple_space(shape.alphabet, static_cast<int64_t>(reader.resolved().at(len)));
+  for (const auto& [name, len] :
+       {std::pair{"key_len", shape.key_len}, std::pair{"value_len", shape.value_len}}) {
+    const int64_t space = tuple_space(shape.alphabet, len);
     if (shape.num_pairs > space) {
       throw UserError(param_error("mqmtar", "num_pairs",
-                                  "is " + std::to_string(shape.num_pairs) + " but alphabet^" + len + " = " +
+                                  "is " + std::to_string(shape.num_pairs) + " but alphabet^" + name + " = " +
                                       std::to_string(space) + " allows only that many distinct tuples"));
     }
   }
@@ -210,6 +214,15 @@ std::unique_ptr<Task> make_mqmtar_task(const TaskParams& params, uint64_t seed) 
                                     std::to_string(shape.num_pairs)));
   }
   return std::make_unique<MqmtarTask>(shape, seed);
+}
+
+}  // namespace
+
+TaskDefinition mqmtar_task() {
+  std::vector<TaskParameter> parameters;
+  for (const ShapeParameter& shape_parameter : shape_parameters())
+    parameters.push_back(shape_parameter.parameter);
+  return {"mqmtar", parameters, make_mqmtar};
 }
 
 }  // namespace lengen

@@ -4,7 +4,6 @@
 
 #include "sampling.h"
 #include "task_factories.h"
-#include "task_params.h"
 
 namespace lengen {
 
@@ -25,9 +24,10 @@ class ParityTask : public Task {
 
 }  // namespace
 
-std::unique_ptr<Task> make_parity_task(const TaskParams& params, uint64_t) {
-  ParamReader reader("parity", params, {});
-  return std::make_unique<ParityTask>();
+TaskDefinition parity_task() {
+  return {"parity", {}, [](const CheckedParams&, uint64_t) -> std::unique_ptr<Task> {
+            return std::make_unique<ParityTask>();
+          }};
 }
 
 }  // namespace lengen

@@ -8,7 +8,7 @@ namespace {
 
 class ReverseTask : public UniformSourceTask {
  public:
-  explicit ReverseTask(const TaskParams& params) : UniformSourceTask("reverse", params) {}
+  explicit ReverseTask(const CheckedParams& params) : UniformSourceTask("reverse", params) {}
 
  protected:
   Symbols target_for(const Symbols& src) const override { return Symbols(src.rbegin(), src.rend()); }
@@ -25,8 +25,11 @@ class ReverseTask : public UniformSourceTask {
 
 }  // namespace
 
-std::unique_ptr<Task> make_reverse_task(const TaskParams& params, uint64_t) {
-  return std::make_unique<ReverseTask>(params);
+TaskDefinition reverse_task() {
+  return {"reverse", uniform_source_parameters(),
+          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
+            return std::make_unique<ReverseTask>(params);
+          }};
 }
 
 }  // namespace lengen

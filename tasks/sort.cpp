@@ -11,7 +11,7 @@ namespace {
 
 class SortTask : public UniformSourceTask {
  public:
-  explicit SortTask(const TaskParams& params) : UniformSourceTask("sort", params) {}
+  explicit SortTask(const CheckedParams& params) : UniformSourceTask("sort", params) {}
 
  protected:
   Symbols target_for(const Symbols& src) const override {
@@ -34,8 +34,11 @@ class SortTask : public UniformSourceTask {
 
 }  // namespace
 
-std::unique_ptr<Task> make_sort_task(const TaskParams& params, uint64_t) {
-  return std::make_unique<SortTask>(params);
+TaskDefinition sort_task() {
+  return {"sort", uniform_source_parameters(),
+          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
+            return std::make_unique<SortTask>(params);
+          }};
 }
 
 }  // namespace lengen

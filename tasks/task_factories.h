@@ -1,20 +1,30 @@
 #pragma once
-// One factory per task file; tasks/task_registry.cpp maps names to them. Each validates its
-// parameters and throws UserError. `seed` matters only to tasks that draw something once.
+// One definition per task file; tasks/task_registry.cpp lists them. A definition names the task,
+// lists its parameters (lengen/task.h, TaskParameter) and makes the task from them once they are
+// checked (task_params.h). `seed` matters only to tasks that draw something once.
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "lengen/task.h"
+#include "task_params.h"
 
 namespace lengen {
 
-std::unique_ptr<Task> make_copy_task(const TaskParams& params, uint64_t seed);
-std::unique_ptr<Task> make_reverse_task(const TaskParams& params, uint64_t seed);
-std::unique_ptr<Task> make_sort_task(const TaskParams& params, uint64_t seed);
-std::unique_ptr<Task> make_parity_task(const TaskParams& params, uint64_t seed);
-std::unique_ptr<Task> make_flip_flop_task(const TaskParams& params, uint64_t seed);
-std::unique_ptr<Task> make_n_back_task(const TaskParams& params, uint64_t seed);
-std::unique_ptr<Task> make_local_count_task(const TaskParams& params, uint64_t seed);
-std::unique_ptr<Task> make_mqmtar_task(const TaskParams& params, uint64_t seed);
+struct TaskDefinition {
+  std::string name;
+  std::vector<TaskParameter> parameters;
+  std::unique_ptr<Task> (*make)(const CheckedParams& params, uint64_t seed);
+};
+
+TaskDefinition copy_task();
+TaskDefinition reverse_task();
+TaskDefinition sort_task();
+TaskDefinition parity_task();
+TaskDefinition flip_flop_task();
+TaskDefinition n_back_task();
+TaskDefinition local_count_task();
+TaskDefinition mqmtar_task();
 
 }  // namespace lengen

@@ -1,9 +1,9 @@
 #include "task_params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
-#include <vector>
 
 #include "lengen/errors.h"
 
@@ -17,57 +17,67 @@ std::string format_value(double value) {
   return out.str();
 }
 
+std::string unknown_parameter_message(const std::string& task, const std::string& name,
+                                      const std::vector<TaskParameter>& parameters) {
+  std::vector<std::string> valid;
+  for (const TaskParameter& parameter : parameters) valid.push_back(parameter.name);
+  std::string message = "task '" + task + "': unknown parameter '" + name + "'";
+  const std::string suggestion = closest_match(name, valid);
+  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
+  if (valid.empty()) return message + "; it takes no parameters";
+  message += "; valid parameters:";
+  for (size_t i = 0; i < valid.size(); ++i) message += (i ? ", " : " ") + valid[i];
+  return message;
+}
+
+// "" when `value` is allowed, else what it must be.
+std::string bounds_violation(const TaskParameter& parameter, double value) {
+  if (parameter.integer) {
+    // Compared as doubles so that a huge value cannot overflow a cast.
+    if (std::isfinite(value) && value >= parameter.min && value <= parameter.max &&
+        value == std::floor(value)) {
+      return "";
+    }
+    // Upper limits that only guard against overflow are not worth mentioning.
+    const auto min = static_cast<int64_t>(parameter.min), max = static_cast<int64_t>(parameter.max);
+    return "an integer " + (max >= std::numeric_limits<int32_t>::max()
+                                ? ">= " + std::to_string(min)
+                                : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  if (value > parameter.min && value < parameter.max) return "";
+  return "in (" + format_value(parameter.min) + ", " + format_value(parameter.max) + ")";
+}
+
 }  // namespace
 
 std::string param_error(const std::string& task, const std::string& param, const std::string& what) {
   return "task '" + task + "': parameter '" + param + "' " + what;
 }
 
-ParamReader::ParamReader(std::string task, const TaskParams& given, TaskParams defaults)
-    : task_(std::move(task)), resolved_(std::move(defaults)) {
-  std::vector<std::string> valid;
-  for (const auto& [name, value] : resolved_) valid.push_back(name);
+CheckedParams::CheckedParams(std::string task, const TaskParams& given,
+                             const std::vector<TaskParameter>& parameters) {
   for (const auto& [name, value] : given) {
-    if (resolved_.count(name)) {
-      resolved_[name] = value;
-      continue;
+    const bool known =
+        std::any_of(parameters.begin(), parameters.end(),
+                    [&name = name](const TaskParameter& parameter) { return parameter.name == name; });
+    if (!known) throw UserError(unknown_parameter_message(task, name, parameters));
+  }
+  for (const TaskParameter& parameter : parameters) {
+    const auto it = given.find(parameter.name);
+    const double value = it != given.end() ? it->second : parameter.default_value;
+    const std::string must_be = bounds_violation(parameter, value);
+    if (!must_be.empty()) {
+      throw UserError(
+          param_error(task, parameter.name, "must be " + must_be + ", got " + format_value(value)));
     }
-    std::string message = "task '" + task_ + "': unknown parameter '" + name + "'";
-    std::string suggestion = closest_match(name, valid);
-    if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
-    if (valid.empty()) {
-      message += "; it takes no parameters";
-    } else {
-      message += "; valid parameters:";
-      for (size_t i = 0; i < valid.size(); ++i) message += (i ? ", " : " ") + valid[i];
-    }
-    throw UserError(message);
+    values_[parameter.name] = value;
   }
 }
 
-int64_t ParamReader::integer(const std::string& name, int64_t min, int64_t max) const {
-  double value = resolved_.at(name);
-  // Compared as doubles first so a huge value cannot overflow the cast.
-  bool in_range = std::isfinite(value) && value >= static_cast<double>(min) &&
-                  value <= static_cast<double>(max) && value == std::floor(value);
-  if (!in_range) {
-    // Upper limits that only guard against overflow are not worth mentioning.
-    std::string range = max >= std::numeric_limits<int32_t>::max()
-                            ? ">= " + std::to_string(min)
-                            : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-    throw UserError(param_error(task_, name, "must be an integer " + range + ", got " + format_value(value)));
-  }
-  return static_cast<int64_t>(value);
+int64_t CheckedParams::integer(const std::string& name) const {
+  return static_cast<int64_t>(values_.at(name));
 }
 
-double ParamReader::open_interval(const std::string& name, double low, double high) const {
-  double value = resolved_.at(name);
-  if (!(value > low && value < high)) {
-    throw UserError(param_error(
-        task_, name,
-        "must be in (" + format_value(low) + ", " + format_value(high) + "), got " + format_value(value)));
-  }
-  return value;
-}
+double CheckedParams::real(const std::string& name) const { return values_.at(name); }
 
 }  // namespace lengen

@@ -1,28 +1,31 @@
 #pragma once
-// Reads one task's parameters: fills in defaults and turns unknown names and bad values into
-// UserErrors that name the parameter, so a typo in a config never silently uses a default.
+// A task's parameters checked against its list (lengen/task.h, TaskParameter): unknown names and
+// values out of bounds are UserErrors that name the parameter, so a typo in a config never
+// silently uses a default; the names left out take their defaults.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lengen/task.h"
+#include "lengen/task_parameters.h"
 
 namespace lengen {
 
-class ParamReader {
+class CheckedParams {
  public:
-  // Throws UserError for any name in `given` that is not in `defaults`.
-  ParamReader(std::string task, const TaskParams& given, TaskParams defaults);
+  // Throws UserError for a name in `given` that is not in `parameters` or a value outside its
+  // bounds, checking the parameters in the order of the list.
+  CheckedParams(std::string task, const TaskParams& given, const std::vector<TaskParameter>& parameters);
 
-  // An integer-valued parameter in [min, max].
-  int64_t integer(const std::string& name, int64_t min, int64_t max = INT64_MAX) const;
-  // A real parameter strictly inside (low, high).
-  double open_interval(const std::string& name, double low, double high) const;
-
-  const TaskParams& resolved() const { return resolved_; }
+  // The value of an integer parameter of the list.
+  int64_t integer(const std::string& name) const;
+  // The value of a real parameter of the list.
+  double real(const std::string& name) const;
+  // Every parameter with its value: what the task's params() reports.
+  const TaskParams& values() const { return values_; }
 
  private:
-  std::string task_;
-  TaskParams resolved_;
+  TaskParams values_;
 };
 
 // "task 'NAME': parameter 'PARAM' WHAT": the start of every value error.

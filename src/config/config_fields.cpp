@@ -99,7 +99,7 @@ const std::vector<ConfigField>& config_fields() {
 
       field(KEY(task.name), "the task to learn", {}, task_names()),
       field(KEY(task.params),
-            "task-specific numbers, e.g. {\"vocab\": 32}; the task fills defaults and checks them"),
+            "task-specific numbers, e.g. {\"vocab\": 32}; each task's are listed under Task parameters"),
       field(KEY(task.len_min), "shortest training source length; lengths are uniform in [len_min, len_max]",
             closed(1, kMaxLength)),
       field(KEY(task.len_max), "longest training source length", closed(1, kMaxLength)),

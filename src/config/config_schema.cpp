@@ -1,9 +1,13 @@
 // The schema of config keys, for `lengen config schema` and the reference docs/config.md.
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 
 #include "config_field.h"
 #include "lengen/config_io.h"
+#include "lengen/task.h"
+#include "lengen/task_parameters.h"
 
 namespace lengen {
 
@@ -24,6 +28,24 @@ std::string escape_table_cell(const std::string& text) {
 }
 
 std::string code(const std::string& text) { return text.empty() ? "" : "`" + text + "`"; }
+
+std::string number_text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// The values a task parameter allows, e.g. ">= 2", "1 to 64", "in (0, 1)".
+std::string allowed_values(const TaskParameter& parameter) {
+  if (!parameter.integer)
+    return "in (" + number_text(parameter.min) + ", " + number_text(parameter.max) + ")";
+  // Upper limits that only guard against overflow are not worth mentioning.
+  if (parameter.max >= std::numeric_limits<int32_t>::max()) return ">= " + number_text(parameter.min);
+  return std::to_string(static_cast<int64_t>(parameter.min)) + " to " +
+         std::to_string(static_cast<int64_t>(parameter.max));
+}
+
+std::string type_of(const TaskParameter& parameter) { return parameter.integer ? "integer" : "number"; }
 
 }  // namespace
 
@@ -53,6 +75,17 @@ std::string config_schema_text() {
     if (!key.allowed.empty()) out << " [" << key.allowed << "]";
     out << "\n";
   }
+  out << "\ntask.params, per task (names left out take the default):\n";
+  for (const std::string& task : task_names()) {
+    out << "  " << task << ":";
+    if (task_parameters(task).empty()) out << " no parameters";
+    out << "\n";
+    for (const TaskParameter& parameter : task_parameters(task)) {
+      out << "    " << parameter.name << "  " << type_of(parameter) << "  "
+          << number_text(parameter.default_value) << "  " << parameter.meaning << " ["
+          << allowed_values(parameter) << "]\n";
+    }
+  }
   return out.str();
 }
 
@@ -76,6 +109,20 @@ std::string config_schema_markdown() {
     }
     out << "| " << code(key.key) << " | " << key.type << " | " << escape_table_cell(code(key.default_value))
         << " | " << escape_table_cell(key.allowed) << " | " << escape_table_cell(key.meaning) << " |\n";
+  }
+  out << "\n## Task parameters\n\n"
+      << "Each task reads its own numbers from `task.params`; names left out take the default, and an\n"
+      << "unknown name or a value outside the allowed range is an error that names the parameter.\n\n"
+      << "| task | parameter | type | default | allowed | meaning |\n"
+      << "|---|---|---|---|---|---|\n";
+  for (const std::string& task : task_names()) {
+    if (task_parameters(task).empty()) out << "| " << code(task) << " | none | | | | |\n";
+    for (const TaskParameter& parameter : task_parameters(task)) {
+      out << "| " << code(task) << " | " << code(parameter.name) << " | " << type_of(parameter) << " | "
+          << code(number_text(parameter.default_value)) << " | "
+          << escape_table_cell(allowed_values(parameter)) << " | " << escape_table_cell(parameter.meaning)
+          << " |\n";
+    }
   }
   return out.str();
 }

@@ -8,6 +8,7 @@
 
 #include "lengen/errors.h"
 #include "lengen/task.h"
+#include "lengen/task_parameters.h"
 
 namespace lengen {
 namespace {
@@ -81,6 +82,26 @@ TEST_P(EveryTask, UnknownParameterIsNamedWithASuggestion) {
     if (!params.empty()) {
       EXPECT_NE(message.find("did you mean '" + params.begin()->first + "'"), std::string::npos) << message;
     }
+  }
+}
+
+// The list of a task's parameters is what it reads: its defaults are what params() reports, and
+// every bound of the list is enforced with a message naming the parameter.
+TEST_P(EveryTask, ParameterListGivesTheDefaultsAndTheBounds) {
+  const std::vector<TaskParameter>& parameters = task_parameters(GetParam());
+  TaskParams defaults;
+  for (const TaskParameter& parameter : parameters) defaults[parameter.name] = parameter.default_value;
+  EXPECT_EQ(make_task(GetParam(), {}, kTaskSeed)->params(), defaults);
+  for (const TaskParameter& parameter : parameters) {
+    const double below = parameter.integer ? parameter.min - 1 : parameter.min;
+    try {
+      make_task(GetParam(), {{parameter.name, below}}, kTaskSeed);
+      FAIL() << parameter.name << " = " << below << " accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("parameter '" + parameter.name + "' must be"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(parameter.meaning.empty()) << parameter.name;
   }
 }
 

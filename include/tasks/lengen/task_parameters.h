@@ -1,0 +1,24 @@
+#pragma once
+// The parameters each task reads from task.params (lengen/task.h), as one list per task.
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+// One parameter a task reads from task.params. An integer parameter takes whole values in
+// [min, max], a real one values strictly inside (min, max). A task's factory receives its
+// parameters checked against this list and completed with the defaults; `lengen config schema`
+// and docs/config.md list them.
+struct TaskParameter {
+  std::string name;
+  double default_value;
+  double min;
+  double max;
+  bool integer;
+  std::string meaning;
+};
+
+// The parameters of the task `name` (UserError for an unknown task).
+const std::vector<TaskParameter>& task_parameters(const std::string& name);
+
+}  // namespace lengen
