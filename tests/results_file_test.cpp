@@ -96,6 +96,15 @@ TEST(ResultsFile, AFileThatIsNotOneIsRefusedWithItsName) {
               results_file_from_json(json, "RUN/results.json");
             }).find("not a lengen results file"),
             std::string::npos);
+  for (const char* key : {"12abc", "-16", "0", "", "99999999999999999999"}) {
+    json = to_json(full_file());
+    json["results"]["teacher_forced"][key] = json["results"]["teacher_forced"]["16"];
+    EXPECT_NE(user_error_message([&] {
+                results_file_from_json(json, "RUN/results.json");
+              }).find("not a lengen results file"),
+              std::string::npos)
+        << key;
+  }
   json = to_json(full_file());
   json["results"]["teacher_forced"]["16"]["exact_match"] = "high";
   EXPECT_NE(user_error_message([&] {

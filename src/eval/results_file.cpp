@@ -1,7 +1,10 @@
 // results.json to and from its type. The JSON keys are written here and read here only.
 #include "lengen/results_file.h"
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "lengen/atomic_write.h"
@@ -85,11 +88,23 @@ Json results_to_json(const ResultsByDecode& results) {
   return json;
 }
 
+// A length key as written by results_to_json: a positive decimal integer and nothing else.
+int64_t length_of_key(const std::string& key) {
+  size_t used = 0;
+  const bool digits_only = !key.empty() && std::all_of(key.begin(), key.end(),
+                                                       [](unsigned char c) { return std::isdigit(c) != 0; });
+  const int64_t length = digits_only ? std::stoll(key, &used) : 0;
+  if (!digits_only || used != key.size() || length < 1) {
+    throw std::invalid_argument("length key '" + key + "' is not a positive integer");
+  }
+  return length;
+}
+
 ResultsByDecode results_from_json(const Json& json) {
   ResultsByDecode results;
   for (const auto& [decode, by_length] : json.items()) {
     for (const auto& [length, entry] : by_length.items())
-      results[decode][std::stoll(length)] = entry_from_json(entry);
+      results[decode][length_of_key(length)] = entry_from_json(entry);
   }
   return results;
 }
@@ -197,7 +212,7 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     return results;
   } catch (const nlohmann::json::exception& e) {
     throw not_a_results_file(source, e);
-  } catch (const std::logic_error& e) {  // a length key that is not a number (std::stoll)
+  } catch (const std::logic_error& e) {  // a length key that is not one (length_of_key)
     throw not_a_results_file(source, e);
   }
 }
