@@ -30,25 +30,22 @@ std::string unknown_parameter_message(const std::string& task, const std::string
   return message;
 }
 
-// "" when `value` is allowed, else what it must be.
-std::string bounds_violation(const TaskParameter& parameter, double value) {
-  if (parameter.integer) {
-    // Compared as doubles so that a huge value cannot overflow a cast.
-    if (std::isfinite(value) && value >= parameter.min && value <= parameter.max &&
-        value == std::floor(value)) {
-      return "";
-    }
-    // Upper limits that only guard against overflow are not worth mentioning.
-    const auto min = static_cast<int64_t>(parameter.min), max = static_cast<int64_t>(parameter.max);
-    return "an integer " + (max >= std::numeric_limits<int32_t>::max()
-                                ? ">= " + std::to_string(min)
-                                : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
-  if (value > parameter.min && value < parameter.max) return "";
-  return "in (" + format_value(parameter.min) + ", " + format_value(parameter.max) + ")";
+bool allowed(const TaskParameter& parameter, double value) {
+  if (!parameter.integer) return value > parameter.min && value < parameter.max;
+  // Compared as doubles so that a huge value cannot overflow a cast.
+  return std::isfinite(value) && value >= parameter.min && value <= parameter.max &&
+         value == std::floor(value);
 }
 
 }  // namespace
+
+std::string allowed_range(const TaskParameter& parameter) {
+  if (!parameter.integer)
+    return "in (" + format_value(parameter.min) + ", " + format_value(parameter.max) + ")";
+  const auto min = static_cast<int64_t>(parameter.min), max = static_cast<int64_t>(parameter.max);
+  if (max >= std::numeric_limits<int32_t>::max()) return ">= " + std::to_string(min);
+  return "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
 
 std::string param_error(const std::string& task, const std::string& param, const std::string& what) {
   return "task '" + task + "': parameter '" + param + "' " + what;
@@ -65,10 +62,10 @@ CheckedParams::CheckedParams(std::string task, const TaskParams& given,
   for (const TaskParameter& parameter : parameters) {
     const auto it = given.find(parameter.name);
     const double value = it != given.end() ? it->second : parameter.default_value;
-    const std::string must_be = bounds_violation(parameter, value);
-    if (!must_be.empty()) {
-      throw UserError(
-          param_error(task, parameter.name, "must be " + must_be + ", got " + format_value(value)));
+    if (!allowed(parameter, value)) {
+      throw UserError(param_error(task, parameter.name,
+                                  std::string("must be ") + (parameter.integer ? "an integer " : "") +
+                                      allowed_range(parameter) + ", got " + format_value(value)));
     }
     values_[parameter.name] = value;
   }

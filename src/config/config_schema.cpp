@@ -1,7 +1,5 @@
 // The schema of config keys, for `lengen config schema` and the reference docs/config.md.
 #include <algorithm>
-#include <cstdint>
-#include <limits>
 #include <sstream>
 
 #include "config_field.h"
@@ -33,16 +31,6 @@ std::string number_text(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
-}
-
-// The values a task parameter allows, e.g. ">= 2", "1 to 64", "in (0, 1)".
-std::string allowed_values(const TaskParameter& parameter) {
-  if (!parameter.integer)
-    return "in (" + number_text(parameter.min) + ", " + number_text(parameter.max) + ")";
-  // Upper limits that only guard against overflow are not worth mentioning.
-  if (parameter.max >= std::numeric_limits<int32_t>::max()) return ">= " + number_text(parameter.min);
-  return std::to_string(static_cast<int64_t>(parameter.min)) + " to " +
-         std::to_string(static_cast<int64_t>(parameter.max));
 }
 
 std::string type_of(const TaskParameter& parameter) { return parameter.integer ? "integer" : "number"; }
@@ -83,7 +71,7 @@ std::string config_schema_text() {
     for (const TaskParameter& parameter : task_parameters(task)) {
       out << "    " << parameter.name << "  " << type_of(parameter) << "  "
           << number_text(parameter.default_value) << "  " << parameter.meaning << " ["
-          << allowed_values(parameter) << "]\n";
+          << allowed_range(parameter) << "]\n";
     }
   }
   return out.str();
@@ -120,7 +108,7 @@ std::string config_schema_markdown() {
     for (const TaskParameter& parameter : task_parameters(task)) {
       out << "| " << code(task) << " | " << code(parameter.name) << " | " << type_of(parameter) << " | "
           << code(number_text(parameter.default_value)) << " | "
-          << escape_table_cell(allowed_values(parameter)) << " | " << escape_table_cell(parameter.meaning)
+          << escape_table_cell(allowed_range(parameter)) << " | " << escape_table_cell(parameter.meaning)
           << " |\n";
     }
   }

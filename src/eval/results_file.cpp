@@ -90,11 +90,10 @@ Json results_to_json(const ResultsByDecode& results) {
 
 // A length key as written by results_to_json: a positive decimal integer and nothing else.
 int64_t length_of_key(const std::string& key) {
-  size_t used = 0;
   const bool digits_only = !key.empty() && std::all_of(key.begin(), key.end(),
                                                        [](unsigned char c) { return std::isdigit(c) != 0; });
-  const int64_t length = digits_only ? std::stoll(key, &used) : 0;
-  if (!digits_only || used != key.size() || length < 1) {
+  const int64_t length = digits_only ? std::stoll(key) : 0;  // out_of_range past int64
+  if (length < 1) {
     throw std::invalid_argument("length key '" + key + "' is not a positive integer");
   }
   return length;

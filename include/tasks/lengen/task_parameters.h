@@ -21,4 +21,9 @@ struct TaskParameter {
 // The parameters of the task `name` (UserError for an unknown task).
 const std::vector<TaskParameter>& task_parameters(const std::string& name);
 
+// The values `parameter` allows, as its errors and docs/config.md state them: ">= 2" or
+// "in [1, 64]" for an integer (an upper bound that only guards against overflow unstated),
+// "in (0, 1)" for a real.
+std::string allowed_range(const TaskParameter& parameter);
+
 }  // namespace lengen
