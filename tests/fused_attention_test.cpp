@@ -122,6 +122,43 @@ TEST(FusedAttention, MatchesDenseAcrossBlocksAndOddHeadSizes) {
   }
 }
 
+// Long rows whose weight spreads over most keys take the sparse normalizers' whole-row path
+// (threshold searched from the previous such row's, values of a group summed together); rows
+// scaled up to be peaked in between make that starting point fail and mix both paths in one
+// group. Head sizes 8 and 16 are the ones summed by group.
+TEST(FusedAttention, MatchesDenseOnRowsThatSwitchBetweenSpreadAndPeaked) {
+  for (const std::string normalizer : {"sparsemax", "entmax15"}) {
+    for (int64_t d_head : {8, 16}) {
+      ModelConfig config = config_for(Method{normalizer}, "asentmax", "nape");
+      config.d_head = d_head;
+      torch::manual_seed(11);
+      Attention attention(config);
+      const int64_t length = 700;
+      // Per token, a scale of 0.05 (spread rows) or, for one token in five, 1.5 (peaked rows).
+      const auto peaked = torch::rand({3, length, 1}) < 0.2;
+      const auto x = torch::randn({3, length, config.d_model}) * torch::where(peaked, 1.5, 0.05);
+      const auto pos = padded_positions(length);
+      const std::string label = normalizer + " d_head " + std::to_string(d_head);
+      expect_same(attend(attention, x, pos, AttentionKernel::kDense),
+                  attend(attention, x, pos, AttentionKernel::kFused), label);
+      // The same in two chunks with the KV cache: 301 cached keys shift the second chunk's
+      // groups of four queries off the vectors of eight keys.
+      LayerCache dense_cache, fused_cache;
+      for (const auto& [start, size] : {std::pair<int64_t, int64_t>{0, 301}, {301, length - 301}}) {
+        torch::NoGradGuard no_grad;
+        Outputs dense, fused;
+        attention->set_kernel(AttentionKernel::kDense);
+        dense.out =
+            attention(x.narrow(1, start, size), pos.narrow(1, start, size), &dense_cache, &dense.stats);
+        attention->set_kernel(AttentionKernel::kFused);
+        fused.out =
+            attention(x.narrow(1, start, size), pos.narrow(1, start, size), &fused_cache, &fused.stats);
+        expect_same(dense, fused, label + " from token " + std::to_string(start));
+      }
+    }
+  }
+}
+
 // q.k = x_q[0] x_k[0] / sqrt(d_head) on every head: with x[0] = 1 everywhere except a large value
 // at one key, the queries before that key see all-equal rows and the ones after it one key
 // that wins by far.

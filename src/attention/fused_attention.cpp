@@ -276,6 +276,7 @@ T* at_least(std::vector<T>& buffer, int64_t size) {
 struct Buffers {
   std::vector<float> scores;
   std::vector<float> weights;
+  std::vector<float> group_weights;  // [kGroup, n]: the dense sparse rows of a group, summed together
   std::vector<int32_t> keys;
   std::vector<int32_t> support;
   detail::Candidates candidates;
@@ -370,14 +371,16 @@ detail::PositiveParts row_positive_parts(const float* x, int64_t padded_end, flo
 // A sparse row most of whose keys are candidates (near uniform, as at random initialisation):
 // the weights of the whole row in one vector pass with their statistics, and the values summed
 // in key order, which beats gathering them by index. Float arithmetic of the dense row kernels.
+// With a group slot the weights are left there for the group's joint value pass (out_row is then
+// not written).
 void attend_dense_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t end, float max,
-                             double tau, const float* values, Buffers& buffers, float* out_row,
-                             ItemStats& stats) {
+                             double tau, const float* values, Buffers& buffers, float* group_slot,
+                             float* out_row, ItemStats& stats) {
   constexpr int64_t kFlushEvery = 64;  // vectors summed in float before a double
   const auto t = static_cast<float>(tau);
   const float scale = entmax15 ? 0.5f : 1.0f;
   const int64_t padded_end = round_up(end, kWidth);
-  float* w = at_least(buffers.weights, padded_end);
+  float* w = group_slot != nullptr ? group_slot : at_least(buffers.weights, padded_end);
   Ints nonzero{};
   double entropy = 0;
   for (int64_t j = 0; j < padded_end;) {
@@ -393,30 +396,47 @@ void attend_dense_sparse_row(const Layout& in, bool entmax15, const float* x, in
     }
     entropy += detail::sum_of_lanes(terms);
   }
-  weighted_sum<false>(w, nullptr, end, values, in.d_head, out_row);
+  if (group_slot == nullptr) weighted_sum<false>(w, nullptr, end, values, in.d_head, out_row);
   for (int j = 0; j < kWidth; ++j) stats.nonzero += nonzero[j];
   stats.entropy += entropy;
 }
 
 // A sparsemax or 1.5-entmax row: its threshold from the keys within reach of the max (the
 // normalizer's own search, so the threshold of the dense path up to rounding), then weights,
-// values and statistics over those keys only.
-void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float* x, int64_t end, float max,
-                       const float* values, Buffers& buffers, float* out_row, ItemStats& stats) {
-  const bool entmax15 = normalizer == FusedNormalizer::kEntmax15;
+// values and statistics over those keys only. A row most of whose keys are candidates leaves its
+// weights in group_slot when there is one, and returns true: its values are summed with the
+// group's. previous_tau is the threshold of the block's last such row (NaN before the first), a
+// starting point that usually saves the bound pass and most of the search.
+bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t end, float max,
+                       const float* values, Buffers& buffers, float* group_slot, float* out_row,
+                       double& previous_tau, ItemStats& stats) {
   const double scale = entmax15 ? 0.5 : 1.0;
   const int64_t padded_end = round_up(end, kWidth);
-  const ThresholdBound bound = threshold_lower_bound(x, padded_end, max, scale, entmax15);
-  const double lower = bound.lower;
-  if (bound.near_max > static_cast<double>(end / kDenseRowShare)) {
-    // Most keys are candidates: the search passes over the row itself, in float vectors.
+  const auto dense_row = [&](double lower, const detail::PositiveParts* parts_at_lower) {
+    // The search passes over the row itself, in float vectors.
     const auto parts_at = [&](double t) {
+      if (parts_at_lower != nullptr && t == lower) return *parts_at_lower;
       return row_positive_parts(x, padded_end, max, static_cast<float>(scale), t);
     };
     const double tau =
         entmax15 ? detail::entmax15_search(parts_at, lower) : detail::sparsemax_search(parts_at, lower);
-    return attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, out_row, stats);
+    previous_tau = tau;
+    attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, group_slot, out_row, stats);
+    return group_slot != nullptr;
+  };
+  if (!std::isnan(previous_tau)) {
+    // Neighbouring rows of a block have about the same threshold relative to their max. It is a
+    // lower bound on this row's when the weight above it is at least 1 (both sums fall as the
+    // threshold rises), and then the search starts there.
+    const detail::PositiveParts parts =
+        row_positive_parts(x, padded_end, max, static_cast<float>(scale), previous_tau);
+    const double mass = entmax15 ? parts.sum_sq : parts.sum;
+    if (mass >= 1 && parts.count > static_cast<double>(end / kDenseRowShare))
+      return dense_row(previous_tau, &parts);
   }
+  const ThresholdBound bound = threshold_lower_bound(x, padded_end, max, scale, entmax15);
+  const double lower = bound.lower;
+  if (bound.near_max > static_cast<double>(end / kDenseRowShare)) return dense_row(lower, nullptr);
   // Every entry above the bound, and a few below it that rounding might otherwise drop (they add
   // nothing: the search drops what lies below its bracket).
   const auto floor = static_cast<float>(max + lower / scale) - 1e-6f * (std::abs(max) + 1);
@@ -426,8 +446,10 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
   const auto count = static_cast<int64_t>(candidates.size());
   const double tau = entmax15 ? detail::entmax15_threshold(candidates, lower)
                               : detail::sparsemax_threshold(candidates, lower);
-  if (count > end / kDenseRowShare)
-    return attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, out_row, stats);
+  if (count > end / kDenseRowShare) {
+    attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, group_slot, out_row, stats);
+    return group_slot != nullptr;
+  }
   // The weights of the candidates (in a loop of their own, so that it vectorizes), then those
   // that are nonzero packed to the front with their keys. In float as on the dense path (a
   // candidate in float is x - max, or (x - max)/2, exactly as the row kernels compute it), so
@@ -451,6 +473,7 @@ void attend_sparse_row(const Layout& in, FusedNormalizer normalizer, const float
     nonzero += weight > 0;
   }
   sum_support(in, w, support, nonzero, values, out_row, stats);
+  return false;
 }
 
 // The first entry of x[0, end) above `floor`, in steps of 32 (or end): keys before it have
@@ -518,27 +541,29 @@ void attend_softmax_group(const Layout& in, const float* x, int64_t n, int64_t g
 }
 
 // One query's row of scores x (keys [0, end), -inf after them up to a multiple of kWidth):
-// normalizer, statistics and output.
-void attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, const float* x, int64_t end,
-                const RowScan& scan, const float* values, Buffers& buffers, float* out_row,
-                ItemStats& stats) {
+// normalizer, statistics and output, or (returning true) its weights left in group_slot for the
+// group's joint value pass (see attend_sparse_row).
+bool attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, const float* x, int64_t end,
+                const RowScan& scan, const float* values, Buffers& buffers, float* group_slot,
+                double& previous_tau, float* out_row, ItemStats& stats) {
   if (!scan.all_finite()) {
     // Weights of a row with a NaN or +inf score are undefined: NaN, as on the dense path, so
     // that blown-up weights show as a non-finite loss instead of dropping those keys.
     std::fill(out_row, out_row + in.d_head, std::numeric_limits<float>::quiet_NaN());
-    return;
+    return false;
   }
   const float max = scan.row_max();
   if (max == kMinusInfinity) {  // no visible key: weights and output 0
     std::fill(out_row, out_row + in.d_head, 0.0f);
-    return;
+    return false;
   }
   switch (plan.normalizer) {
     case FusedNormalizer::kSoftmax:  // never here: softmax takes a group at a time (attend_softmax_group)
-      return;
+      return false;
     case FusedNormalizer::kSparsemax:
     case FusedNormalizer::kEntmax15:
-      return attend_sparse_row(in, plan.normalizer, x, end, max, values, buffers, out_row, stats);
+      return attend_sparse_row(in, plan.normalizer == FusedNormalizer::kEntmax15, x, end, max, values,
+                               buffers, group_slot, out_row, previous_tau, stats);
     case FusedNormalizer::kEntmax: {
       // A learned or unusual alpha: the general solver writes the whole row, then its support.
       const int64_t padded_end = round_up(end, kWidth);
@@ -547,8 +572,35 @@ void attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, con
       int32_t* keys = at_least(buffers.keys, padded_end);
       const int64_t count = nonzero_keys(w, end, keys);
       for (int64_t i = 0; i < count; ++i) w[i] = w[keys[i]];  // in place: keys[i] >= i
-      return sum_support(in, w, keys, count, values, out_row, stats);
+      sum_support(in, w, keys, count, values, out_row, stats);
+      return false;
     }
+  }
+  return false;
+}
+
+// The outputs of a whole group's rows whose weights are in their slots of w (rows n apart, keys
+// [0, end)), in one pass over the values that loads each value row once for all of them; the
+// outputs of the other rows are left as they are.
+void sum_group_slots(const Layout& in, float* w, int64_t n, int64_t end, int64_t first_query,
+                     const bool* in_slot, const float* values, float* out) {
+  if (std::none_of(in_slot, in_slot + kGroup, [](bool slot) { return slot; })) return;
+  const int64_t count = std::min(end, in.keys);
+  for (int64_t r = 0; r < kGroup; ++r) {
+    // A row's weights stop at its own last key rounded up to kWidth, which is the group's last
+    // unless the KV cache holds a number of keys that is not a multiple of kGroup: zeros after
+    // it. The slots of the rows not in the pass hold stale weights; their sums are dropped.
+    const int64_t filled = round_up(std::min(in.keys, in.cached + first_query + r + 1), kWidth);
+    if (in_slot[r] && filled < count) std::fill(w + r * n + filled, w + r * n + count, 0.0f);
+  }
+  float sums[kGroup * 2 * kWidth];
+  if (in.d_head == kWidth) {
+    weighted_values_rows<kGroup, 1>(w, n, 0, count, values, sums, in.d_head);
+  } else {
+    weighted_values_rows<kGroup, 2>(w, n, 0, count, values, sums, in.d_head);
+  }
+  for (int64_t r = 0; r < kGroup; ++r) {
+    if (in_slot[r]) std::copy(sums + r * in.d_head, sums + (r + 1) * in.d_head, out + r * in.d_head);
   }
 }
 
@@ -569,6 +621,8 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
   float* out = in.out + (bh * in.queries + first) * in.d_head;
   const auto slope = static_cast<float>(plan.slopes[h]);
   const auto scale = static_cast<float>(plan.score_scale);
+  // Per block, so that an item's results never depend on which items a thread ran before it.
+  double previous_tau = std::numeric_limits<double>::quiet_NaN();
   for (int64_t g = 0; g < rows; g += kGroup) {
     const int64_t group = std::min(kGroup, rows - g);
     const int64_t end = round_up(std::min(in.keys, in.cached + first + g + group), kWidth);
@@ -587,6 +641,11 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
                            out + g * in.d_head, stats);
       continue;
     }
+    // Rows of a whole group that leave their weights in a slot are summed together afterwards
+    // (head sizes 8 and 16, those of the models lengen trains; others sum row by row).
+    const bool joint = group == kGroup && (in.d_head == kWidth || in.d_head == 2 * kWidth);
+    float* slots = joint ? at_least(buffers.group_weights, kGroup * n) : nullptr;
+    bool in_slot[kGroup] = {};
     for (int64_t r = 0; r < group; ++r) {
       float* out_row = out + (g + r) * in.d_head;
       if (query_position[g + r] < 0) {  // padding: no key is visible, the output is 0
@@ -594,8 +653,10 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
         continue;
       }
       const int64_t row_end = std::min(in.keys, in.cached + first + g + r + 1);
-      attend_row(in, plan, h, x + r * n, row_end, scan[r], values, buffers, out_row, stats);
+      in_slot[r] = attend_row(in, plan, h, x + r * n, row_end, scan[r], values, buffers,
+                              joint ? slots + r * n : nullptr, previous_tau, out_row, stats);
     }
+    if (joint) sum_group_slots(in, slots, n, end, first + g, in_slot, values, out + g * in.d_head);
   }
 }
 
