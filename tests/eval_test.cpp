@@ -2,8 +2,8 @@
 // `lengen eval --data` on reference-format files.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -17,8 +17,8 @@
 #include "lengen/rng.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
-#include "lengen/task_files.h"
 #include "lengen/task.h"
+#include "lengen/task_files.h"
 #include "lengen/trainer.h"
 #include "lengen/training_data.h"
 
@@ -35,12 +35,12 @@ std::vector<int32_t> tokens(const Symbols& symbols, bool eos = true) {
 }
 
 TEST(EvalMetrics, ScoreGeneratedComparesPositionWiseOverTheTarget) {
-  const std::vector<Sample> samples = {{{1, 2, 3}, {1, 2, 3}}, {{1, 2, 3}, {1, 2, 3}},
-                                       {{1, 2, 3}, {1, 2, 3}}, {{1, 2, 3}, {1, 2, 3}}};
+  const std::vector<Sample> samples = {
+      {{1, 2, 3}, {1, 2, 3}}, {{1, 2, 3}, {1, 2, 3}}, {{1, 2, 3}, {1, 2, 3}}, {{1, 2, 3}, {1, 2, 3}}};
   const std::vector<std::vector<int32_t>> generated = {
-      tokens({1, 2, 3}),                    // right
-      tokens({1, 0, 3}),                    // one wrong symbol: 3 of 4 tokens
-      tokens({1, 2}),                       // stops early: EOS where 3 should be, 2 of 4
+      tokens({1, 2, 3}),  // right
+      tokens({1, 0, 3}),  // one wrong symbol: 3 of 4 tokens
+      tokens({1, 2}),     // stops early: EOS where 3 should be, 2 of 4
       {symbol_to_token(1), symbol_to_token(2), symbol_to_token(3), symbol_to_token(3), kEos}};  // runs on
   const SequenceMetrics m = score_generated(generated, samples);
   EXPECT_EQ(m.samples, 4);
@@ -140,8 +140,8 @@ class TrainedCopy : public ::testing::Test {
   }
 
   int run_cli(const std::string& args) {
-    const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " + (*dir_ / "out.txt").string() +
-                                " 2> " + (*dir_ / "err.txt").string();
+    const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " +
+                                (*dir_ / "out.txt").string() + " 2> " + (*dir_ / "err.txt").string();
     const int status = std::system(command.c_str());
     std::ifstream out(*dir_ / "out.txt"), err(*dir_ / "err.txt");
     out_ = std::string(std::istreambuf_iterator<char>(out), {});
@@ -162,7 +162,8 @@ TEST_F(TrainedCopy, TeacherForcedExactMatchEqualsGreedy) {
   auto task = make_task("copy", config_->task.params, config_->task.seed);
   for (int64_t length : {6, 8}) {
     SCOPED_TRACE(length);
-    const auto samples = fixed_samples(*task, length, 48, derive_seed(config_->task.seed, kEvalStream(length)));
+    const auto samples =
+        fixed_samples(*task, length, 48, derive_seed(config_->task.seed, kEvalStream(length)));
     EvalConfig eval = config_->eval;
     const LengthResult forced = evaluate_samples(model, samples, length, eval);
     eval.decode = kGreedy;
@@ -183,6 +184,39 @@ TEST_F(TrainedCopy, TeacherForcedExactMatchEqualsGreedy) {
   }
 }
 
+// A batch holds eval.batch_size sequences unless that many of the longest would pass
+// eval.batch_tokens; then fewer, never none.
+TEST(EvalMetrics, LongSequencesTakeFewerPerBatch) {
+  EvalConfig eval;
+  eval.batch_size = 32;
+  eval.batch_tokens = 1000;
+  const auto samples_of = [](size_t src, size_t trg) {
+    return std::vector<Sample>{{Symbols(src, 1), Symbols(trg, 1)}, {Symbols(3, 1), Symbols(3, 1)}};
+  };
+  EXPECT_EQ(sequences_per_batch(eval, samples_of(10, 10)), 32);  // 32 x 20 tokens fit
+  EXPECT_EQ(sequences_per_batch(eval, samples_of(90, 10)), 10);  // the longest (100 tokens) decides
+  EXPECT_EQ(sequences_per_batch(eval, samples_of(5000, 5000)), 1);
+  EXPECT_EQ(sequences_per_batch(eval, {}), 32);
+}
+
+// Batches bounded by tokens give the same results as whole batches: one sequence per batch here.
+TEST_F(TrainedCopy, ATokenBoundedBatchGivesTheSameResults) {
+  Decoder model = load_model();
+  auto task = make_task("copy", config_->task.params, config_->task.seed);
+  const int64_t length = 16;
+  const auto samples = fixed_samples(*task, length, 24, derive_seed(config_->task.seed, kEvalStream(length)));
+  EvalConfig eval = config_->eval;
+  const LengthResult whole = evaluate_samples(model, samples, length, eval);
+  eval.batch_tokens = 1;
+  ASSERT_EQ(sequences_per_batch(eval, samples), 1);
+  const LengthResult single = evaluate_samples(model, samples, length, eval);
+  EXPECT_EQ(single.metrics.samples, whole.metrics.samples);
+  EXPECT_EQ(single.metrics.exact, whole.metrics.exact);
+  EXPECT_EQ(single.metrics.correct_tokens, whole.metrics.correct_tokens);
+  EXPECT_NEAR(single.loss, whole.loss, 1e-5 * std::max(1.0, whole.loss));
+  EXPECT_NEAR(single.mean_nonzero_per_query(), whole.mean_nonzero_per_query(), 1e-6);
+}
+
 // The trained model's decisions are the same from both attention kernels, at the training
 // length and past it, teacher-forced and greedy.
 TEST_F(TrainedCopy, FusedAndDenseKernelsDecideTheSameOnTheSameSamples) {
@@ -190,7 +224,8 @@ TEST_F(TrainedCopy, FusedAndDenseKernelsDecideTheSameOnTheSameSamples) {
   auto task = make_task("copy", config_->task.params, config_->task.seed);
   for (int64_t length : {6, 16, 40}) {
     SCOPED_TRACE(length);
-    const auto samples = fixed_samples(*task, length, 32, derive_seed(config_->task.seed, kEvalStream(length)));
+    const auto samples =
+        fixed_samples(*task, length, 32, derive_seed(config_->task.seed, kEvalStream(length)));
     for (const char* decode : {kTeacherForced, kGreedy}) {
       SCOPED_TRACE(decode);
       EvalConfig eval = config_->eval;

@@ -168,6 +168,10 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(eval.long_samples), "samples per length from eval.long_from on; 0 = eval.samples",
             closed(0, kMaxCount)),
       field(KEY(eval.batch_size), "sequences per evaluation batch", closed(1, kMaxCount)),
+      field(KEY(eval.batch_tokens),
+            "most tokens (sequences x their length) in one evaluation batch: longer sequences take fewer per "
+            "batch, at least one, which bounds evaluation's memory at long lengths",
+            at_least(1)),
       field(KEY(eval.decode), "teacher_forced: exact match in one pass; greedy: decode until EOS", {},
             {"teacher_forced", "greedy"}),
       field(KEY(eval.decode_cap), "greedy: cap on the total length, as a multiple of the source length",
@@ -176,12 +180,14 @@ const std::vector<ConfigField>& config_fields() {
             {"last", "best"}),
       field(KEY(eval.attention_stats), "also record attention statistics per length"),
       field(KEY(eval.attention_kernel),
-            "attention without grad on the CPU (evaluation, validation, decoding): fused computes each block of "
+            "attention without grad on the CPU (evaluation, validation, decoding): fused computes each block "
+            "of "
             "queries in a per-thread buffer, dense materializes each chunk's scores (the reference)",
             {}, {"fused", "dense"}),
       field(KEY(eval.attention_on_target_samples),
             "samples per length whose attention on the answering keys is measured, each by one more forward "
-            "pass; 0 = none", at_least(0)),
+            "pass; 0 = none",
+            at_least(0)),
   };
   return fields;
 }

@@ -55,7 +55,9 @@ double LengthResult::mean_nonzero_per_query() const {
   return mean_over_heads(attention, &LayerAttentionSummary::nonzero_per_query);
 }
 
-double LengthResult::mean_entropy() const { return mean_over_heads(attention, &LayerAttentionSummary::entropy); }
+double LengthResult::mean_entropy() const {
+  return mean_over_heads(attention, &LayerAttentionSummary::entropy);
+}
 
 std::vector<int64_t> evaluation_lengths(const Config& config) {
   if (!config.eval.lengths.empty()) return config.eval.lengths;
@@ -76,13 +78,21 @@ SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generat
     for (int32_t symbol : samples[i].trg) expected.push_back(symbol_to_token(symbol));
     expected.push_back(kEos);
     int64_t correct = 0;
-    for (size_t t = 0; t < expected.size() && t < generated[i].size(); ++t) correct += generated[i][t] == expected[t];
+    for (size_t t = 0; t < expected.size() && t < generated[i].size(); ++t)
+      correct += generated[i][t] == expected[t];
     metrics.samples += 1;
     metrics.tokens += static_cast<int64_t>(expected.size());
     metrics.correct_tokens += correct;
     metrics.exact += generated[i] == expected;
   }
   return metrics;
+}
+
+int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& samples) {
+  int64_t longest = 1;
+  for (const Sample& sample : samples)
+    longest = std::max(longest, static_cast<int64_t>(sample.src.size() + sample.trg.size()));
+  return std::clamp<int64_t>(eval.batch_tokens / longest, 1, eval.batch_size);
 }
 
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
@@ -101,11 +111,13 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
   AttentionStats* stats_target = eval.attention_stats ? &stats : nullptr;
   SequenceMetrics teacher_forced;
   SequenceMetrics generated;
-  for (size_t first = 0; first < samples.size(); first += static_cast<size_t>(eval.batch_size)) {
-    const size_t last = std::min(samples.size(), first + static_cast<size_t>(eval.batch_size));
+  const auto batch = static_cast<size_t>(sequences_per_batch(eval, samples));
+  for (size_t first = 0; first < samples.size(); first += batch) {
+    const size_t last = std::min(samples.size(), first + batch);
     const std::vector<Sample> chunk(samples.begin() + first, samples.begin() + last);
     // Greedy mode takes its statistics from decoding, where the model attends to its own output.
-    teacher_forced.add(score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
+    teacher_forced.add(
+        score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
     if (greedy) {
       std::vector<std::vector<int32_t>> prompts;
       std::vector<int64_t> caps;
@@ -138,9 +150,10 @@ std::vector<Sample> read_split(const Task& task, const EvalSplit& split) {
   const auto expected = static_cast<size_t>(task.source_length(split.length));
   for (size_t i = 0; i < samples.size(); ++i) {
     if (samples[i].src.size() != expected) {
-      throw UserError(source_file + ":" + std::to_string(i + 1) + ": " + std::to_string(samples[i].src.size()) +
-                      " symbols, but the name says length " + std::to_string(split.length) + " (" +
-                      std::to_string(expected) + " symbols for task " + task.name() + ")");
+      throw UserError(source_file + ":" + std::to_string(i + 1) + ": " +
+                      std::to_string(samples[i].src.size()) + " symbols, but the name says length " +
+                      std::to_string(split.length) + " (" + std::to_string(expected) + " symbols for task " +
+                      task.name() + ")");
     }
   }
   return samples;
@@ -158,9 +171,9 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
     for (int64_t length : evaluation_lengths(config)) {
       const uint64_t seed = derive_seed(config.task.seed, kEvalStream(length));
       auto samples = fixed_samples(task, length, samples_at_length(config.eval, length), seed);
-      nlohmann::json data = {{"source", "generated"},   {"task", task.name()},
-                             {"params", task.params()}, {"task_seed", config.task.seed},
-                             {"seed", seed},            {"samples", samples.size()}};
+      nlohmann::json data = {
+          {"source", "generated"},         {"task", task.name()}, {"params", task.params()},
+          {"task_seed", config.task.seed}, {"seed", seed},        {"samples", samples.size()}};
       sets.push_back({length, std::move(samples), std::move(data)});
     }
     return sets;

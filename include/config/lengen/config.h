@@ -11,10 +11,10 @@ namespace lengen {
 
 struct TaskConfig {
   std::string name = "copy";
-  TaskParams params;     // task-specific, e.g. {"vocab": 32}; validated by the task
-  int64_t len_min = 8;   // training source lengths are uniform in [len_min, len_max]
+  TaskParams params;    // task-specific, e.g. {"vocab": 32}; validated by the task
+  int64_t len_min = 8;  // training source lengths are uniform in [len_min, len_max]
   int64_t len_max = 16;
-  uint64_t seed = 1;     // fixes the task's own draws (mqmtar vocabulary) and the data streams
+  uint64_t seed = 1;  // fixes the task's own draws (mqmtar vocabulary) and the data streams
 };
 
 struct AttentionConfig {
@@ -29,8 +29,8 @@ struct AttentionConfig {
   double scaling_init_std = 0.02;      // asentmax: projection weight init std (0 = zero init)
   std::string positions = "nape";      // position_choices() (attention_choices.h)
   double rope_base = 10000.0;
-  int64_t alibi_heads = -1;            // nape: number of ALiBi heads (-1 = heads / 2)
-  std::string alibi_slopes = "linear"; // linear: 1/(h+1); exp: 2^-h
+  int64_t alibi_heads = -1;             // nape: number of ALiBi heads (-1 = heads / 2)
+  std::string alibi_slopes = "linear";  // linear: 1/(h+1); exp: 2^-h
 };
 
 struct ModelConfig {
@@ -54,31 +54,34 @@ struct TrainConfig {
   double beta1 = 0.9;
   double beta2 = 0.99;
   double weight_decay = 0.0;
-  double grad_clip = 1.0;           // 0 disables clipping
-  uint64_t seed = 1;                // model init and batch order
-  std::string device = "cpu";       // cpu, cuda, auto
-  std::string dtype = "float32";    // float32, bfloat16 (autocast-like: weights fp32)
-  int64_t threads = 1;              // LibTorch intra-op threads
+  double grad_clip = 1.0;         // 0 disables clipping
+  uint64_t seed = 1;              // model init and batch order
+  std::string device = "cpu";     // cpu, cuda, auto
+  std::string dtype = "float32";  // float32, bfloat16 (autocast-like: weights fp32)
+  int64_t threads = 1;            // LibTorch intra-op threads
   int64_t log_every = 50;
-  int64_t eval_every = 500;         // in-distribution validation
+  int64_t eval_every = 500;  // in-distribution validation
   int64_t val_samples = 256;
   int64_t checkpoint_every = 500;
   int64_t keep_checkpoints = 2;
 };
 
 struct EvalConfig {
-  std::vector<int64_t> lengths;   // source lengths; empty = 1x,2x,4x,8x the longest training length
-  int64_t samples = 200;          // per length
+  std::vector<int64_t> lengths;  // source lengths; empty = 1x,2x,4x,8x the longest training length
+  int64_t samples = 200;         // per length
   // Lengths of at least long_from tokens take long_samples samples (0 = off): at 1000x the
   // training length one sample costs thousands of short ones.
   int64_t long_from = 0;
   int64_t long_samples = 0;
   int64_t batch_size = 32;
+  // Most tokens (sequences x their length) in one evaluation batch: at long lengths a batch holds
+  // fewer sequences, at least one, so that memory stays that of one long sequence.
+  int64_t batch_tokens = 65536;
   std::string decode = "teacher_forced";  // teacher_forced (exact match in one pass), greedy
-  double decode_cap = 2.2;        // greedy: total length cap as a multiple of the source length
-  std::string checkpoint = "last";  // last, best (best in-distribution validation)
+  double decode_cap = 2.2;                // greedy: total length cap as a multiple of the source length
+  std::string checkpoint = "last";        // last, best (best in-distribution validation)
   bool attention_stats = true;
-  std::string attention_kernel = "fused";  // fused (memory-bounded, CPU) or dense (the reference)
+  std::string attention_kernel = "fused";    // fused (memory-bounded, CPU) or dense (the reference)
   int64_t attention_on_target_samples = 32;  // per length; 0 = not measured
 };
 

@@ -64,6 +64,10 @@ struct EvalSet {
 };
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir);
 
+// Sequences per evaluation batch of these samples: eval.batch_size, or fewer (at least one) where
+// that many of the longest would hold more than eval.batch_tokens tokens.
+int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& samples);
+
 // Samples evaluated at `length`: eval.long_samples from eval.long_from on, else eval.samples.
 int64_t samples_at_length(const EvalConfig& eval, int64_t length);
 
