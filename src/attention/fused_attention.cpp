@@ -412,17 +412,19 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
                        double& previous_tau, ItemStats& stats) {
   const double scale = entmax15 ? 0.5 : 1.0;
   const int64_t padded_end = round_up(end, kWidth);
+  const auto whole_row = [&](double tau) {
+    attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, group_slot, out_row, stats);
+    return group_slot != nullptr;
+  };
   const auto dense_row = [&](double lower, const detail::PositiveParts* parts_at_lower) {
     // The search passes over the row itself, in float vectors.
     const auto parts_at = [&](double t) {
       if (parts_at_lower != nullptr && t == lower) return *parts_at_lower;
       return row_positive_parts(x, padded_end, max, static_cast<float>(scale), t);
     };
-    const double tau =
+    previous_tau =
         entmax15 ? detail::entmax15_search(parts_at, lower) : detail::sparsemax_search(parts_at, lower);
-    previous_tau = tau;
-    attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, group_slot, out_row, stats);
-    return group_slot != nullptr;
+    return whole_row(previous_tau);
   };
   if (!std::isnan(previous_tau)) {
     // Neighbouring rows of a block have about the same threshold relative to their max. It is a
@@ -446,10 +448,7 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
   const auto count = static_cast<int64_t>(candidates.size());
   const double tau = entmax15 ? detail::entmax15_threshold(candidates, lower)
                               : detail::sparsemax_threshold(candidates, lower);
-  if (count > end / kDenseRowShare) {
-    attend_dense_sparse_row(in, entmax15, x, end, max, tau, values, buffers, group_slot, out_row, stats);
-    return group_slot != nullptr;
-  }
+  if (count > end / kDenseRowShare) return whole_row(tau);
   // The weights of the candidates (in a loop of their own, so that it vectorizes), then those
   // that are nonzero packed to the front with their keys. In float as on the dense path (a
   // candidate in float is x - max, or (x - max)/2, exactly as the row kernels compute it), so

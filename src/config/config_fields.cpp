@@ -181,8 +181,7 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(eval.attention_stats), "also record attention statistics per length"),
       field(KEY(eval.attention_kernel),
             "attention without grad on the CPU (evaluation, validation, decoding): fused computes each block "
-            "of "
-            "queries in a per-thread buffer, dense materializes each chunk's scores (the reference)",
+            "of queries in a per-thread buffer, dense materializes each chunk's scores (the reference)",
             {}, {"fused", "dense"}),
       field(KEY(eval.attention_on_target_samples),
             "samples per length whose attention on the answering keys is measured, each by one more forward "
