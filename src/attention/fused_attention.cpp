@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -659,27 +660,23 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
   }
 }
 
-// A fixed order of the items in which any contiguous range mixes heads and early (cheap) with
-// late (costly) query blocks, so that the equal ranges of at::parallel_for take about equal time:
-// item = (i * stride) mod items, with a stride coprime to the item count.
-int64_t item_stride(int64_t items) {
-  int64_t stride = 7919;
-  while (std::gcd(stride, items) != 1) ++stride;
-  return stride % std::max<int64_t>(items, 1);
-}
-
-// Positions [begin, end) of that order: item = block + blocks * (head + heads * sequence).
-LENGEN_ROW_KERNEL void attend_items(const Layout& in, const FusedAttentionPlan& plan, int64_t begin,
-                                    int64_t end, int64_t stride, ItemStats* stats) {
+// Runs items until none is left, taking the next one from `next`. Items are taken in decreasing
+// order of cost (a late query block sees the most keys), so that whichever thread is free takes
+// the next and the threads finish together: the short items come last and fill the gaps. An
+// item's results never depend on the thread that ran it. item = block + blocks * (head + heads *
+// sequence).
+LENGEN_ROW_KERNEL void attend_items(const Layout& in, const FusedAttentionPlan& plan,
+                                    std::atomic<int64_t>& next, ItemStats* stats) {
   thread_local Buffers buffers;
-  const int64_t items = in.batch * in.heads * in.blocks;
-  for (int64_t i = begin; i < end; ++i) {
-    const int64_t item = static_cast<int64_t>((static_cast<unsigned __int128>(i) * stride) % items);
-    const int64_t block = item % in.blocks;
-    const int64_t h = (item / in.blocks) % in.heads;
-    const int64_t b = item / (in.blocks * in.heads);
+  const int64_t per_block = in.batch * in.heads;
+  const int64_t items = per_block * in.blocks;
+  for (int64_t i = next++; i < items; i = next++) {
+    const int64_t block = in.blocks - 1 - i / per_block;
+    const int64_t h = i % in.heads;
+    const int64_t b = (i / in.heads) % in.batch;
     const int64_t first = block * in.block;
-    attend_block(in, plan, b, h, first, std::min(in.block, in.queries - first), buffers, stats[item]);
+    attend_block(in, plan, b, h, first, std::min(in.block, in.queries - first), buffers,
+                 stats[block + in.blocks * (h + in.heads * b)]);
   }
 }
 
@@ -723,12 +720,9 @@ torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_
 
   const int64_t items = in.batch * in.heads * in.blocks;
   std::vector<ItemStats> item_stats(items);
-  const int64_t stride = item_stride(items);
-  if (items > 0) {
-    at::parallel_for(0, items, 1, [&](int64_t begin, int64_t end) {
-      attend_items(in, plan, begin, end, stride, item_stats.data());
-    });
-  }
+  std::atomic<int64_t> next{0};
+  at::parallel_for(0, std::min<int64_t>(at::get_num_threads(), items), 1,
+                   [&](int64_t, int64_t) { attend_items(in, plan, next, item_stats.data()); });
 
   if (stats != nullptr) {
     // Summed in item order: the same sums for every thread count.

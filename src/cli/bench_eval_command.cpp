@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench_clock.h"
@@ -105,19 +107,21 @@ double peak_rss_mb() {
   return 0.0;
 }
 
-// FLOP/s of a 512 x 512 x 512 fp32 matrix product (the fastest of a few) with the bench's threads.
-double sgemm_flops_per_second(bool single_threaded) {
+// FLOP/s of a 512 x 512 x 512 fp32 matrix product on one thread (the fastest of a few, in thread
+// CPU time) times `threads`: the rate of the bench's threads if each ran matrix products at full
+// speed. (lengen keeps OpenBLAS's own pool at one thread, see compute_threads.h.)
+double sgemm_flops_per_second(int threads) {
   constexpr int64_t kSize = 512;
   const auto a = torch::randn({kSize, kSize});
   const auto b = torch::randn({kSize, kSize});
   auto c = torch::empty({kSize, kSize});
   double best = std::numeric_limits<double>::infinity();
   for (int i = 0; i < 12; ++i) {
-    const double start = bench_now_seconds(single_threaded);
+    const double start = bench_now_seconds(true);
     torch::mm_out(c, a, b);
-    best = std::min(best, bench_now_seconds(single_threaded) - start);
+    best = std::min(best, bench_now_seconds(true) - start);
   }
-  return 2.0 * kSize * kSize * kSize / best;
+  return 2.0 * kSize * kSize * kSize / best * threads;
 }
 
 // One sample's attention (causal q.k and the weighted sum of values) and projection (q, k, v,
@@ -152,17 +156,40 @@ Timing time_evaluation(BenchModel& bench, const std::vector<Sample>& samples, in
   return timing;
 }
 
+// With more than one thread, the fused kernel's wall time at N threads against 1, alternated in
+// the same process and best of kThreadRounds each, so that the machine's drift within a run hits
+// both alike. Returns the N-thread timing and the 1-thread seconds per sample.
+constexpr int kThreadRounds = 3;
+std::pair<Timing, double> time_against_one_thread(BenchModel& bench, const std::vector<Sample>& samples,
+                                                  int64_t length, int threads) {
+  Timing best{std::numeric_limits<double>::infinity(), 0};
+  double one_thread = std::numeric_limits<double>::infinity();
+  for (int round = 0; round < kThreadRounds; ++round) {
+    set_compute_threads(1);
+    one_thread =
+        std::min(one_thread,
+                 time_evaluation(bench, samples, length, AttentionKernel::kFused, false).seconds_per_sample);
+    set_compute_threads(threads);
+    const Timing timing = time_evaluation(bench, samples, length, AttentionKernel::kFused, false);
+    if (timing.seconds_per_sample < best.seconds_per_sample)
+      best.seconds_per_sample = timing.seconds_per_sample;
+    best.peak_rss_mb = std::max(best.peak_rss_mb, timing.peak_rss_mb);
+  }
+  return {best, one_thread};
+}
+
 void run_eval_bench(const EvalBenchOptions& options) {
   set_compute_threads(options.threads);
   const bool single = options.threads == 1;
   std::vector<BenchModel> models = bench_models(options);
-  const double flops_per_second = sgemm_flops_per_second(single);
+  const double flops_per_second = sgemm_flops_per_second(options.threads);
   nlohmann::json records = nlohmann::json::array();
   if (!options.json) {
     std::printf(
         "teacher-forced evaluation with attention statistics, batch 1, %lld sample(s) per entry, %d "
         "thread(s), %s; "
-        "sgemm %.1f GFLOP/s; floor = attention + projection FLOPs at that rate\n",
+        "sgemm %.1f GFLOP/s (one thread's rate x threads); floor = attention + projection FLOPs at that "
+        "rate\n",
         static_cast<long long>(options.samples), options.threads, single ? "thread CPU time" : "wall time",
         flops_per_second / 1e9);
     std::printf("%-10s %-6s %8s %8s %12s %12s %10s %9s %8s\n", "method", "kernel", "length", "tokens",
@@ -182,7 +209,14 @@ void run_eval_bench(const EvalBenchOptions& options) {
         const bool dense = kernel == AttentionKernel::kDense;
         if (dense && length > options.dense_max_length) continue;
         time_evaluation(bench, warmup, bench.config.task.len_max, kernel, single);
-        const Timing timing = time_evaluation(bench, samples, length, kernel, single);
+        std::optional<double> one_thread_seconds;
+        Timing timing;
+        if (!dense && options.threads > 1) {
+          std::tie(timing, one_thread_seconds) =
+              time_against_one_thread(bench, samples, length, options.threads);
+        } else {
+          timing = time_evaluation(bench, samples, length, kernel, single);
+        }
         if (dense) dense_seconds = timing.seconds_per_sample;
         nlohmann::json record = {{"method", bench.method},
                                  {"kernel", dense ? "dense" : "fused"},
@@ -196,14 +230,22 @@ void run_eval_bench(const EvalBenchOptions& options) {
                                  {"speedup_vs_dense", nullptr},
                                  {"floor_ratio", timing.seconds_per_sample / floor_seconds}};
         if (dense_seconds) record["speedup_vs_dense"] = *dense_seconds / timing.seconds_per_sample;
+        if (one_thread_seconds) {
+          record["one_thread_seconds_per_sample"] = *one_thread_seconds;
+          record["speedup_vs_one_thread"] = *one_thread_seconds / timing.seconds_per_sample;
+        }
         if (!options.json) {
           const std::string speedup =
               dense_seconds ? fmt::format("{:.2f}", *dense_seconds / timing.seconds_per_sample) : "-";
-          std::printf("%-10s %-6s %8lld %8lld %12.3f %12.0f %10.0f %9s %8.2f\n", bench.method.c_str(),
+          const std::string against_one =
+              one_thread_seconds ? fmt::format("  vs 1 thread: {:.3f} s, {:.2f}x", *one_thread_seconds,
+                                               *one_thread_seconds / timing.seconds_per_sample)
+                                 : "";
+          std::printf("%-10s %-6s %8lld %8lld %12.3f %12.0f %10.0f %9s %8.2f%s\n", bench.method.c_str(),
                       dense ? "dense" : "fused", static_cast<long long>(length),
                       static_cast<long long>(tokens), timing.seconds_per_sample,
                       static_cast<double>(tokens) / timing.seconds_per_sample, timing.peak_rss_mb,
-                      speedup.c_str(), timing.seconds_per_sample / floor_seconds);
+                      speedup.c_str(), timing.seconds_per_sample / floor_seconds, against_one.c_str());
           std::fflush(stdout);
         }
         records.push_back(record);
@@ -226,7 +268,10 @@ void add_bench_eval_command(CLI::App& bench) {
   eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  eval->add_option("--threads", options->threads, "intra-op threads")
+  eval->add_option(
+          "--threads", options->threads,
+          "intra-op threads; above 1 the fused kernel is also timed at 1 thread, alternating, best of "
+          "3 each (wall time)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   eval->add_option("--dense-max-length", options->dense_max_length,

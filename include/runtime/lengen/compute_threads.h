@@ -2,10 +2,12 @@
 
 namespace lengen {
 
-// Sets LibTorch's intra-op threads and, when LibTorch's BLAS is OpenBLAS, OpenBLAS's own
-// thread pool too: OpenBLAS (pthread build) otherwise starts one spinning thread per core for
-// every small matrix product, which doubled the CPU time of a one-thread training run and
-// slows parallel sweep jobs that were meant to get one core each.
+// Sets LibTorch's intra-op threads, and keeps OpenBLAS's own thread pool (when LibTorch's BLAS is
+// OpenBLAS, pthread build) at one thread whatever `threads` is. That pool's idle threads spin
+// between matrix products and take the cores from LibTorch's threads: at two threads each, a
+// training step of the `lengen bench step` model ran 2x slower than at one thread, and the fused
+// evaluation's attention lost 10-15% (BENCHMARKS.md, "Threads"). lengen's matrix products are
+// small (d_model <= a few hundred), so running them on the calling thread costs little.
 void set_compute_threads(int threads);
 
 }  // namespace lengen
