@@ -429,13 +429,19 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
   };
   if (!std::isnan(previous_tau)) {
     // Neighbouring rows of a block have about the same threshold relative to their max. It is a
-    // lower bound on this row's when the weight above it is at least 1 (both sums fall as the
-    // threshold rises), and then the search starts there.
+    // lower bound on this row's when the weight above it is at least 1 (the weight falls as the
+    // threshold rises), and then the search starts there. Otherwise it lies above this row's
+    // threshold, and one Newton step down gives a lower bound: the weight above t, sum [c -
+    // t]_+^power, is convex in t, so its tangent at the hint lies below it and reaches 1 at or
+    // below the threshold.
     const detail::PositiveParts parts =
         row_positive_parts(x, padded_end, max, static_cast<float>(scale), previous_tau);
-    const double mass = entmax15 ? parts.sum_sq : parts.sum;
-    if (mass >= 1 && parts.count > static_cast<double>(end / kDenseRowShare))
-      return dense_row(previous_tau, &parts);
+    if (parts.count > static_cast<double>(end / kDenseRowShare)) {
+      const double mass = entmax15 ? parts.sum_sq : parts.sum;
+      if (mass >= 1) return dense_row(previous_tau, &parts);
+      const double falls_by = entmax15 ? 2 * parts.sum : parts.count;  // minus the tangent's slope
+      return dense_row(previous_tau - (1 - mass) / falls_by, nullptr);
+    }
   }
   const ThresholdBound bound = threshold_lower_bound(x, padded_end, max, scale, entmax15);
   const double lower = bound.lower;
