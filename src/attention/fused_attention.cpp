@@ -300,6 +300,24 @@ void sum_support(const Layout& in, const float* w, const int32_t* keys, int64_t 
   stats.entropy += entropy;
 }
 
+// The first entry of x[0, end) above `floor`, in steps of 32 (or end): keys before it have
+// weight 0 (under ALiBi, all but the nearest few hundred keys of a long row).
+int64_t first_above(const float* x, int64_t end, float floor) {
+  constexpr int64_t kStep = 4 * kWidth;
+  const Floats floors = Floats{} + floor;
+  int64_t i = 0;
+  for (; i + kStep <= end; i += kStep) {
+    const Ints above = (detail::load_floats(x + i) > floors) |
+                       (detail::load_floats(x + i + kWidth) > floors) |
+                       (detail::load_floats(x + i + 2 * kWidth) > floors) |
+                       (detail::load_floats(x + i + 3 * kWidth) > floors);
+    bool any = false;
+    for (int j = 0; j < kWidth; ++j) any |= above[j] != 0;
+    if (any) break;
+  }
+  return i;
+}
+
 // A lower bound on the threshold of a sparsemax (power 1) or 1.5-entmax (power 2) row whose
 // candidates are c = scale (x - max): with N entries above a level a, sum [c - tau]_+^power = 1
 // gives tau >= a - N^(-1/power). One vector pass counts the entries above a few levels; a row
@@ -443,16 +461,23 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
       return dense_row(previous_tau - (1 - mass) / falls_by, nullptr);
     }
   }
-  const ThresholdBound bound = threshold_lower_bound(x, padded_end, max, scale, entmax15);
+  // A few entries below a level in candidate units are kept that rounding might otherwise drop
+  // (they add nothing: the search drops what lies below its bracket).
+  const auto floor_at = [&](double level) {
+    return static_cast<float>(max + level / scale) - 1e-6f * (std::abs(max) + 1);
+  };
+  // Keys up to candidate -1 lie below every threshold (-1 bounds it from below): under ALiBi all
+  // but the nearest few hundred keys of a long row. The bound and the collection start at the
+  // first block of keys above them.
+  const int64_t skip = first_above(x, end, floor_at(-1));
+  const ThresholdBound bound = threshold_lower_bound(x + skip, padded_end - skip, max, scale, entmax15);
   const double lower = bound.lower;
   if (bound.near_max > static_cast<double>(end / kDenseRowShare)) return dense_row(lower, nullptr);
-  // Every entry above the bound, and a few below it that rounding might otherwise drop (they add
-  // nothing: the search drops what lies below its bracket).
-  const auto floor = static_cast<float>(max + lower / scale) - 1e-6f * (std::abs(max) + 1);
   int32_t* keys = at_least(buffers.keys, end + kWidth);
   detail::Candidates& candidates = buffers.candidates;
-  candidates.collect_listed(x, end, floor, max, scale, keys);
+  candidates.collect_listed(x + skip, end - skip, floor_at(lower), max, scale, keys);
   const auto count = static_cast<int64_t>(candidates.size());
+  for (int64_t i = 0; i < count; ++i) keys[i] += static_cast<int32_t>(skip);
   const double tau = entmax15 ? detail::entmax15_threshold(candidates, lower)
                               : detail::sparsemax_threshold(candidates, lower);
   if (count > end / kDenseRowShare) return whole_row(tau);
@@ -480,24 +505,6 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
   }
   sum_support(in, w, support, nonzero, values, out_row, stats);
   return false;
-}
-
-// The first entry of x[0, end) above `floor`, in steps of 32 (or end): keys before it have
-// weight 0 (under ALiBi, all but the nearest few hundred keys of a long row).
-int64_t first_above(const float* x, int64_t end, float floor) {
-  constexpr int64_t kStep = 4 * kWidth;
-  const Floats floors = Floats{} + floor;
-  int64_t i = 0;
-  for (; i + kStep <= end; i += kStep) {
-    const Ints above = (detail::load_floats(x + i) > floors) |
-                       (detail::load_floats(x + i + kWidth) > floors) |
-                       (detail::load_floats(x + i + 2 * kWidth) > floors) |
-                       (detail::load_floats(x + i + 3 * kWidth) > floors);
-    bool any = false;
-    for (int j = 0; j < kWidth; ++j) any |= above[j] != 0;
-    if (any) break;
-  }
-  return i;
 }
 
 // Softmax over the rows of a group (scores x, rows n apart, keys [0, end) with end a multiple of
