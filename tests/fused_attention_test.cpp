@@ -141,19 +141,23 @@ TEST(FusedAttention, MatchesDenseOnRowsThatSwitchBetweenSpreadAndPeaked) {
       const std::string label = normalizer + " d_head " + std::to_string(d_head);
       expect_same(attend(attention, x, pos, AttentionKernel::kDense),
                   attend(attention, x, pos, AttentionKernel::kFused), label);
-      // The same in two chunks with the KV cache: 301 cached keys shift the second chunk's
-      // groups of four queries off the vectors of eight keys.
-      LayerCache dense_cache, fused_cache;
-      for (const auto& [start, size] : {std::pair<int64_t, int64_t>{0, 301}, {301, length - 301}}) {
-        torch::NoGradGuard no_grad;
-        Outputs dense, fused;
-        attention->set_kernel(AttentionKernel::kDense);
-        dense.out =
-            attention(x.narrow(1, start, size), pos.narrow(1, start, size), &dense_cache, &dense.stats);
-        attention->set_kernel(AttentionKernel::kFused);
-        fused.out =
-            attention(x.narrow(1, start, size), pos.narrow(1, start, size), &fused_cache, &fused.stats);
-        expect_same(dense, fused, label + " from token " + std::to_string(start));
+      // The same in two chunks with the KV cache: 301 or 302 cached keys shift the second
+      // chunk's groups of four queries off the vectors of eight keys and the tiles of sixteen
+      // (with 302, a group's first query sees all of a tile but its last key).
+      for (int64_t cached : {301, 302}) {
+        LayerCache dense_cache, fused_cache;
+        for (const auto& [start, size] :
+             {std::pair<int64_t, int64_t>{0, cached}, {cached, length - cached}}) {
+          torch::NoGradGuard no_grad;
+          Outputs dense, fused;
+          attention->set_kernel(AttentionKernel::kDense);
+          dense.out =
+              attention(x.narrow(1, start, size), pos.narrow(1, start, size), &dense_cache, &dense.stats);
+          attention->set_kernel(AttentionKernel::kFused);
+          fused.out =
+              attention(x.narrow(1, start, size), pos.narrow(1, start, size), &fused_cache, &fused.stats);
+          expect_same(dense, fused, label + " from token " + std::to_string(start));
+        }
       }
     }
   }
@@ -189,20 +193,22 @@ TEST(FusedAttention, MatchesDenseOnASingleWinningKeyAndAllEqualRows) {
 
 // A NaN input (blown-up weights) must not vanish as a key with zero weight: every query that
 // sees it gets a NaN output on both paths. (The queries before it may be NaN too: the dense
-// path multiplies the zero weights of future keys by their values.)
+// path multiplies the zero weights of future keys by their values.) 40 tokens: the later
+// queries see the NaN key's whole tile of sixteen keys, which the kernel scores without the
+// mask when the scores are known to be finite.
 TEST(FusedAttention, ANonFiniteScoreGivesNaNAsOnTheDensePath) {
   for (const Method& method : fused_methods()) {
     const ModelConfig config = config_for(method, "none", "nope");
     torch::manual_seed(9);
     Attention attention(config);
-    auto x = torch::randn({1, 12, config.d_model});
+    auto x = torch::randn({1, 40, config.d_model});
     x[0][6].fill_(std::numeric_limits<float>::quiet_NaN());
-    const auto pos = torch::arange(12).unsqueeze(0);
+    const auto pos = torch::arange(40).unsqueeze(0);
     const Outputs dense = attend(attention, x, pos, AttentionKernel::kDense);
     const Outputs fused = attend(attention, x, pos, AttentionKernel::kFused);
     for (const Outputs* outputs : {&dense, &fused}) {
       const auto finite = torch::isfinite(outputs->out[0]).all(-1);
-      EXPECT_FALSE(finite.narrow(0, 6, 6).any().item<bool>()) << name_of(method);
+      EXPECT_FALSE(finite.narrow(0, 6, 34).any().item<bool>()) << name_of(method);
     }
   }
 }

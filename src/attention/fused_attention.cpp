@@ -71,7 +71,13 @@ struct Layout {
   const float* values;          // [B, H, S, d_head]
   const float* query_position;  // [B, Tq]
   const float* key_position;    // [B, padded_keys]
-  float* out;                   // [B, H, Tq, d_head]
+  // The smallest and largest key position of each tile of kTile keys (padding slots count as
+  // kNoKey), and whether no score can be NaN or infinite: a tile that every row of a group sees
+  // whole is then scored without the mask and the finiteness check.
+  const float* tile_min_position;  // [B, padded_keys / kTile]
+  const float* tile_max_position;  // [B, padded_keys / kTile]
+  bool bounded_scores;
+  float* out;  // [B, H, Tq, d_head]
 };
 
 struct ItemStats {
@@ -100,8 +106,10 @@ struct RowScan {
 
 // Scores of R consecutive queries against kKeys vectors of keys from j: q.k * scale - slope *
 // (query position - key position), or -inf where the key is padding or in the query's future.
-// R x kKeys independent sums, so that the multiply-adds pipeline.
-template <int R, int kKeys>
+// R x kKeys independent sums, so that the multiply-adds pipeline. An edge step (kEdge) applies
+// the mask and checks finiteness; a step of keys that every row sees, with bounded scores, needs
+// neither. Without a bias (kBiased false, slope 0) the same values as with it.
+template <int R, int kKeys, bool kEdge, bool kBiased>
 void score_step(int64_t d_head, const float* key_tile, const float* q, const float* key_position,
                 const float* query_position, float slope, float scale, int64_t j, float* x, int64_t stride,
                 RowScan* scan) {
@@ -120,31 +128,48 @@ void score_step(int64_t d_head, const float* key_tile, const float* q, const flo
     const Floats kp = detail::load_floats(key_position + j + k * kWidth);
     for (int r = 0; r < R; ++r) {
       const Floats qp = Floats{} + query_position[r];
-      const Floats biased = acc[r][k] * scale + (-slope) * (qp - kp);
-      const Floats score = (kp >= 0.0f) & (kp <= qp) ? biased : minus_infinity;
+      Floats score;
+      if constexpr (kBiased) {
+        score = acc[r][k] * scale + (-slope) * (qp - kp);
+      } else {
+        score = acc[r][k] * scale;
+      }
+      if constexpr (kEdge) {
+        score = (kp >= 0.0f) & (kp <= qp) ? score : minus_infinity;
+        scan[r].finite &= score < infinity;
+      }
       detail::store_floats(x + r * stride + j + k * kWidth, score);
       scan[r].max = scan[r].max < score ? score : scan[r].max;
-      scan[r].finite &= score < infinity;
     }
   }
 }
 
 // The scores of R queries against the keys [0, end) (end a multiple of kWidth) into rows of x.
-template <int R>
-void score_group(const Layout& in, const float* q, const float* key_tiles, const float* key_position,
-                 const float* query_position, float slope, float scale, int64_t end, float* x, int64_t stride,
-                 RowScan* scan) {
+template <int R, bool kBiased>
+void score_group(const Layout& in, int64_t b, const float* q, const float* key_tiles,
+                 const float* key_position, const float* query_position, float slope, float scale,
+                 int64_t end, float* x, int64_t stride, RowScan* scan) {
   constexpr int kKeys = kTile / kWidth;
   // Key j's column in its tile.
   const auto tile_of = [&](int64_t j) { return key_tiles + (j - j % kTile) * in.d_head + j % kTile; };
+  const float* tile_min = in.tile_min_position + b * (in.padded_keys / kTile);
+  const float* tile_max = in.tile_max_position + b * (in.padded_keys / kTile);
+  const float first_query = *std::min_element(query_position, query_position + R);
   int64_t j = 0;
   for (; j + kTile <= end; j += kTile) {
-    score_step<R, kKeys>(in.d_head, tile_of(j), q, key_position, query_position, slope, scale, j, x, stride,
-                         scan);
+    const bool seen_whole =
+        in.bounded_scores && tile_min[j / kTile] >= 0 && tile_max[j / kTile] <= first_query;
+    if (seen_whole) {
+      score_step<R, kKeys, false, kBiased>(in.d_head, tile_of(j), q, key_position, query_position, slope,
+                                           scale, j, x, stride, scan);
+    } else {
+      score_step<R, kKeys, true, kBiased>(in.d_head, tile_of(j), q, key_position, query_position, slope,
+                                          scale, j, x, stride, scan);
+    }
   }
   for (; j < end; j += kWidth) {
-    score_step<R, 1>(in.d_head, tile_of(j), q, key_position, query_position, slope, scale, j, x, stride,
-                     scan);
+    score_step<R, 1, true, kBiased>(in.d_head, tile_of(j), q, key_position, query_position, slope, scale, j,
+                                    x, stride, scan);
   }
 }
 
@@ -641,12 +666,16 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
     const int64_t end = round_up(std::min(in.keys, in.cached + first + g + group), kWidth);
     const float* qg = q + g * in.d_head;
     RowScan scan[kGroup];
-    if (group == kGroup) {
-      score_group<kGroup>(in, qg, key_tiles, key_position, query_position + g, slope, scale, end, x, n, scan);
+    if (group == kGroup && slope != 0) {
+      score_group<kGroup, true>(in, b, qg, key_tiles, key_position, query_position + g, slope, scale, end, x,
+                                n, scan);
+    } else if (group == kGroup) {
+      score_group<kGroup, false>(in, b, qg, key_tiles, key_position, query_position + g, slope, scale, end, x,
+                                 n, scan);
     } else {
       for (int64_t r = 0; r < group; ++r) {
-        score_group<1>(in, qg + r * in.d_head, key_tiles, key_position, query_position + g + r, slope, scale,
-                       end, x + r * n, n, scan + r);
+        score_group<1, true>(in, b, qg + r * in.d_head, key_tiles, key_position, query_position + g + r,
+                             slope, scale, end, x + r * n, n, scan + r);
       }
     }
     if (plan.normalizer == FusedNormalizer::kSoftmax) {
@@ -693,6 +722,23 @@ LENGEN_ROW_KERNEL void attend_items(const Layout& in, const FusedAttentionPlan& 
   }
 }
 
+// True when no score can be NaN or infinite: finite inputs whose dot products and biases stay
+// far inside float's range (|q.k| <= d_head max|q| max|k|).
+bool scores_are_bounded(const torch::Tensor& q, const torch::Tensor& k, const FusedAttentionPlan& plan,
+                        const torch::Tensor& query_position, const torch::Tensor& key_position) {
+  if (q.numel() == 0 || k.numel() == 0) return true;
+  const double q_max = q.abs().max().item<double>();
+  const double k_max = k.abs().max().item<double>();
+  double slope_max = 0;
+  for (double slope : plan.slopes) slope_max = std::max(slope_max, std::abs(slope));
+  // Key slots past the last key hold kNoKey and are always masked: only real positions count.
+  const double position_max = std::max(query_position.abs().max().item<double>(),
+                                       key_position.narrow(1, 0, k.size(2)).abs().max().item<double>());
+  const double bound = static_cast<double>(q.size(3)) * q_max * k_max * std::abs(plan.score_scale) +
+                       2 * slope_max * position_max;
+  return std::isfinite(bound) && bound < 1e30;  // false for NaN too
+}
+
 }  // namespace
 
 torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_in, const torch::Tensor& v_in,
@@ -721,6 +767,9 @@ torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_
           .contiguous();
   torch::Tensor key_position = torch::full({in.batch, in.padded_keys}, kNoKey, q.options());
   key_position.narrow(1, 0, in.keys).copy_(key_positions.to(torch::kFloat));
+  const torch::Tensor position_tiles = key_position.view({in.batch, in.padded_keys / kTile, kTile});
+  const torch::Tensor tile_min_position = position_tiles.amin(2).contiguous();
+  const torch::Tensor tile_max_position = position_tiles.amax(2).contiguous();
   const torch::Tensor query_position = query_positions.to(torch::kFloat).contiguous();
   torch::Tensor out = torch::empty_like(q);
 
@@ -729,6 +778,9 @@ torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_
   in.values = v.data_ptr<float>();
   in.query_position = query_position.data_ptr<float>();
   in.key_position = key_position.data_ptr<float>();
+  in.tile_min_position = tile_min_position.data_ptr<float>();
+  in.tile_max_position = tile_max_position.data_ptr<float>();
+  in.bounded_scores = scores_are_bounded(q, k_in, plan, query_position, key_position);
   in.out = out.data_ptr<float>();
 
   const int64_t items = in.batch * in.heads * in.blocks;
