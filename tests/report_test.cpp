@@ -121,6 +121,42 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   }
 }
 
+// Training curves from each run's log.jsonl: the loss windows and validations, mean ± std over
+// the runs of a method at the steps all of them logged; a line that is not a log entry (a crash
+// cut it short) is skipped.
+TEST_F(Report, TrainingCurvesFromTheRunLogs) {
+  const auto write_log = [this](const std::string& run, const std::string& text) {
+    write_file_atomically((dir_ / run / "log.jsonl").string(), text);
+  };
+  write_log("asentmax-seed1",
+            "{\"loss\":2.0,\"step\":50}\n{\"loss\":1.0,\"step\":100}\n"
+            "{\"step\":100,\"val_exact_match\":0.5,\"val_loss\":1.1}\n{\"loss\":0.5,\"step\":150}\n");
+  write_log("asentmax-seed2",
+            "{\"loss\":4.0,\"step\":50}\n{\"loss\":3.0,\"step\":100}\n"
+            "{\"step\":100,\"val_exact_match\":0.7,\"val_loss\":1.1}\n{\"loss\":0.");
+  write_log("asentmax-seed3",
+            "{\"loss\":3.0,\"step\":50}\n{\"loss\":2.0,\"step\":100}\n"
+            "{\"step\":100,\"val_exact_match\":0.6,\"val_loss\":1.1}\n");
+  // softmax-seed1 has no log: no row.
+  ReportOptions options;
+  options.gnuplot = "";
+  const std::string md = write_report(dir_.string(), options);
+  EXPECT_NE(md.find("## Training"), std::string::npos) << md;
+  // Step 150 is in one run of three only.
+  EXPECT_NE(md.find("| method | step 50 | step 100 |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 3 ± 1 (n=3) | 2 ± 1 (n=3) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 60.0 ± 10.0 (n=3) |"), std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("Softmax (softmax + none) / nape | 0"), std::string::npos) << md;
+  EXPECT_NE(read("training_loss.csv").find("entmax15,asentmax,nape,100,2,1,3"), std::string::npos)
+      << read("training_loss.csv");
+  EXPECT_NE(read("training_loss.gp").find("set logscale y"), std::string::npos);
+  EXPECT_NE(read("training_loss.gp").find("set xlabel 'step'"), std::string::npos);
+  EXPECT_NE(read("validation_exact_match.gp").find("set yrange [0:100]"), std::string::npos);
+}
+
 TEST_F(Report, EmptyFolderIsAUserError) {
   const fs::path empty = dir_ / "empty";
   fs::create_directories(empty);

@@ -2,7 +2,6 @@
 // the script stay next to the images so a user can restyle them and rerun `gnuplot NAME.gp`.
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,7 +24,9 @@ std::string shell_quoted(const std::string& text) {
   return out + "'";
 }
 
-bool run_quietly(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+bool run_quietly(const std::string& command) {
+  return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
+}
 
 }  // namespace
 
@@ -61,7 +62,15 @@ std::string find_gnuplot() {
 
 bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
                  const std::string& y_label, const std::string& y_range, const std::string& gnuplot) {
-  // One block per method (gnuplot's "index"), rows: length mean std.
+  PlotAxes axes;
+  axes.y_label = y_label;
+  axes.y_range = y_range;
+  return plot_table(table, dir, name, axes, gnuplot);
+}
+
+bool plot_table(const MetricTable& table, const std::string& dir, const std::string& name,
+                const PlotAxes& axes, const std::string& gnuplot) {
+  // One block per method (gnuplot's "index"), rows: x mean std.
   std::ostringstream data;
   std::vector<size_t> plotted;
   for (size_t m = 0; m < table.methods.size(); ++m) {
@@ -79,18 +88,20 @@ bool plot_metric(const MetricTable& table, const std::string& dir, const std::st
   if (plotted.empty()) return false;
 
   std::ostringstream script;
-  script << "# " << y_label << " against source length; run `gnuplot " << name << ".gp` in this folder.\n"
+  script << "# " << axes.y_label << " against " << axes.x_label << "; run `gnuplot " << name
+         << ".gp` in this folder.\n"
          << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot))
          << " noenhanced size 900,560\n"
          << "set output '" << name << ".png'\n"
-         << "set logscale x 2\nset grid\nset key below\n"
-         << "set xlabel 'source length'\nset ylabel " << gnuplot_quoted(y_label) << "\nset yrange " << y_range
-         << "\n"
+         << (axes.log_x ? "set logscale x 2\n" : "")
+         << (axes.log_y ? "set logscale y 10\nset format y '%g'\n" : "") << "set grid\nset key below\n"
+         << "set xlabel " << gnuplot_quoted(axes.x_label) << "\nset ylabel " << gnuplot_quoted(axes.y_label)
+         << "\nset yrange " << axes.y_range << "\n"
          << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i
-           << " using 1:2:3 with yerrorlines linewidth 2 title "
-           << gnuplot_quoted(method_label(table.methods[plotted[i]]));
+           << (axes.error_bars ? " using 1:2:3 with yerrorlines" : " using 1:2 with lines")
+           << " linewidth 2 title " << gnuplot_quoted(method_label(table.methods[plotted[i]]));
   }
   script << "\nset terminal svg noenhanced size 900,560\nset output '" << name << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());

@@ -23,6 +23,7 @@ RunResults read_run(const std::string& name, const std::string& results_path, bo
   ResultsFile file = read_results_file(results_path);
   RunResults run;
   run.name = name;
+  run.dir = fs::path(results_path).parent_path().string();
   run.method = file.method;
   run.train_len_max = file.train_len_max;
   // A run evaluated on one kind of data only has no entry for the other.
@@ -153,9 +154,11 @@ std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
   return out.str();
 }
 
-std::string csv_table(const MetricTable& table, int64_t train_len_max) {
+std::string csv_table(const MetricTable& table, int64_t train_len_max, const std::string& x_column) {
+  const bool lengths = x_column == "length";
   std::ostringstream out;
-  out << "method,normalizer,scaling,positions,length,multiple,mean,std,n\n";
+  out << "method,normalizer,scaling,positions," << x_column << (lengths ? ",multiple" : "")
+      << ",mean,std,n\n";
   for (size_t m = 0; m < table.methods.size(); ++m) {
     const Method& method = table.methods[m];
     for (size_t l = 0; l < table.lengths.size(); ++l) {
@@ -163,7 +166,7 @@ std::string csv_table(const MetricTable& table, int64_t train_len_max) {
       if (!cell) continue;
       out << '"' << method_label(method) << "\"," << method.normalizer << "," << method.scaling << ","
           << method.positions << "," << table.lengths[l] << ","
-          << multiple_text(table.lengths[l], train_len_max) << ","
+          << (lengths ? multiple_text(table.lengths[l], train_len_max) + "," : "")
           << fmt::format("{:.6g},{:.6g},{}", cell->mean, cell->std, cell->n) << "\n";
     }
   }

@@ -17,6 +17,7 @@ std::string method_label(const Method& method);
 
 struct RunResults {
   std::string name;
+  std::string dir;  // the run folder (its log.jsonl has the training curves)
   Method method;
   int64_t train_len_max = 0;
   ResultsByDecode results;  // results.json's "results" (or "results_on_files")
@@ -49,15 +50,30 @@ MetricTable metric_table(const std::vector<RunResults>& runs, const std::string&
                          const std::string& metric);
 
 std::string markdown_table(const MetricTable& table, int64_t train_len_max);
-// Long format: one line per method and length.
-std::string csv_table(const MetricTable& table, int64_t train_len_max);
+// Long format: one line per method and length, with the length's multiple of train_len_max; with
+// another `x_column` (a table over steps, say) one line per method and x, without a multiple.
+std::string csv_table(const MetricTable& table, int64_t train_len_max,
+                      const std::string& x_column = "length");
 
 // gnuplot on PATH, or "" when there is none.
 std::string find_gnuplot();
 
-// Writes the gnuplot data file and script for `table` into `dir` (NAME.dat, NAME.gp); when
-// `gnuplot` is given runs it there to make NAME.png and NAME.svg. `y_range` is gnuplot's, e.g.
-// "[0:100]". Returns false if it failed.
+// A plot's axes. `y_range` is gnuplot's, e.g. "[0:100]".
+struct PlotAxes {
+  std::string x_label = "source length";
+  std::string y_label;
+  std::string y_range = "[*:*]";
+  bool log_x = true;  // base 2
+  bool log_y = false;
+  bool error_bars = true;  // mean ± std; else a line through the means
+};
+
+// Writes the gnuplot data file and script for `table` into `dir` (NAME.dat, NAME.gp), one line
+// per method over table.lengths as x; when `gnuplot` is given runs it there to make NAME.png and
+// NAME.svg. Returns false if it failed.
+bool plot_table(const MetricTable& table, const std::string& dir, const std::string& name,
+                const PlotAxes& axes, const std::string& gnuplot);
+// The same against source length.
 bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
                  const std::string& y_label, const std::string& y_range, const std::string& gnuplot);
 
@@ -68,7 +84,9 @@ struct ReportOptions {
   bool on_files = false;         // report the results on --data files, not on generated data
 };
 
-// Writes report.md, exact_match.csv, token_accuracy.csv, nonzero_per_query.csv and the plots.
+// Writes report.md, exact_match.csv, token_accuracy.csv, nonzero_per_query.csv, the attention on
+// the target and the training curves (training_loss.csv, validation_exact_match.csv) where the
+// runs have them, and the plots.
 // Returns report.md's text.
 std::string write_report(const std::string& dir, const ReportOptions& options);
 

@@ -1,0 +1,185 @@
+// Training curves across runs: the windows and validations a run's trainer appends to log.jsonl.
+#include "training_curves_report.h"
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "lengen/atomic_write.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen {
+
+namespace {
+
+// One logged quantity of one run: its value at each step.
+using Curve = std::map<int64_t, double>;
+
+struct RunCurves {
+  Curve loss;             // training loss, each log window
+  Curve val_exact_match;  // validation exact match (%)
+};
+
+// A line that is not a JSON object with a step (a line cut short by a crash, say) is skipped
+// with a warning: the rest of the log still holds.
+RunCurves read_curves(const std::string& path) {
+  RunCurves curves;
+  std::ifstream in(path);
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+    if (entry.is_discarded() || !entry.is_object() || !entry.contains("step") || !entry["step"].is_number()) {
+      spdlog::warn("{}:{}: not a log entry, skipped", path, number);
+      continue;
+    }
+    const auto step = entry["step"].get<int64_t>();
+    if (entry.contains("loss") && entry["loss"].is_number()) curves.loss[step] = entry["loss"].get<double>();
+    if (entry.contains("val_exact_match") && entry["val_exact_match"].is_number())
+      curves.val_exact_match[step] = 100.0 * entry["val_exact_match"].get<double>();
+  }
+  return curves;
+}
+
+// Per method, the mean ± std over its runs at each step that all of them logged (a run cut
+// short adds no point where it has no value).
+MetricTable curve_table(const std::vector<RunResults>& runs, const std::vector<const Curve*>& curves,
+                        const std::string& metric) {
+  MetricTable table;
+  table.metric = metric;
+  std::vector<std::vector<const Curve*>> by_method;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (curves[r] == nullptr || curves[r]->empty()) continue;
+    const auto m = static_cast<size_t>(std::find(table.methods.begin(), table.methods.end(), runs[r].method) -
+                                       table.methods.begin());
+    if (m == table.methods.size()) {
+      table.methods.push_back(runs[r].method);
+      by_method.emplace_back();
+    }
+    by_method[m].push_back(curves[r]);
+  }
+  std::set<int64_t> steps;
+  for (const auto& method_curves : by_method) {
+    for (const auto& [step, value] : *method_curves.front()) steps.insert(step);
+  }
+  table.lengths.assign(steps.begin(), steps.end());  // the x values: steps
+  for (const auto& method_curves : by_method) {
+    std::vector<std::optional<Summary>> row;
+    for (int64_t step : table.lengths) {
+      std::vector<double> values;
+      for (const Curve* curve : method_curves) {
+        const auto it = curve->find(step);
+        if (it != curve->end()) values.push_back(it->second);
+      }
+      row.push_back(values.size() == method_curves.size() ? std::optional<Summary>(summarize_values(values))
+                                                          : std::nullopt);
+    }
+    table.cells.push_back(std::move(row));
+  }
+  // Steps that no method has from all of its runs are dropped.
+  for (size_t s = table.lengths.size(); s-- > 0;) {
+    const bool any =
+        std::any_of(table.cells.begin(), table.cells.end(), [s](const auto& row) { return row[s]; });
+    if (any) continue;
+    table.lengths.erase(table.lengths.begin() + static_cast<std::ptrdiff_t>(s));
+    for (auto& row : table.cells) row.erase(row.begin() + static_cast<std::ptrdiff_t>(s));
+  }
+  return table;
+}
+
+// At most `columns` of the table's steps, evenly spaced, always with the last.
+std::vector<size_t> shown_steps(const MetricTable& table, size_t columns) {
+  std::vector<size_t> shown;
+  const size_t count = table.lengths.size();
+  if (count == 0) return shown;
+  for (size_t i = 1; i <= columns; ++i) {
+    const size_t index = (count * i + columns - 1) / columns - 1;
+    if (shown.empty() || shown.back() != index) shown.push_back(std::min(index, count - 1));
+  }
+  return shown;
+}
+
+// `digits`: after the point, or with `significant`, in all (a loss falls over decades).
+std::string step_table(const MetricTable& table, int digits, bool significant) {
+  const std::vector<size_t> shown = shown_steps(table, 8);
+  std::ostringstream out;
+  out << "| method |";
+  for (size_t i : shown) out << " step " << table.lengths[i] << " |";
+  out << "\n|---|";
+  for (size_t i = 0; i < shown.size(); ++i) out << "---|";
+  out << "\n";
+  for (size_t m = 0; m < table.methods.size(); ++m) {
+    out << "| " << method_label(table.methods[m]) << " |";
+    for (size_t i : shown) {
+      const auto& cell = table.cells[m][i];
+      if (!cell) {
+        out << " - |";
+      } else if (significant) {
+        out << fmt::format(" {:.{}g} ± {:.{}g} (n={}) |", cell->mean, digits, cell->std, digits, cell->n);
+      } else {
+        out << fmt::format(" {:.{}f} ± {:.{}f} (n={}) |", cell->mean, digits, cell->std, digits, cell->n);
+      }
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string training_section(const std::vector<RunResults>& runs, const std::string& out_dir,
+                             const std::string& gnuplot) {
+  std::vector<RunCurves> curves;
+  bool any = false;
+  for (const RunResults& run : runs) {
+    const fs::path log = fs::path(run.dir) / "log.jsonl";
+    curves.push_back(fs::exists(log) ? read_curves(log.string()) : RunCurves{});
+    any = any || !curves.back().loss.empty() || !curves.back().val_exact_match.empty();
+  }
+  if (!any) return "";
+  struct Spec {
+    const char* name;
+    const char* title;
+    Curve RunCurves::*curve;
+    int digits;
+    bool significant;
+    PlotAxes axes;
+  };
+  PlotAxes loss_axes{"step", "training loss"};
+  loss_axes.log_x = false;
+  loss_axes.log_y = true;
+  loss_axes.error_bars = false;
+  PlotAxes validation_axes{"step", "validation exact match (%)", "[0:100]"};
+  validation_axes.log_x = false;
+  const Spec specs[] = {
+      {"training_loss", "Training loss", &RunCurves::loss, 3, true, loss_axes},
+      {"validation_exact_match", "Validation exact match (%)", &RunCurves::val_exact_match, 1, false,
+       validation_axes},
+  };
+  std::ostringstream md;
+  md << "## Training\n\nFrom each run's log.jsonl: the training loss of each log window and the exact "
+        "match of each validation, against the step. Cells: mean ± std over the runs of each method, at the "
+        "steps all of them logged.\n\n";
+  for (const Spec& spec : specs) {
+    std::vector<const Curve*> of_runs;
+    for (const RunCurves& run : curves) of_runs.push_back(&(run.*spec.curve));
+    const MetricTable table = curve_table(runs, of_runs, spec.name);
+    if (table.lengths.empty()) continue;
+    md << "### " << spec.title << "\n\n" << step_table(table, spec.digits, spec.significant) << "\n";
+    write_file_atomically(out_dir + "/" + spec.name + ".csv", csv_table(table, 0, "step"));
+    if (plot_table(table, out_dir, spec.name, spec.axes, gnuplot)) {
+      md << "![" << spec.title << "](" << spec.name << ".png)\n\n";
+    }
+  }
+  return md.str();
+}
+
+}  // namespace lengen
