@@ -1,9 +1,9 @@
-// `lengen bench normalizers` and `lengen bench step` on tiny inputs: every contender is timed
-// and the ratios are relative to the first (the baseline) of the same run. Speed itself is not
+// `lengen bench normalizers`, `lengen bench step` and `lengen bench eval` on tiny inputs: every
+// contender is timed and the ratios are relative to the baseline of the same run. Speed itself is not
 // asserted: timings belong in BENCHMARKS.md, not in tests.
 #include <gtest/gtest.h>
-#include <torch/cuda.h>
 #include <sys/wait.h>
+#include <torch/cuda.h>
 #include <unistd.h>
 
 #include <array>
@@ -29,8 +29,8 @@ std::string run_cli(const std::string& args) {
 }
 
 TEST(BenchCli, StepTimesEveryMethodAgainstSoftmax) {
-  const auto results = nlohmann::json::parse(
-      run_cli("bench step --json --repeats 2 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 --length 8"));
+  const auto results = nlohmann::json::parse(run_cli(
+      "bench step --json --repeats 2 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 --length 8"));
   ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results[0]["method"], "softmax");
   EXPECT_DOUBLE_EQ(results[0]["ratio"].get<double>(), 1.0);
@@ -51,8 +51,7 @@ TEST(BenchCli, StepInBfloat16ReportsItsDtypeAndThroughput) {
     EXPECT_EQ(entry["dtype"], "bfloat16");
     EXPECT_EQ(entry["device"], "cpu");
     const double expected = 2 * 8 / (entry["ms"].get<double>() / 1e3);
-    EXPECT_NEAR(entry["tokens_per_s"].get<double>(), expected, 1e-9 * expected)
-        << entry;
+    EXPECT_NEAR(entry["tokens_per_s"].get<double>(), expected, 1e-9 * expected) << entry;
   }
 }
 
@@ -62,6 +61,43 @@ TEST(BenchCli, StepOnCudaWithoutCudaIsAUsageError) {
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+// `lengen bench eval` at a short length: both methods with both kernels, the fused against the
+// dense and the FLOP floor; with two threads, the fused kernel against one thread as well.
+TEST(BenchCli, EvalTimesBothKernelsAgainstDenseAndTheFloor) {
+  const auto records = nlohmann::json::parse(run_cli("bench eval --lengths 64 --samples 1 --json"));
+  ASSERT_EQ(records.size(), 4u);
+  for (const auto& record : records) {
+    for (const char* field : {"method", "kernel", "length", "seconds_per_sample", "tokens_per_s",
+                              "peak_rss_mb", "speedup_vs_dense", "floor_ratio"}) {
+      EXPECT_TRUE(record.contains(field)) << field << " in " << record;
+    }
+    EXPECT_EQ(record["length"], 64);
+    EXPECT_GT(record["seconds_per_sample"].get<double>(), 0.0) << record;
+    EXPECT_GT(record["floor_ratio"].get<double>(), 0.0) << record;
+    EXPECT_FALSE(record.contains("speedup_vs_one_thread")) << record;
+  }
+  EXPECT_EQ(records[0]["method"], "softmax");
+  EXPECT_EQ(records[0]["kernel"], "dense");
+  EXPECT_EQ(records[1]["kernel"], "fused");
+  EXPECT_GT(records[1]["speedup_vs_dense"].get<double>(), 0.0);
+  EXPECT_EQ(records[3]["method"], "asentmax");
+
+  const auto threaded = nlohmann::json::parse(
+      run_cli("bench eval --lengths 64 --samples 1 --threads 2 --dense-max-length 0 --json"));
+  ASSERT_EQ(threaded.size(), 2u);  // fused only
+  for (const auto& record : threaded) {
+    EXPECT_EQ(record["kernel"], "fused");
+    EXPECT_EQ(record["threads"], 2);
+    EXPECT_TRUE(record["speedup_vs_dense"].is_null()) << record;
+    EXPECT_GT(record["one_thread_seconds_per_sample"].get<double>(), 0.0) << record;
+    EXPECT_NEAR(
+        record["speedup_vs_one_thread"].get<double>(),
+        record["one_thread_seconds_per_sample"].get<double>() / record["seconds_per_sample"].get<double>(),
+        1e-9)
+        << record;
+  }
 }
 
 TEST(BenchCli, NormalizersTimesEveryNormalizerAgainstTorchSoftmax) {
@@ -76,8 +112,8 @@ TEST(BenchCli, NormalizersTimesEveryNormalizerAgainstTorchSoftmax) {
 }
 
 TEST(BenchCli, NormalizersOnlyTimesTheNamedOnesAndTheBaseline) {
-  const auto results =
-      nlohmann::json::parse(run_cli("bench normalizers --json --repeats 1 --lengths 16 32 --only entmax15 sparsemax"));
+  const auto results = nlohmann::json::parse(
+      run_cli("bench normalizers --json --repeats 1 --lengths 16 32 --only entmax15 sparsemax"));
   ASSERT_EQ(results.size(), 6u);
   for (size_t i = 0; i < results.size(); i += 3) {
     EXPECT_EQ(results[i]["normalizer"], "torch::softmax");
@@ -88,15 +124,16 @@ TEST(BenchCli, NormalizersOnlyTimesTheNamedOnesAndTheBaseline) {
 }
 
 TEST(BenchCli, UnknownNormalizerIsAUsageError) {
-  const std::string command =
-      std::string(LENGEN_CLI_PATH) + " bench normalizers --repeats 1 --lengths 16 --only entmax13 >/dev/null 2>&1";
+  const std::string command = std::string(LENGEN_CLI_PATH) +
+                              " bench normalizers --repeats 1 --lengths 16 --only entmax13 >/dev/null 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 
 TEST(BenchCli, BadOptionIsAUsageError) {
-  const std::string command = std::string(LENGEN_CLI_PATH) + " bench step --positions nowhere >/dev/null 2>&1";
+  const std::string command =
+      std::string(LENGEN_CLI_PATH) + " bench step --positions nowhere >/dev/null 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
