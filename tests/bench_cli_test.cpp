@@ -6,6 +6,7 @@
 #include <torch/cuda.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -16,16 +17,28 @@
 namespace lengen {
 namespace {
 
+struct Captured {
+  std::string out;
+  int status = 0;  // as from wait
+};
+
+// Runs a shell command and captures its stdout.
+Captured capture(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  Captured captured;
+  std::array<char, 4096> buffer{};
+  while (size_t read = fread(buffer.data(), 1, buffer.size(), pipe.get()))
+    captured.out.append(buffer.data(), read);
+  captured.status = pclose(pipe.release());
+  return captured;
+}
+
 // Runs the CLI with `args` and returns its stdout; fails the test on a non-zero exit.
 std::string run_cli(const std::string& args) {
   const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (size_t read = fread(buffer.data(), 1, buffer.size(), pipe.get())) out.append(buffer.data(), read);
-  const int status = pclose(pipe.release());
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
-  return out;
+  const Captured captured = capture(command);
+  EXPECT_TRUE(WIFEXITED(captured.status) && WEXITSTATUS(captured.status) == 0) << command;
+  return captured.out;
 }
 
 TEST(BenchCli, StepTimesEveryMethodAgainstSoftmax) {
@@ -137,6 +150,19 @@ TEST(BenchCli, BadOptionIsAUsageError) {
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+// A count that is not a positive whole number: exit 2 and one line naming the option and the value.
+TEST(BenchCli, NonPositiveCountsAreUsageErrorsNamingTheValue) {
+  for (const std::string args :
+       {"bench eval --threads 0", "bench eval --lengths 1024,abc", "bench eval --samples 2.5",
+        "bench normalizers --lengths -5", "bench step --repeats 0"}) {
+    const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " " + args + " 2>&1");
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << out;
+    EXPECT_NE(out.find("is not a positive whole number"), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
+  }
 }
 
 }  // namespace

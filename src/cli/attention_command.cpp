@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "count_validators.h"
 #include "lengen/attention_maps.h"
 
 namespace lengen::cli {
@@ -22,9 +23,9 @@ void add_attention_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--length", options->length, "Evaluation length L whose sample is drawn, e.g. 16 or 128")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd->add_option("--sample", options->sample, "Which of the length's evaluation samples (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_count());
   cmd->add_option("--layers", options->layers, "Layers to draw, e.g. 0,1 (default: all)")->delimiter(',');
   cmd->add_option("--heads", options->heads, "Heads to draw, e.g. 0,2 (default: all)")->delimiter(',');
   cmd->add_option("--checkpoint", options->checkpoint, "last, best or a checkpoint path (default: last)");

@@ -15,6 +15,7 @@
 
 #include "bench_clock.h"
 #include "commands.h"
+#include "count_validators.h"
 #include "lengen/compute_threads.h"
 #include "lengen/errors.h"
 #include "lengen/normalizers.h"
@@ -157,13 +158,14 @@ CLI::App* add_bench_command(CLI::App& app) {
   auto* normalizers = bench->add_subcommand(
       "normalizers", "Forward+backward time of each normalizer relative to torch::softmax");
   normalizers->add_option("--lengths", options->lengths, "row lengths n (rows x n causal scores)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(positive_count());
   normalizers->add_option("--threads", options->threads, "intra-op threads")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   normalizers->add_option("--repeats", options->repeats, "timed repeats (the fastest is kept)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   normalizers->add_option("--only", options->only,
                           "time only these normalizers, by their table names (torch::softmax always runs)");
   normalizers->add_flag("--json", options->json, "print JSON instead of a table");

@@ -19,6 +19,7 @@
 
 #include "bench_clock.h"
 #include "commands.h"
+#include "count_validators.h"
 #include "lengen/batch.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
@@ -264,16 +265,16 @@ void add_bench_eval_command(CLI::App& bench) {
   eval->add_option("--lengths", options->lengths, "task lengths to evaluate, e.g. 1024,4096,16384")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   eval->add_option(
           "--threads", options->threads,
           "intra-op threads; above 1 the fused kernel is also timed at 1 thread, alternating, best of "
           "3 each (wall time)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   eval->add_option("--dense-max-length", options->dense_max_length,
                    "longest length at which the dense kernel is timed too (it needs keys^2 time)")
       ->capture_default_str();

@@ -15,6 +15,7 @@
 
 #include "bench_clock.h"
 #include "commands.h"
+#include "count_validators.h"
 #include "lengen/attention_choices.h"
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
@@ -172,14 +173,14 @@ void run_step_bench(const StepBenchOptions& options) {
 void add_bench_step_command(CLI::App& bench) {
   auto options = std::make_shared<StepBenchOptions>();
   auto* step = bench.add_subcommand("step", "Time of one training step per attention method, relative to softmax");
-  step->add_option("--layers", options->layers, "decoder blocks")->capture_default_str()->check(CLI::PositiveNumber);
-  step->add_option("--d-model", options->d_model, "model width")->capture_default_str()->check(CLI::PositiveNumber);
-  step->add_option("--heads", options->heads, "attention heads")->capture_default_str()->check(CLI::PositiveNumber);
-  step->add_option("--d-head", options->d_head, "head size")->capture_default_str()->check(CLI::PositiveNumber);
-  step->add_option("--batch", options->batch, "sequences per step")->capture_default_str()->check(CLI::PositiveNumber);
+  step->add_option("--layers", options->layers, "decoder blocks")->capture_default_str()->check(positive_count());
+  step->add_option("--d-model", options->d_model, "model width")->capture_default_str()->check(positive_count());
+  step->add_option("--heads", options->heads, "attention heads")->capture_default_str()->check(positive_count());
+  step->add_option("--d-head", options->d_head, "head size")->capture_default_str()->check(positive_count());
+  step->add_option("--batch", options->batch, "sequences per step")->capture_default_str()->check(positive_count());
   step->add_option("--length", options->length, "tokens per sequence")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   step->add_option("--positions", options->positions, "position encoding")
       ->capture_default_str()
       ->check(CLI::IsMember(position_names()));
@@ -191,10 +192,10 @@ void add_bench_step_command(CLI::App& bench) {
       ->check(CLI::IsMember({"float32", "bfloat16"}));
   step->add_option("--threads", options->threads, "intra-op threads")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   step->add_option("--repeats", options->repeats, "timed steps per method (the median is kept)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   step->add_flag("--json", options->json, "print JSON instead of a table");
   step->callback([options] { run_step_bench(*options); });
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.h"
+#include "count_validators.h"
 #include "lengen/stop_signals.h"
 #include "lengen/sweep_runner.h"
 
@@ -35,7 +36,7 @@ void add_sweep_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--out", args->options.out, "Sweep folder, e.g. runs/quick_copy")->required();
   cmd->add_option("--jobs", args->options.jobs, "Runs at a time; train.threads is divided between them")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd->add_option("--shard", args->options.shard,
                   "Only runs i, i+N, i+2N, ... of the sweep (e.g. a job array)");
   cmd->add_flag("--dry-run", args->dry_run, "List the runs and their state without training");
