@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 
 #include "lengen/float8.h"
 #include "lengen/normalizer_common.h"
@@ -722,18 +721,26 @@ LENGEN_ROW_KERNEL void attend_items(const Layout& in, const FusedAttentionPlan& 
   }
 }
 
+// max |t| from its max and min (no copy of t as abs would make): NaN when t holds one.
+double largest_magnitude(const torch::Tensor& t) {
+  const double high = t.max().item<double>();
+  const double low = t.min().item<double>();
+  return std::isnan(high) || std::isnan(low) ? std::numeric_limits<double>::quiet_NaN()
+                                             : std::max(high, -low);
+}
+
 // True when no score can be NaN or infinite: finite inputs whose dot products and biases stay
 // far inside float's range (|q.k| <= d_head max|q| max|k|).
 bool scores_are_bounded(const torch::Tensor& q, const torch::Tensor& k, const FusedAttentionPlan& plan,
                         const torch::Tensor& query_position, const torch::Tensor& key_position) {
   if (q.numel() == 0 || k.numel() == 0) return true;
-  const double q_max = q.abs().max().item<double>();
-  const double k_max = k.abs().max().item<double>();
+  const double q_max = largest_magnitude(q);
+  const double k_max = largest_magnitude(k);
   double slope_max = 0;
   for (double slope : plan.slopes) slope_max = std::max(slope_max, std::abs(slope));
   // Key slots past the last key hold kNoKey and are always masked: only real positions count.
-  const double position_max = std::max(query_position.abs().max().item<double>(),
-                                       key_position.narrow(1, 0, k.size(2)).abs().max().item<double>());
+  const double position_max =
+      std::max(largest_magnitude(query_position), largest_magnitude(key_position.narrow(1, 0, k.size(2))));
   const double bound = static_cast<double>(q.size(3)) * q_max * k_max * std::abs(plan.score_scale) +
                        2 * slope_max * position_max;
   return std::isfinite(bound) && bound < 1e30;  // false for NaN too

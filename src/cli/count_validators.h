@@ -11,7 +11,8 @@ namespace lengen::cli {
 
 namespace detail {
 
-inline CLI::Validator whole_number_at_least(long long minimum, const std::string& what) {
+inline CLI::Validator whole_number_at_least(long long minimum, const std::string& what,
+                                            const std::string& name) {
   return CLI::Validator(
       [minimum, what](std::string& text) -> std::string {
         errno = 0;
@@ -21,17 +22,19 @@ inline CLI::Validator whole_number_at_least(long long minimum, const std::string
         if (whole && value >= minimum) return "";
         return "'" + text + "' is not " + what;
       },
-      what == "a positive whole number" ? "POSITIVE" : "NONNEGATIVE");
+      name);
 }
 
 }  // namespace detail
 
 // 1, 2, ...
-inline CLI::Validator positive_count() { return detail::whole_number_at_least(1, "a positive whole number"); }
+inline CLI::Validator positive_count() {
+  return detail::whole_number_at_least(1, "a positive whole number", "POSITIVE");
+}
 
 // 0, 1, ...
 inline CLI::Validator non_negative_count() {
-  return detail::whole_number_at_least(0, "a whole number, 0 or more");
+  return detail::whole_number_at_least(0, "a whole number, 0 or more", "NONNEGATIVE");
 }
 
 }  // namespace lengen::cli

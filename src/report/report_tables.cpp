@@ -131,6 +131,13 @@ MetricTable metric_table(const std::vector<RunResults>& runs, const std::string&
   return table;
 }
 
+std::string summary_text(const std::optional<Summary>& cell, int digits, bool significant) {
+  if (!cell) return "-";
+  if (significant)
+    return fmt::format("{:.{}g} ± {:.{}g} (n={})", cell->mean, digits, cell->std, digits, cell->n);
+  return fmt::format("{:.{}f} ± {:.{}f} (n={})", cell->mean, digits, cell->std, digits, cell->n);
+}
+
 std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
   const int digits = is_percent(table.metric) ? 1 : 2;
   std::ostringstream out;
@@ -142,13 +149,7 @@ std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
   out << "\n";
   for (size_t m = 0; m < table.methods.size(); ++m) {
     out << "| " << method_label(table.methods[m]) << " |";
-    for (const auto& cell : table.cells[m]) {
-      if (!cell) {
-        out << " - |";
-      } else {
-        out << fmt::format(" {:.{}f} ± {:.{}f} (n={}) |", cell->mean, digits, cell->std, digits, cell->n);
-      }
-    }
+    for (const auto& cell : table.cells[m]) out << " " << summary_text(cell, digits) << " |";
     out << "\n";
   }
   return out.str();

@@ -66,9 +66,14 @@ MetricTable curve_table(const std::vector<RunResults>& runs, const std::vector<c
     }
     by_method[m].push_back(curves[r]);
   }
+  // The steps that every run of some method logged.
   std::set<int64_t> steps;
   for (const auto& method_curves : by_method) {
-    for (const auto& [step, value] : *method_curves.front()) steps.insert(step);
+    for (const auto& [step, value] : *method_curves.front()) {
+      const bool in_all = std::all_of(method_curves.begin(), method_curves.end(),
+                                      [step = step](const Curve* curve) { return curve->count(step) > 0; });
+      if (in_all) steps.insert(step);
+    }
   }
   table.lengths.assign(steps.begin(), steps.end());  // the x values: steps
   for (const auto& method_curves : by_method) {
@@ -83,14 +88,6 @@ MetricTable curve_table(const std::vector<RunResults>& runs, const std::vector<c
                                                           : std::nullopt);
     }
     table.cells.push_back(std::move(row));
-  }
-  // Steps that no method has from all of its runs are dropped.
-  for (size_t s = table.lengths.size(); s-- > 0;) {
-    const bool any =
-        std::any_of(table.cells.begin(), table.cells.end(), [s](const auto& row) { return row[s]; });
-    if (any) continue;
-    table.lengths.erase(table.lengths.begin() + static_cast<std::ptrdiff_t>(s));
-    for (auto& row : table.cells) row.erase(row.begin() + static_cast<std::ptrdiff_t>(s));
   }
   return table;
 }
@@ -119,14 +116,7 @@ std::string step_table(const MetricTable& table, int digits, bool significant) {
   for (size_t m = 0; m < table.methods.size(); ++m) {
     out << "| " << method_label(table.methods[m]) << " |";
     for (size_t i : shown) {
-      const auto& cell = table.cells[m][i];
-      if (!cell) {
-        out << " - |";
-      } else if (significant) {
-        out << fmt::format(" {:.{}g} ± {:.{}g} (n={}) |", cell->mean, digits, cell->std, digits, cell->n);
-      } else {
-        out << fmt::format(" {:.{}f} ± {:.{}f} (n={}) |", cell->mean, digits, cell->std, digits, cell->n);
-      }
+      out << " " << summary_text(table.cells[m][i], digits, significant) << " |";
     }
     out << "\n";
   }

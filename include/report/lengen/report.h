@@ -49,6 +49,10 @@ struct MetricTable {
 MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode,
                          const std::string& metric);
 
+// A table cell: "mean ± std (n=N)" with `digits` after the point (or, `significant`, in all), or
+// "-" for none.
+std::string summary_text(const std::optional<Summary>& cell, int digits, bool significant = false);
+
 std::string markdown_table(const MetricTable& table, int64_t train_len_max);
 // Long format: one line per method and length, with the length's multiple of train_len_max; with
 // another `x_column` (a table over steps, say) one line per method and x, without a multiple.
