@@ -311,17 +311,17 @@ struct Buffers {
 // and writes its output.
 void sum_support(const Layout& in, const float* w, const int32_t* keys, int64_t count, const float* values,
                  float* out_row, ItemStats& stats) {
-  detail::Floats terms{};
+  detail::Floats terms{};  // sums of w log2 w
   int64_t i = 0;
-  for (; i + kWidth <= count; i += kWidth) terms += detail::entropy_terms(detail::load_floats(w + i));
-  double entropy = detail::sum_of_lanes(terms);
-  for (; i < count; ++i) {
-    const double wi = w[i];
-    entropy -= wi * std::log(wi);
+  for (; i + kWidth <= count; i += kWidth) {
+    const Floats wi = detail::load_floats(w + i);
+    terms += wi * detail::log2_of_weight(wi);
   }
+  double w_log2_w = detail::sum_of_lanes(terms);
+  for (; i < count; ++i) w_log2_w += w[i] * std::log2(static_cast<double>(w[i]));  // w[i] > 0
   weighted_sum<true>(w, keys, count, values, in.d_head, out_row);
   stats.nonzero += static_cast<double>(count);
-  stats.entropy += entropy;
+  stats.entropy -= detail::kLn2 * w_log2_w;
 }
 
 // The first entry of x[0, end) above `floor`, in steps of 32 (or end): keys before it have
@@ -425,23 +425,25 @@ void attend_dense_sparse_row(const Layout& in, bool entmax15, const float* x, in
   const int64_t padded_end = round_up(end, kWidth);
   float* w = group_slot != nullptr ? group_slot : at_least(buffers.weights, padded_end);
   Ints nonzero{};
-  double entropy = 0;
+  // The weight is v or v^2 with v = [c - t]_+, so -w ln w = -power ln 2 w log2 v: the log of v,
+  // which is there before the square.
+  double w_log2_v = 0;
   for (int64_t j = 0; j < padded_end;) {
     Floats terms{};
     const int64_t block_end = std::min(padded_end, j + kFlushEvery * kWidth);
     for (; j < block_end; j += kWidth) {
       Floats v = (detail::load_floats(x + j) - max) * scale - t;
       v = v > 0.0f ? v : Floats{};
-      if (entmax15) v *= v;
-      detail::store_floats(w + j, v);
-      terms += detail::entropy_terms(v);
-      nonzero -= v > 0.0f;  // a true lane is -1
+      const Floats weight = entmax15 ? v * v : v;
+      detail::store_floats(w + j, weight);
+      terms += weight * detail::log2_of_weight(v);
+      nonzero -= weight > 0.0f;  // a true lane is -1
     }
-    entropy += detail::sum_of_lanes(terms);
+    w_log2_v += detail::sum_of_lanes(terms);
   }
   if (group_slot == nullptr) weighted_sum<false>(w, nullptr, end, values, in.d_head, out_row);
   for (int j = 0; j < kWidth; ++j) stats.nonzero += nonzero[j];
-  stats.entropy += entropy;
+  stats.entropy -= (entmax15 ? 2 : 1) * detail::kLn2 * w_log2_v;
 }
 
 // A sparsemax or 1.5-entmax row: its threshold from the keys within reach of the max (the

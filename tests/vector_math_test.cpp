@@ -1,0 +1,76 @@
+// The vector exp and log of the row kernels and the fused attention against the C library's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "lengen/float8.h"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // see float8.h
+
+namespace lengen::detail {
+namespace {
+
+// f applied to xs eight at a time (the tail padded with the last value).
+template <class F>
+std::vector<float> lanewise(const std::vector<float>& xs, F f) {
+  std::vector<float> out(xs.size());
+  for (size_t i = 0; i < xs.size(); i += kFloats) {
+    Floats v{};
+    for (size_t j = 0; j < kFloats; ++j) v[j] = xs[std::min(i + j, xs.size() - 1)];
+    const Floats y = f(v);
+    for (size_t j = 0; j < kFloats && i + j < xs.size(); ++j) out[i + j] = y[j];
+  }
+  return out;
+}
+
+// Floats spread over every binade from the smallest normal up to 2^20, 64 mantissas each.
+std::vector<float> normal_floats() {
+  std::vector<float> xs;
+  for (int e = -126; e <= 20; ++e) {
+    for (int m = 0; m < 64; ++m) xs.push_back(std::ldexp(1.0f + static_cast<float>(m) / 64.0f + 1e-3f, e));
+  }
+  return xs;
+}
+
+TEST(VectorMath, Log2OfWeightIsWithinFourTenMillionthsOfLog2) {
+  const std::vector<float> xs = normal_floats();
+  const std::vector<float> ys = lanewise(xs, [](const Floats& v) { return log2_of_weight(v); });
+  double worst = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double exact = std::log2(static_cast<double>(xs[i]));
+    // Absolute near 1; beyond, the float sum of the exponent and the mantissa's log rounds at
+    // float's relative resolution.
+    worst = std::max(worst, std::abs(ys[i] - exact) / std::max(1.0, std::abs(exact)));
+  }
+  EXPECT_LT(worst, 4e-7);
+}
+
+TEST(VectorMath, EntropyTermsOfZeroAndSubnormalWeightsVanish) {
+  const std::vector<float> weights = {
+      0.0f, std::numeric_limits<float>::denorm_min(), 1e-40f, 1e-38f, 0.0f, 0.0f, 0.0f, 0.0f};
+  const std::vector<float> ys = lanewise(weights, [](const Floats& v) { return v * log2_of_weight(v); });
+  EXPECT_EQ(ys[0], 0.0f);
+  for (float y : ys) {
+    EXPECT_TRUE(std::isfinite(y));
+    EXPECT_LT(std::abs(y), 1e-35f);
+  }
+}
+
+TEST(VectorMath, ExpNonpositiveMatchesExpAndUnderflowsToZero) {
+  std::vector<float> xs;
+  for (int i = 0; i <= 4000; ++i) xs.push_back(-103.0f * static_cast<float>(i) / 4000.0f);
+  const std::vector<float> ys = lanewise(xs, [](const Floats& v) { return exp_nonpositive(v); });
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double exact = std::exp(static_cast<double>(xs[i]));
+    // Relative within a few ulp while normal; near the subnormal end, within the subnormal step.
+    EXPECT_LE(std::abs(ys[i] - exact), 4e-7 * exact + 2e-45) << xs[i];
+  }
+  const std::vector<float> below = {
+      -104.0f, -1e4f, -std::numeric_limits<float>::infinity(), -200.0f, -105.0f, -150.0f, -1e30f, -103.98f};
+  for (float y : lanewise(below, [](const Floats& v) { return exp_nonpositive(v); })) EXPECT_EQ(y, 0.0f);
+}
+
+}  // namespace
+}  // namespace lengen::detail
