@@ -77,9 +77,11 @@ TEST(BenchCli, StepOnCudaWithoutCudaIsAUsageError) {
 }
 
 // `lengen bench eval` at a short length: both methods with both kernels, the fused against the
-// dense and the FLOP floor; with two threads, the fused kernel against one thread as well.
+// dense and the FLOP floor, best of the rounds; with two threads, the fused kernel against one
+// thread as well.
 TEST(BenchCli, EvalTimesBothKernelsAgainstDenseAndTheFloor) {
-  const auto records = nlohmann::json::parse(run_cli("bench eval --lengths 64 --samples 1 --json"));
+  const auto records =
+      nlohmann::json::parse(run_cli("bench eval --lengths 64 --samples 1 --repeats 2 --json"));
   ASSERT_EQ(records.size(), 4u);
   for (const auto& record : records) {
     for (const char* field : {"method", "kernel", "length", "seconds_per_sample", "tokens_per_s",
@@ -87,6 +89,7 @@ TEST(BenchCli, EvalTimesBothKernelsAgainstDenseAndTheFloor) {
       EXPECT_TRUE(record.contains(field)) << field << " in " << record;
     }
     EXPECT_EQ(record["length"], 64);
+    EXPECT_EQ(record["repeats"], 2);
     EXPECT_GT(record["seconds_per_sample"].get<double>(), 0.0) << record;
     EXPECT_GT(record["floor_ratio"].get<double>(), 0.0) << record;
     EXPECT_FALSE(record.contains("speedup_vs_one_thread")) << record;
@@ -156,7 +159,7 @@ TEST(BenchCli, BadOptionIsAUsageError) {
 TEST(BenchCli, NonPositiveCountsAreUsageErrorsNamingTheValue) {
   for (const std::string args :
        {"bench eval --threads 0", "bench eval --lengths 1024,abc", "bench eval --samples 2.5",
-        "bench normalizers --lengths -5", "bench step --repeats 0"}) {
+        "bench eval --repeats 0", "bench normalizers --lengths -5", "bench step --repeats 0"}) {
     const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " " + args + " 2>&1");
     ASSERT_TRUE(WIFEXITED(status)) << args;
     EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << out;

@@ -38,6 +38,7 @@ namespace {
 struct EvalBenchOptions {
   std::vector<int64_t> lengths = {1024, 4096, 16384};
   int64_t samples = 2;
+  int64_t repeats = 1;
   int threads = 1;
   int64_t dense_max_length = 16384;
   std::string run_dir;
@@ -157,26 +158,49 @@ Timing time_evaluation(BenchModel& bench, const std::vector<Sample>& samples, in
   return timing;
 }
 
-// With more than one thread, the fused kernel's wall time at N threads against 1, alternated in
-// the same process and best of kThreadRounds each, so that the machine's drift within a run hits
-// both alike. Returns the N-thread timing and the 1-thread seconds per sample.
-constexpr int kThreadRounds = 3;
-std::pair<Timing, double> time_against_one_thread(BenchModel& bench, const std::vector<Sample>& samples,
-                                                  int64_t length, int threads) {
-  Timing best{std::numeric_limits<double>::infinity(), 0};
-  double one_thread = std::numeric_limits<double>::infinity();
-  for (int round = 0; round < kThreadRounds; ++round) {
-    set_compute_threads(1);
-    one_thread =
-        std::min(one_thread,
-                 time_evaluation(bench, samples, length, AttentionKernel::kFused, false).seconds_per_sample);
-    set_compute_threads(threads);
-    const Timing timing = time_evaluation(bench, samples, length, AttentionKernel::kFused, false);
-    if (timing.seconds_per_sample < best.seconds_per_sample)
-      best.seconds_per_sample = timing.seconds_per_sample;
-    best.peak_rss_mb = std::max(best.peak_rss_mb, timing.peak_rss_mb);
+// The timings of one model at one length: the dense kernel (unless the length is above
+// --dense-max-length), the fused one, and with more than one thread the fused one at one thread.
+struct KernelTimings {
+  std::optional<Timing> dense;
+  Timing fused;
+  double one_thread_seconds = 0;  // 0: not timed (one thread)
+};
+
+// Keeps the faster timing, and the larger peak of the two.
+void keep_best(std::optional<Timing>& best, const Timing& timing) {
+  if (!best) {
+    best = timing;
+    return;
   }
-  return {best, one_thread};
+  best->seconds_per_sample = std::min(best->seconds_per_sample, timing.seconds_per_sample);
+  best->peak_rss_mb = std::max(best->peak_rss_mb, timing.peak_rss_mb);
+}
+
+// Each round times the kernels one after the other on the same samples (the dense one, the fused
+// one at one thread when --threads is above 1, then the fused one), best of --repeats rounds
+// each: the machine's drift within the command hits them alike, and the ratios taken from one
+// command compare like with like.
+KernelTimings time_kernels(BenchModel& bench, const std::vector<Sample>& samples, int64_t length,
+                           const EvalBenchOptions& options) {
+  const bool single = options.threads == 1;
+  const bool with_dense = length <= options.dense_max_length;
+  // A short untimed pass of each kernel first: the heap and LibTorch's first-call work settle.
+  const auto task = make_task(bench.config.task.name, bench.config.task.params, bench.config.task.seed);
+  const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
+  for (AttentionKernel kernel : {AttentionKernel::kDense, AttentionKernel::kFused})
+    time_evaluation(bench, warmup, bench.config.task.len_max, kernel, single);
+  std::optional<Timing> dense, fused, one_thread;
+  for (int64_t round = 0; round < options.repeats; ++round) {
+    if (with_dense)
+      keep_best(dense, time_evaluation(bench, samples, length, AttentionKernel::kDense, single));
+    if (!single) {
+      set_compute_threads(1);
+      keep_best(one_thread, time_evaluation(bench, samples, length, AttentionKernel::kFused, false));
+      set_compute_threads(options.threads);
+    }
+    keep_best(fused, time_evaluation(bench, samples, length, AttentionKernel::kFused, single));
+  }
+  return {dense, *fused, one_thread ? one_thread->seconds_per_sample : 0.0};
 }
 
 void run_eval_bench(const EvalBenchOptions& options) {
@@ -187,12 +211,12 @@ void run_eval_bench(const EvalBenchOptions& options) {
   nlohmann::json records = nlohmann::json::array();
   if (!options.json) {
     std::printf(
-        "teacher-forced evaluation with attention statistics, batch 1, %lld sample(s) per entry, %d "
-        "thread(s), %s; "
+        "teacher-forced evaluation with attention statistics, batch 1, %lld sample(s) per entry, best "
+        "of %lld round(s), %d thread(s), %s; "
         "sgemm %.1f GFLOP/s (one thread's rate x threads); floor = attention + projection FLOPs at that "
         "rate\n",
-        static_cast<long long>(options.samples), options.threads, single ? "thread CPU time" : "wall time",
-        flops_per_second / 1e9);
+        static_cast<long long>(options.samples), static_cast<long long>(options.repeats), options.threads,
+        single ? "thread CPU time" : "wall time", flops_per_second / 1e9);
     std::printf("%-10s %-6s %8s %8s %12s %12s %10s %9s %8s\n", "method", "kernel", "length", "tokens",
                 "s/sample", "tokens/s", "peak MB", "speedup", "floor x");
   }
@@ -203,45 +227,37 @@ void run_eval_bench(const EvalBenchOptions& options) {
                                          derive_seed(bench.config.task.seed, kEvalStream(length)));
       const int64_t tokens = collate({samples.front()}).input.size(1);
       const double floor_seconds = sample_flops(bench.config.model, tokens) / flops_per_second;
-      // A short untimed pass first: the heap and LibTorch's first-call work settle.
-      const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
-      std::optional<double> dense_seconds;
+      const KernelTimings timings = time_kernels(bench, samples, length, options);
+      const double dense_seconds = timings.dense ? timings.dense->seconds_per_sample : 0.0;  // 0: not timed
       for (AttentionKernel kernel : {AttentionKernel::kDense, AttentionKernel::kFused}) {
         const bool dense = kernel == AttentionKernel::kDense;
-        if (dense && length > options.dense_max_length) continue;
-        time_evaluation(bench, warmup, bench.config.task.len_max, kernel, single);
-        std::optional<double> one_thread_seconds;
-        Timing timing;
-        if (!dense && options.threads > 1) {
-          std::tie(timing, one_thread_seconds) =
-              time_against_one_thread(bench, samples, length, options.threads);
-        } else {
-          timing = time_evaluation(bench, samples, length, kernel, single);
-        }
-        if (dense) dense_seconds = timing.seconds_per_sample;
+        if (dense && !timings.dense) continue;
+        const Timing timing = dense ? *timings.dense : timings.fused;
+        const double one_thread_seconds = dense ? 0.0 : timings.one_thread_seconds;  // 0: not timed
         nlohmann::json record = {{"method", bench.method},
                                  {"kernel", dense ? "dense" : "fused"},
                                  {"length", length},
                                  {"tokens", tokens},
                                  {"samples", options.samples},
+                                 {"repeats", options.repeats},
                                  {"threads", options.threads},
                                  {"seconds_per_sample", timing.seconds_per_sample},
                                  {"tokens_per_s", static_cast<double>(tokens) / timing.seconds_per_sample},
                                  {"peak_rss_mb", timing.peak_rss_mb},
                                  {"speedup_vs_dense", nullptr},
                                  {"floor_ratio", timing.seconds_per_sample / floor_seconds}};
-        if (dense_seconds) record["speedup_vs_dense"] = *dense_seconds / timing.seconds_per_sample;
-        if (one_thread_seconds) {
-          record["one_thread_seconds_per_sample"] = *one_thread_seconds;
-          record["speedup_vs_one_thread"] = *one_thread_seconds / timing.seconds_per_sample;
+        if (dense_seconds > 0) record["speedup_vs_dense"] = dense_seconds / timing.seconds_per_sample;
+        if (one_thread_seconds > 0) {
+          record["one_thread_seconds_per_sample"] = one_thread_seconds;
+          record["speedup_vs_one_thread"] = one_thread_seconds / timing.seconds_per_sample;
         }
         if (!options.json) {
           const std::string speedup =
-              dense_seconds ? fmt::format("{:.2f}", *dense_seconds / timing.seconds_per_sample) : "-";
+              dense_seconds > 0 ? fmt::format("{:.2f}", dense_seconds / timing.seconds_per_sample) : "-";
           const std::string against_one =
-              one_thread_seconds ? fmt::format("  vs 1 thread: {:.3f} s, {:.2f}x", *one_thread_seconds,
-                                               *one_thread_seconds / timing.seconds_per_sample)
-                                 : "";
+              one_thread_seconds > 0 ? fmt::format("  vs 1 thread: {:.3f} s, {:.2f}x", one_thread_seconds,
+                                                   one_thread_seconds / timing.seconds_per_sample)
+                                     : "";
           std::printf("%-10s %-6s %8lld %8lld %12.3f %12.0f %10.0f %9s %8.2f%s\n", bench.method.c_str(),
                       dense ? "dense" : "fused", static_cast<long long>(length),
                       static_cast<long long>(tokens), timing.seconds_per_sample,
@@ -270,9 +286,12 @@ void add_bench_eval_command(CLI::App& bench) {
       ->capture_default_str()
       ->check(positive_count());
   eval->add_option(
-          "--threads", options->threads,
-          "intra-op threads; above 1 the fused kernel is also timed at 1 thread, alternating, best of "
-          "3 each (wall time)")
+          "--repeats", options->repeats,
+          "rounds, each timing every kernel in turn on the same samples; the best of them is reported")
+      ->capture_default_str()
+      ->check(positive_count());
+  eval->add_option("--threads", options->threads,
+                   "intra-op threads; above 1 the rounds also time the fused kernel at 1 thread (wall time)")
       ->capture_default_str()
       ->check(positive_count());
   eval->add_option("--dense-max-length", options->dense_max_length,
