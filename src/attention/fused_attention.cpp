@@ -450,8 +450,8 @@ void attend_dense_sparse_row(const Layout& in, bool entmax15, const float* x, in
 // normalizer's own search, so the threshold of the dense path up to rounding), then weights,
 // values and statistics over those keys only. A row most of whose keys are candidates leaves its
 // weights in group_slot when there is one, and returns true: its values are summed with the
-// group's. previous_tau is the threshold of the block's last such row (NaN before the first), a
-// starting point that usually saves the bound pass and most of the search.
+// group's. previous_tau is the threshold of the block's previous row (NaN before the first), a
+// starting point that saves the count at several levels and, for whole rows, most of the search.
 bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t end, float max,
                        const float* values, Buffers& buffers, float* group_slot, float* out_row,
                        double& previous_tau, ItemStats& stats) {
@@ -471,34 +471,36 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
         entmax15 ? detail::entmax15_search(parts_at, lower) : detail::sparsemax_search(parts_at, lower);
     return whole_row(previous_tau);
   };
-  if (!std::isnan(previous_tau)) {
-    // Neighbouring rows of a block have about the same threshold relative to their max. It is a
-    // lower bound on this row's when the weight above it is at least 1 (the weight falls as the
-    // threshold rises), and then the search starts there. Otherwise it lies above this row's
-    // threshold, and one Newton step down gives a lower bound: the weight above t, sum [c -
-    // t]_+^power, is convex in t, so its tangent at the hint lies below it and reaches 1 at or
-    // below the threshold.
-    const detail::PositiveParts parts =
-        row_positive_parts(x, padded_end, max, static_cast<float>(scale), previous_tau);
-    if (parts.count > static_cast<double>(end / kDenseRowShare)) {
-      const double mass = entmax15 ? parts.sum_sq : parts.sum;
-      if (mass >= 1) return dense_row(previous_tau, &parts);
-      const double falls_by = entmax15 ? 2 * parts.sum : parts.count;  // minus the tangent's slope
-      return dense_row(previous_tau - (1 - mass) / falls_by, nullptr);
-    }
-  }
   // A few entries below a level in candidate units are kept that rounding might otherwise drop
   // (they add nothing: the search drops what lies below its bracket).
   const auto floor_at = [&](double level) {
     return static_cast<float>(max + level / scale) - 1e-6f * (std::abs(max) + 1);
   };
   // Keys up to candidate -1 lie below every threshold (-1 bounds it from below): under ALiBi all
-  // but the nearest few hundred keys of a long row. The bound and the collection start at the
-  // first block of keys above them.
+  // but the nearest few hundred keys of a long row. The passes below start at the first block of
+  // keys above them, and every lower bound is taken at -1 or above.
   const int64_t skip = first_above(x, end, floor_at(-1));
-  const ThresholdBound bound = threshold_lower_bound(x + skip, padded_end - skip, max, scale, entmax15);
-  const double lower = bound.lower;
-  if (bound.near_max > static_cast<double>(end / kDenseRowShare)) return dense_row(lower, nullptr);
+  double lower = -1;
+  if (!std::isnan(previous_tau)) {
+    // Neighbouring rows of a block have about the same threshold relative to their max. It is a
+    // lower bound on this row's when the weight above it is at least 1 (the weight falls as the
+    // threshold rises), and then the search starts there. Otherwise it lies above this row's
+    // threshold, and one Newton step down gives a lower bound: the weight above t, sum [c -
+    // t]_+^power, is convex in t, so its tangent at the hint lies below it and reaches 1 at or
+    // below the threshold. One pass of positive parts, cheaper than the count at several levels.
+    const detail::PositiveParts parts =
+        row_positive_parts(x + skip, padded_end - skip, max, static_cast<float>(scale), previous_tau);
+    const double mass = entmax15 ? parts.sum_sq : parts.sum;
+    const double falls_by = entmax15 ? 2 * parts.sum : parts.count;  // minus the tangent's slope
+    const bool hint_below = mass >= 1;
+    lower = hint_below ? previous_tau : std::max(-1.0, previous_tau - (1 - mass) / falls_by);
+    if (parts.count > static_cast<double>(end / kDenseRowShare))
+      return dense_row(lower, hint_below ? &parts : nullptr);
+  } else {
+    const ThresholdBound bound = threshold_lower_bound(x + skip, padded_end - skip, max, scale, entmax15);
+    lower = bound.lower;
+    if (bound.near_max > static_cast<double>(end / kDenseRowShare)) return dense_row(lower, nullptr);
+  }
   int32_t* keys = at_least(buffers.keys, end + kWidth);
   detail::Candidates& candidates = buffers.candidates;
   candidates.collect_listed(x + skip, end - skip, floor_at(lower), max, scale, keys);
@@ -506,6 +508,7 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
   for (int64_t i = 0; i < count; ++i) keys[i] += static_cast<int32_t>(skip);
   const double tau = entmax15 ? detail::entmax15_threshold(candidates, lower)
                               : detail::sparsemax_threshold(candidates, lower);
+  previous_tau = tau;
   if (count > end / kDenseRowShare) return whole_row(tau);
   // The weights of the candidates (in a loop of their own, so that it vectorizes), then those
   // that are nonzero packed to the front with their keys. In float as on the dense path (a
