@@ -148,5 +148,20 @@ TEST_F(CliFaults, CommandLineMistakesAreOneLine) {
   EXPECT_EQ(result.err_lines(), 1) << result.err;
 }
 
+// launch's grace period: negative, not a number, NaN or beyond an hour (a deadline past the
+// clock's range) is one line naming the value, before any worker starts.
+TEST_F(CliFaults, LaunchGraceOutsideZeroToAnHourIsOneLine) {
+  for (const std::string grace : {"-1", "abc", "nan", "1e308", "3601"}) {
+    const CliResult result =
+        lengen("launch --grace " + grace + " --nproc 1 -- train " + base() + " --out " + at("run"));
+    EXPECT_EQ(result.code, 2) << grace;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find("--grace: '" + grace + "' is not a number of seconds from 0 to 3600"),
+              std::string::npos)
+        << result.err;
+    EXPECT_FALSE(std::filesystem::exists(at("run"))) << grace;
+  }
+}
+
 }  // namespace
 }  // namespace lengen

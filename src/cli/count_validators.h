@@ -1,9 +1,10 @@
 #pragma once
-// Checks of whole-number options whose messages a user can read: CLI11's own PositiveNumber and
+// Checks of numeric options whose messages a user can read: CLI11's own PositiveNumber and
 // NonNegativeNumber accept 2.5 for an integer option's text and report their range as "0 to
-// 1.8e308". Either says "--threads: 0 is not a positive whole number".
+// 1.8e308". These say "--threads: '0' is not a positive whole number".
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -35,6 +36,22 @@ inline CLI::Validator positive_count() {
 // 0, 1, ...
 inline CLI::Validator non_negative_count() {
   return detail::whole_number_at_least(0, "a whole number, 0 or more", "NONNEGATIVE");
+}
+
+// A duration in seconds from 0 to `maximum` (fractions allowed): a bound keeps a deadline computed
+// from it inside the clock's range.
+inline CLI::Validator seconds_up_to(double maximum) {
+  const std::string what = "a number of seconds from 0 to " + std::to_string(static_cast<long long>(maximum));
+  return CLI::Validator(
+      [maximum, what](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() && end == text.c_str() + text.size() && errno == 0;
+        if (number && std::isfinite(value) && value >= 0 && value <= maximum) return "";
+        return "'" + text + "' is not " + what;
+      },
+      "SECONDS");
 }
 
 }  // namespace lengen::cli

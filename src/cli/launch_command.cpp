@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "count_validators.h"
 #include "lengen/child_processes.h"
 #include "lengen/errors.h"
 #include "lengen/stop_signals.h"
@@ -144,7 +145,8 @@ void add_launch_command(CLI::App& app) {
   cmd->add_option("--master-port", args->master_port, "Rendezvous port on 127.0.0.1 (default: a free one)")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--grace", args->grace_seconds, "Seconds the other workers get to stop after one fails")
-      ->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(seconds_up_to(3600));
   cmd->add_option("command", args->command, "After --: the lengen command each worker runs (train ...)")
       ->required();
   cmd->callback([args] { run_launch(*args); });
