@@ -53,6 +53,7 @@ LENGEN_ROW_KERNEL ExpSums softmax_exponentials(const float* x, float* e, int64_t
     weighted += sum_of_lanes(block_weighted);
   }
   for (int j = 0; j < kWidth; ++j) out.nonzero += nonzero[j];
+  float tail_low = 0;  // the smallest d of the tail, taken before e (which may be x) is written
   if (i < end) {
     float padded[kWidth];
     std::fill(padded, padded + kWidth, -std::numeric_limits<float>::infinity());
@@ -61,6 +62,7 @@ LENGEN_ROW_KERNEL ExpSums softmax_exponentials(const float* x, float* e, int64_t
     const Floats ei = exp_nonpositive(d);
     const Floats ed = d > kExpUnderflow ? ei * d : Floats{};
     for (int64_t j = 0; j < end - i; ++j) {
+      tail_low = std::min(tail_low, d[j]);
       e[i + j] = ei[j];
       sum += ei[j];
       weighted += ed[j];
@@ -74,7 +76,7 @@ LENGEN_ROW_KERNEL ExpSums softmax_exponentials(const float* x, float* e, int64_t
   // about 100 below the max, with a large sum).
   float low = 0;
   for (int j = 0; j < kWidth; ++j) low = std::min(low, lowest[j]);
-  for (int64_t j = i; j < end; ++j) low = std::min(low, x[j] - max);
+  low = std::min(low, tail_low);
   if (low < kExpUnderflow + static_cast<float>(std::log(sum)) + 2) {
     const auto inverse = static_cast<float>(1.0 / sum);
     out.nonzero = 0;

@@ -19,7 +19,8 @@ void entmax_rows(const double* z, double* p, int64_t n, RowAlpha alphas, int64_t
 // The unnormalized softmax of one row, e_i = exp(z_i - max) for i < end (max the row's max, -inf
 // for a fully masked row, which gives zeros), with what the attention statistics need in the
 // same pass: the sum of the e_i, the row's entropy (nats) and how many e_i are nonzero (exp
-// underflows to 0 far below the max, as in LibTorch's softmax).
+// underflows to 0 far below the max, as in LibTorch's softmax). e may be z: each e_i is written
+// after z_i is read, and z is not read again.
 struct ExpSums {
   double sum = 0;
   double entropy = 0;
