@@ -12,18 +12,26 @@ namespace lengen::cli {
 
 namespace detail {
 
-inline CLI::Validator whole_number_at_least(long long minimum, const std::string& what,
-                                            const std::string& name) {
+// Accepts text that `parse` (strtoll- or strtod-like) reads whole and `accept` takes; otherwise
+// "'TEXT' is not WHAT".
+template <class Parse, class Accept>
+CLI::Validator number_check(Parse parse, Accept accept, const std::string& what, const std::string& name) {
   return CLI::Validator(
-      [minimum, what](std::string& text) -> std::string {
+      [parse, accept, what](std::string& text) -> std::string {
         errno = 0;
         char* end = nullptr;
-        const long long value = std::strtoll(text.c_str(), &end, 10);
+        const auto value = parse(text.c_str(), &end);
         const bool whole = !text.empty() && end == text.c_str() + text.size() && errno == 0;
-        if (whole && value >= minimum) return "";
+        if (whole && accept(value)) return "";
         return "'" + text + "' is not " + what;
       },
       name);
+}
+
+inline CLI::Validator whole_number_at_least(long long minimum, const std::string& what,
+                                            const std::string& name) {
+  return number_check([](const char* text, char** end) { return std::strtoll(text, end, 10); },
+                      [minimum](long long value) { return value >= minimum; }, what, name);
 }
 
 }  // namespace detail
@@ -41,17 +49,10 @@ inline CLI::Validator non_negative_count() {
 // A duration in seconds from 0 to `maximum` (fractions allowed): a bound keeps a deadline computed
 // from it inside the clock's range.
 inline CLI::Validator seconds_up_to(double maximum) {
-  const std::string what = "a number of seconds from 0 to " + std::to_string(static_cast<long long>(maximum));
-  return CLI::Validator(
-      [maximum, what](std::string& text) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        const double value = std::strtod(text.c_str(), &end);
-        const bool number = !text.empty() && end == text.c_str() + text.size() && errno == 0;
-        if (number && std::isfinite(value) && value >= 0 && value <= maximum) return "";
-        return "'" + text + "' is not " + what;
-      },
-      "SECONDS");
+  return detail::number_check(
+      [](const char* text, char** end) { return std::strtod(text, end); },
+      [maximum](double value) { return std::isfinite(value) && value >= 0 && value <= maximum; },
+      "a number of seconds from 0 to " + std::to_string(static_cast<long long>(maximum)), "SECONDS");
 }
 
 }  // namespace lengen::cli
