@@ -480,7 +480,7 @@ bool attend_sparse_row(const Layout& in, bool entmax15, const float* x, int64_t 
   // but the nearest few hundred keys of a long row. The passes below start at the first block of
   // keys above them, and every lower bound is taken at -1 or above.
   const int64_t skip = first_above(x, end, floor_at(-1));
-  double lower = -1;
+  double lower;  // a lower bound on the threshold, -1 or above
   if (!std::isnan(previous_tau)) {
     // Neighbouring rows of a block have about the same threshold relative to their max. It is a
     // lower bound on this row's when the weight above it is at least 1 (the weight falls as the

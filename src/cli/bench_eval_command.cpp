@@ -180,15 +180,14 @@ void keep_best(std::optional<Timing>& best, const Timing& timing) {
 // one at one thread when --threads is above 1, then the fused one), best of --repeats rounds
 // each: the machine's drift within the command hits them alike, and the ratios taken from one
 // command compare like with like.
+// `warmup` (short samples) first goes through each kernel timed, untimed: the heap and LibTorch's
+// first-call work settle.
 KernelTimings time_kernels(BenchModel& bench, const std::vector<Sample>& samples, int64_t length,
-                           const EvalBenchOptions& options) {
+                           const std::vector<Sample>& warmup, const EvalBenchOptions& options) {
   const bool single = options.threads == 1;
   const bool with_dense = length <= options.dense_max_length;
-  // A short untimed pass of each kernel first: the heap and LibTorch's first-call work settle.
-  const auto task = make_task(bench.config.task.name, bench.config.task.params, bench.config.task.seed);
-  const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
-  for (AttentionKernel kernel : {AttentionKernel::kDense, AttentionKernel::kFused})
-    time_evaluation(bench, warmup, bench.config.task.len_max, kernel, single);
+  if (with_dense) time_evaluation(bench, warmup, bench.config.task.len_max, AttentionKernel::kDense, single);
+  time_evaluation(bench, warmup, bench.config.task.len_max, AttentionKernel::kFused, single);
   std::optional<Timing> dense, fused, one_thread;
   for (int64_t round = 0; round < options.repeats; ++round) {
     if (with_dense)
@@ -227,7 +226,8 @@ void run_eval_bench(const EvalBenchOptions& options) {
                                          derive_seed(bench.config.task.seed, kEvalStream(length)));
       const int64_t tokens = collate({samples.front()}).input.size(1);
       const double floor_seconds = sample_flops(bench.config.model, tokens) / flops_per_second;
-      const KernelTimings timings = time_kernels(bench, samples, length, options);
+      const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
+      const KernelTimings timings = time_kernels(bench, samples, length, warmup, options);
       const double dense_seconds = timings.dense ? timings.dense->seconds_per_sample : 0.0;  // 0: not timed
       for (AttentionKernel kernel : {AttentionKernel::kDense, AttentionKernel::kFused}) {
         const bool dense = kernel == AttentionKernel::kDense;
