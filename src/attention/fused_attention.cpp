@@ -55,9 +55,12 @@ constexpr int64_t kGroup = 4;
 
 int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
-// Queries per work item: depends on the key count only, never on the thread count.
+// Queries per work item: depends on the key count only, never on the thread count. A whole
+// number of groups, so that only a sequence's last block can hold a partial group: the rows of
+// a partial group are scored one at a time, each loading all the keys itself.
 int64_t queries_per_block(int64_t keys) {
-  return std::clamp<int64_t>(kBlockScores / std::max<int64_t>(keys, 1), 1, kMaxBlockQueries);
+  const int64_t queries = std::clamp<int64_t>(kBlockScores / std::max<int64_t>(keys, 1), 1, kMaxBlockQueries);
+  return std::max(kGroup, queries / kGroup * kGroup);
 }
 
 // The inputs as flat fp32 arrays, laid out for the passes: keys in tiles of kTile keys, each
