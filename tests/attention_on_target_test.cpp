@@ -172,6 +172,46 @@ TEST_P(AttentionOnTargetMeasure, EqualsTheDenseWeightsOnTheAnsweringKeys) {
   EXPECT_DOUBLE_EQ(layer1["mean"].get<double>(), (all.heads[1][0] + all.heads[1][1]) / 2);
 }
 
+// The evaluation records the attention on the target in its own batched forward pass: the same
+// values as one pass per sample, over batches of sequences of two lengths (padding after the
+// shorter) and a bound that ends inside a batch, under either kernel; and the evaluation's
+// results are those of a pass without the recording.
+TEST(AttentionOnTargetInEvaluation, EqualsOnePassPerSampleAndLeavesTheResultsAsTheyAre) {
+  const Config config = small_config("copy", "entmax15", "asentmax");
+  auto task = make_task(config.task.name, config.task.params, config.task.seed);
+  torch::manual_seed(5);
+  Decoder model(config.model, vocab_size(task->num_symbols()));
+  std::vector<Sample> samples = fixed_samples(*task, 6, 3, 5);
+  for (const Sample& sample : fixed_samples(*task, 9, 3, 17)) samples.push_back(sample);
+  EvalConfig eval = config.eval;
+  eval.batch_size = 4;
+  model->set_query_chunk(3);
+  for (AttentionKernel kernel : {AttentionKernel::kFused, AttentionKernel::kDense}) {
+    SCOPED_TRACE(kernel == AttentionKernel::kFused ? "fused" : "dense");
+    model->set_attention_kernel(kernel);
+    const AttentionOnTarget alone = measure_attention_on_target(model, *task, samples, 5);
+    AttentionOnTargetMeter meter(*task, config.model, 5);
+    const LengthResult recorded = evaluate_samples(model, samples, 9, eval, {}, &meter);
+    const LengthResult plain = evaluate_samples(model, samples, 9, eval);
+    const AttentionOnTarget batched = meter.result();
+    ASSERT_TRUE(alone.known);
+    ASSERT_TRUE(batched.known);
+    EXPECT_EQ(batched.samples, 5);
+    EXPECT_EQ(batched.queries, alone.queries);
+    ASSERT_EQ(batched.heads.size(), alone.heads.size());
+    for (size_t layer = 0; layer < alone.heads.size(); ++layer) {
+      for (size_t head = 0; head < alone.heads[layer].size(); ++head) {
+        EXPECT_NEAR(batched.heads[layer][head], alone.heads[layer][head], 1e-6) << layer << " " << head;
+      }
+    }
+    EXPECT_EQ(recorded.metrics.exact, plain.metrics.exact);
+    EXPECT_EQ(recorded.metrics.correct_tokens, plain.metrics.correct_tokens);
+    EXPECT_EQ(recorded.loss, plain.loss);
+    EXPECT_EQ(recorded.mean_nonzero_per_query(), plain.mean_nonzero_per_query());
+    EXPECT_EQ(recorded.mean_entropy(), plain.mean_entropy());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(, AttentionOnTargetMeasure,
                          ::testing::Values(std::make_tuple("copy", "softmax"),
                                            std::make_tuple("copy", "entmax15"),

@@ -1,5 +1,7 @@
 #include "lengen/attention_capture.h"
 
+#include <algorithm>
+
 #include "lengen/sequence.h"
 
 namespace lengen {
@@ -27,31 +29,53 @@ class ObserverScope {
 
 int64_t first_target_query(const Sample& sample) { return static_cast<int64_t>(sample.src.size()) + 1; }
 
+void observe_target_attention(Decoder& model, const std::vector<Sample>& samples, size_t observed,
+                              const BatchTargetRowVisitor& visit, const std::function<void()>& forward) {
+  observed = std::min(observed, samples.size());
+  if (observed == 0) {
+    forward();
+    return;
+  }
+  std::vector<int64_t> firsts, targets;
+  for (size_t s = 0; s < observed; ++s) {
+    firsts.push_back(first_target_query(samples[s]));
+    targets.push_back(static_cast<int64_t>(samples[s].trg.size()));
+  }
+  const int64_t first_row = *std::min_element(firsts.begin(), firsts.end());
+  ObserverScope scope(model);
+  for (int64_t layer = 0; layer < model->config().layers; ++layer) {
+    const auto index = static_cast<size_t>(layer);
+    // Right-padded sequences without a cache: a key's index is its position.
+    model->block(index)->attention()->set_weight_observer(
+        [&visit, &firsts, &targets, index](const torch::Tensor& weights, const torch::Tensor& query_positions,
+                                           const torch::Tensor&) {
+          const torch::Tensor positions = query_positions.to(torch::kCPU);
+          for (size_t s = 0; s < firsts.size(); ++s) {
+            const auto sequence = static_cast<int64_t>(s);
+            const auto rows = positions[sequence] - firsts[s];  // padding (-1) falls below 0
+            const auto kept = ((rows >= 0) & (rows < targets[s])).nonzero().squeeze(1);
+            if (kept.numel() == 0) continue;
+            visit(s, index, rows.index_select(0, kept),
+                  weights[sequence].index_select(1, kept.to(weights.device())).to(torch::kFloat).to(torch::kCPU));
+          }
+        },
+        first_row);
+  }
+  forward();
+}
+
 void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit) {
   torch::NoGradGuard no_grad;
   model->eval();
   const auto device = model->parameters().front().device();
   const std::vector<int32_t> input = encode(sample).input;
   const auto tokens = torch::tensor(input, torch::kInt).to(torch::kLong).unsqueeze(0).to(device);
-  const int64_t first = first_target_query(sample);
-  const auto targets = static_cast<int64_t>(sample.trg.size());
-  ObserverScope scope(model);
-  for (int64_t layer = 0; layer < model->config().layers; ++layer) {
-    const auto index = static_cast<size_t>(layer);
-    // One unpadded sequence without a cache: key positions are 0..keys-1, so a key's index is
-    // its position.
-    model->block(index)->attention()->set_weight_observer(
-        [&visit, index, first, targets](const torch::Tensor& weights, const torch::Tensor& query_positions,
-                                        const torch::Tensor&) {
-          const auto rows = query_positions[0].to(torch::kCPU) - first;
-          const auto kept = ((rows >= 0) & (rows < targets)).nonzero().squeeze(1);
-          if (kept.numel() == 0) return;
-          visit(index, rows.index_select(0, kept),
-                weights[0].index_select(1, kept.to(weights.device())).to(torch::kFloat).to(torch::kCPU));
-        },
-        first);
-  }
-  model->forward(tokens);
+  observe_target_attention(
+      model, {sample}, 1,
+      [&visit](size_t, size_t layer, const torch::Tensor& rows, const torch::Tensor& weights) {
+        visit(layer, rows, weights);
+      },
+      [&] { model->forward(tokens); });
 }
 
 std::vector<torch::Tensor> target_attention(Decoder& model, const Sample& sample) {

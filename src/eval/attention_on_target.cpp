@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "lengen/attention_capture.h"
+#include "lengen/sequence.h"
 
 namespace lengen {
 
@@ -42,38 +43,68 @@ AnswerIndex answer_index(const AnswerSources& sources) {
 
 }  // namespace
 
-AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
-                                              const std::vector<Sample>& samples, int64_t max_samples) {
-  AttentionOnTarget measured;
-  const size_t count = std::min(samples.size(), static_cast<size_t>(std::max<int64_t>(max_samples, 0)));
-  const int64_t layers = model->config().layers, heads = model->config().heads;
-  // Sums over target symbols in double, per layer and head.
-  std::vector<torch::Tensor> sums;
-  for (int64_t layer = 0; layer < layers; ++layer) sums.push_back(torch::zeros({heads}, torch::kDouble));
-  for (size_t s = 0; s < count; ++s) {
-    const std::optional<AnswerSources> sources = task.answer_sources(samples[s]);
-    if (!sources) return measured;
-    const AnswerIndex index = answer_index(*sources);
-    visit_target_attention(
-        model, samples[s], [&](size_t layer, const torch::Tensor& rows, const torch::Tensor& weights) {
-          const auto positions = index.positions.index_select(0, rows);  // [R, A]
-          const auto keep = index.keep.index_select(0, rows);
-          const auto answered = index.answered.index_select(0, rows);
-          const auto on_target =
-              (weights.gather(2, positions.unsqueeze(0).expand({weights.size(0), -1, -1})) *
-               keep.unsqueeze(0))
-                  .sum(2);  // [H, R]
-          sums[layer] += on_target.index({torch::indexing::Slice(), answered}).sum(1, false, torch::kDouble);
-        });
-    measured.queries += index.answered.sum().item<int64_t>();
-    measured.samples += 1;
+AttentionOnTargetMeter::AttentionOnTargetMeter(const Task& task, const ModelConfig& model, int64_t max_samples)
+    : task_(task), remaining_(std::max<int64_t>(max_samples, 0)) {
+  for (int64_t layer = 0; layer < model.layers; ++layer) sums_.push_back(torch::zeros({model.heads}, torch::kDouble));
+}
+
+void AttentionOnTargetMeter::measure(Decoder& model, const std::vector<Sample>& batch,
+                                     const std::function<void()>& forward) {
+  std::vector<AnswerIndex> indices;
+  const size_t wanted = unknown_ ? 0 : std::min(batch.size(), static_cast<size_t>(remaining_));
+  for (size_t s = 0; s < wanted; ++s) {
+    const std::optional<AnswerSources> sources = task_.answer_sources(batch[s]);
+    if (!sources) {
+      unknown_ = true;
+      indices.clear();
+      break;
+    }
+    indices.push_back(answer_index(*sources));
   }
-  measured.known = measured.samples > 0;
-  for (const auto& sum : sums) {
-    auto mean = (sum / static_cast<double>(std::max<int64_t>(measured.queries, 1))).contiguous();
+  observe_target_attention(
+      model, batch, indices.size(),
+      [&](size_t sequence, size_t layer, const torch::Tensor& rows, const torch::Tensor& weights) {
+        const AnswerIndex& index = indices[sequence];
+        const auto positions = index.positions.index_select(0, rows);  // [R, A]
+        const auto keep = index.keep.index_select(0, rows);
+        const auto answered = index.answered.index_select(0, rows);
+        const auto on_target =
+            (weights.gather(2, positions.unsqueeze(0).expand({weights.size(0), -1, -1})) * keep.unsqueeze(0))
+                .sum(2);  // [H, R]
+        sums_[layer] += on_target.index({torch::indexing::Slice(), answered}).sum(1, false, torch::kDouble);
+      },
+      forward);
+  for (const AnswerIndex& index : indices) queries_ += index.answered.sum().item<int64_t>();
+  samples_ += static_cast<int64_t>(indices.size());
+  remaining_ -= static_cast<int64_t>(indices.size());
+}
+
+AttentionOnTarget AttentionOnTargetMeter::result() const {
+  AttentionOnTarget measured;
+  measured.known = !unknown_ && samples_ > 0;
+  if (!measured.known) return measured;
+  measured.samples = samples_;
+  measured.queries = queries_;
+  for (const auto& sum : sums_) {
+    auto mean = (sum / static_cast<double>(std::max<int64_t>(queries_, 1))).contiguous();
     measured.heads.emplace_back(mean.data_ptr<double>(), mean.data_ptr<double>() + mean.numel());
   }
   return measured;
+}
+
+AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
+                                              const std::vector<Sample>& samples, int64_t max_samples) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const auto device = model->parameters().front().device();
+  AttentionOnTargetMeter meter(task, model->config(), max_samples);
+  const size_t count = std::min(samples.size(), static_cast<size_t>(std::max<int64_t>(max_samples, 0)));
+  for (size_t s = 0; s < count && meter.wants_more(); ++s) {
+    const std::vector<int32_t> input = encode(samples[s]).input;
+    const auto tokens = torch::tensor(input, torch::kInt).to(torch::kLong).unsqueeze(0).to(device);
+    meter.measure(model, {samples[s]}, [&] { model->forward(tokens); });
+  }
+  return meter.result();
 }
 
 TargetAttention target_attention(const AttentionOnTarget& measured, const std::string& task_name) {

@@ -96,7 +96,8 @@ int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& s
 }
 
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
-                              const EvalConfig& eval, const std::function<void(int64_t)>& after_batch) {
+                              const EvalConfig& eval, const std::function<void(int64_t)>& after_batch,
+                              AttentionOnTargetMeter* target_meter) {
   if (eval.decode != kTeacherForced && eval.decode != kGreedy) {
     throw UserError("unknown eval.decode '" + eval.decode + "' (expected teacher_forced or greedy)");
   }
@@ -116,8 +117,15 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
     const size_t last = std::min(samples.size(), first + batch);
     const std::vector<Sample> chunk(samples.begin() + first, samples.begin() + last);
     // Greedy mode takes its statistics from decoding, where the model attends to its own output.
-    teacher_forced.add(
-        score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
+    const auto score = [&] {
+      teacher_forced.add(
+          score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
+    };
+    if (target_meter != nullptr && target_meter->wants_more()) {
+      target_meter->measure(model, chunk, score);
+    } else {
+      score();
+    }
     if (greedy) {
       std::vector<std::vector<int32_t>> prompts;
       std::vector<int64_t> caps;

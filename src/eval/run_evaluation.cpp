@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "lengen/attention_on_target.h"
@@ -108,12 +109,14 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   std::vector<EvalSet> sets = evaluation_sets(*task, config, data_dir);
   EvaluationProgress progress(sets);
   for (EvalSet& set : sets) {
+    std::optional<AttentionOnTargetMeter> target_meter;
+    if (config.eval.attention_on_target_samples > 0)
+      target_meter.emplace(*task, config.model, config.eval.attention_on_target_samples);
     evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval,
-                                                  [&](int64_t done) { progress.update(set, done); }));
-    if (config.eval.attention_on_target_samples > 0) {
-      evaluation.results.back().attention_on_target = target_attention(
-          measure_attention_on_target(model, *task, set.samples, config.eval.attention_on_target_samples),
-          task->name());
+                                                  [&](int64_t done) { progress.update(set, done); },
+                                                  target_meter ? &*target_meter : nullptr));
+    if (target_meter) {
+      evaluation.results.back().attention_on_target = target_attention(target_meter->result(), task->name());
     }
     evaluation.data.push_back(std::move(set.data));
     const LengthResult& result = evaluation.results.back();

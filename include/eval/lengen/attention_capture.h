@@ -29,6 +29,18 @@ using TargetRowVisitor =
 // rows to `visit`. Uses the dense attention path.
 void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit);
 
+// rows and weights as for TargetRowVisitor, of the batch's sequence `sequence`.
+using BatchTargetRowVisitor = std::function<void(size_t sequence, size_t layer, const torch::Tensor& rows,
+                                                 const torch::Tensor& weights)>;
+
+// Runs `forward`, one forward pass of the model over the teacher-forced batch of `samples`
+// (right-padded, as lengen/batch.h collates it), and passes each layer's target rows of the
+// batch's first `observed` sequences to `visit`: the evaluation's own pass records them, no
+// second one is needed. Under the fused kernel the rows from the first observed target row on
+// also take the dense path, whose output is dropped.
+void observe_target_attention(Decoder& model, const std::vector<Sample>& samples, size_t observed,
+                              const BatchTargetRowVisitor& visit, const std::function<void()>& forward);
+
 // Per layer, the weights [H, |trg|, T] (fp32, on the CPU) of the target rows against all T input
 // positions, future positions included (their weight is 0).
 std::vector<torch::Tensor> target_attention(Decoder& model, const Sample& sample);

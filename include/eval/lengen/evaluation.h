@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lengen/attention_on_target.h"
 #include "lengen/config.h"
 #include "lengen/metrics.h"
 #include "lengen/model.h"
@@ -48,9 +49,11 @@ SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generat
 
 // Scores `samples` (all of length parameter `length`) in batches of eval.batch_size with the
 // eval.decode mode. Puts the model in eval mode; runs without grad. `after_batch`, when set, is
-// called with the number of samples scored so far.
+// called with the number of samples scored so far. `target_meter`, when set, records the
+// attention on the target of the first samples during their teacher-forced pass.
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
-                              const EvalConfig& eval, const std::function<void(int64_t)>& after_batch = {});
+                              const EvalConfig& eval, const std::function<void(int64_t)>& after_batch = {},
+                              AttentionOnTargetMeter* target_meter = nullptr);
 
 // Evaluation data per length: samples_at_length fixed samples of the task from each length's own
 // seed stream (disjoint from training and validation), or with `data_dir` the test_{i}_{L}
