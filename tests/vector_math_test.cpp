@@ -1,11 +1,14 @@
-// The vector exp and log of the row kernels and the fused attention against the C library's.
+// The vector exp and log of the row kernels and the fused attention against the C library's, and
+// softmax's exponentials with their statistics against LibTorch's softmax.
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "lengen/float8.h"
+#include "lengen/row_forward.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // see float8.h
 
@@ -70,6 +73,44 @@ TEST(VectorMath, ExpNonpositiveMatchesExpAndUnderflowsToZero) {
   const std::vector<float> below = {
       -104.0f, -1e4f, -std::numeric_limits<float>::infinity(), -200.0f, -105.0f, -150.0f, -1e30f, -103.98f};
   for (float y : lanewise(below, [](const Floats& v) { return exp_nonpositive(v); })) EXPECT_EQ(y, 0.0f);
+}
+
+// A weight whose exponential is nonzero but falls below float's smallest subnormal once divided
+// by the sum is a zero weight, as in LibTorch's softmax: keys about 100 below the max of a row
+// whose sum is large, in the vector body and in the tail, with masked keys beside them. The
+// exponentials may overwrite the scores.
+TEST(VectorMath, SoftmaxExponentialsCountTheWeightsLibTorchKeeps) {
+  const float minus_infinity = -std::numeric_limits<float>::infinity();
+  for (int64_t size : {61, 64, 203}) {
+    for (float far : {-103.5f, -101.0f, -99.0f, -90.0f, -50.0f}) {
+      for (bool only_last : {false, true}) {
+        SCOPED_TRACE(std::to_string(size) + " keys, far " + std::to_string(far) +
+                     (only_last ? ", last only" : ""));
+        std::vector<float> row(static_cast<size_t>(size));
+        for (int64_t j = 0; j < size; ++j) {
+          const auto k = static_cast<size_t>(j);
+          const bool far_key = !only_last && j % 5 == 1;
+          row[k] = j % 7 == 3 ? minus_infinity : (far_key ? far : -0.01f * static_cast<float>(j % 4));
+        }
+        row.back() = far;  // in the tail of the sizes that have one
+        const torch::Tensor scores = torch::tensor(row);
+        const torch::Tensor weights = torch::softmax(scores, 0);
+        const auto expected_nonzero = (weights > 0).sum().item<int64_t>();
+        const double expected_entropy =
+            -(weights * torch::where(weights > 0, weights.log(), torch::zeros_like(weights)))
+                 .sum()
+                 .item<double>();
+        std::vector<float> e = row;  // in place
+        const ExpSums sums = softmax_exponentials(e.data(), e.data(), size, 0.0f);
+        EXPECT_EQ(sums.nonzero, expected_nonzero);
+        EXPECT_NEAR(sums.entropy, expected_entropy, 1e-5);
+        for (int64_t j = 0; j < size; ++j) {
+          const auto k = static_cast<size_t>(j);
+          EXPECT_NEAR(e[k] / sums.sum, weights[j].item<float>(), 1e-6) << j;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -34,8 +34,10 @@ LENGEN_ROW_KERNEL ExpSums softmax_exponentials(const float* x, float* e, int64_t
   const Floats maxes = Floats{} + max;
   double sum = 0, weighted = 0;
   Ints nonzero{};
-  // The smallest d with a nonzero exponential: whether dividing by the sum can flush any to 0.
-  Floats lowest = Floats{} + 0.0f;
+  // The smallest nonzero exponential, whether dividing by the sum can flush any to 0: tracked as
+  // its bits minus one, unsigned, so that a zero wraps to the largest and one min keeps it.
+  typedef uint32_t Bits __attribute__((vector_size(sizeof(Floats))));
+  Bits lowest = Bits{} - 1;
   int64_t i = 0;
   while (i + kWidth <= end) {
     Floats block_sum{}, block_weighted{};
@@ -45,15 +47,27 @@ LENGEN_ROW_KERNEL ExpSums softmax_exponentials(const float* x, float* e, int64_t
       const Floats ei = exp_nonpositive(d);
       store_floats(e + i, ei);
       block_sum += ei;
-      block_weighted += d > kExpUnderflow ? ei * d : Floats{};
+      // e is 0 where d is at or below kExpUnderflow (-inf included, whose product would be NaN).
+      block_weighted += ei * (d > kExpUnderflow ? d : Floats{} + kExpUnderflow);
       nonzero -= ei > 0.0f;  // a true lane is -1
-      lowest = d > kExpUnderflow && d < lowest ? d : lowest;
+      Bits bits;
+      std::memcpy(&bits, &ei, sizeof(bits));
+      bits -= 1;
+      lowest = bits < lowest ? bits : lowest;
     }
     sum += sum_of_lanes(block_sum);
     weighted += sum_of_lanes(block_weighted);
   }
   for (int j = 0; j < kWidth; ++j) out.nonzero += nonzero[j];
-  float tail_low = 0;  // the smallest d of the tail, taken before e (which may be x) is written
+  // The smallest nonzero exponential.
+  float low = std::numeric_limits<float>::infinity();
+  for (int j = 0; j < kWidth; ++j) {
+    if (lowest[j] + 1 == 0) continue;  // no nonzero exponential in this lane
+    const uint32_t bits = lowest[j] + 1;
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    low = std::min(low, value);
+  }
   if (i < end) {
     float padded[kWidth];
     std::fill(padded, padded + kWidth, -std::numeric_limits<float>::infinity());
@@ -62,22 +76,19 @@ LENGEN_ROW_KERNEL ExpSums softmax_exponentials(const float* x, float* e, int64_t
     const Floats ei = exp_nonpositive(d);
     const Floats ed = d > kExpUnderflow ? ei * d : Floats{};
     for (int64_t j = 0; j < end - i; ++j) {
-      tail_low = std::min(tail_low, d[j]);
       e[i + j] = ei[j];
       sum += ei[j];
       weighted += ed[j];
       out.nonzero += ei[j] > 0;
+      if (ei[j] > 0) low = std::min(low, ei[j]);
     }
   }
   out.sum = sum;
   out.entropy = std::log(sum) - weighted / sum;
   // Counted as the normalized weights are: an exponential that divided by the sum falls below
-  // float's smallest subnormal is a zero weight. Recounted only when one might (rare: scores
-  // about 100 below the max, with a large sum).
-  float low = 0;
-  for (int j = 0; j < kWidth; ++j) low = std::min(low, lowest[j]);
-  low = std::min(low, tail_low);
-  if (low < kExpUnderflow + static_cast<float>(std::log(sum)) + 2) {
+  // float's smallest subnormal is a zero weight. Recounted only when one might (rare: an
+  // exponential within e^2 of exp(kExpUnderflow) times the sum, about 100 below the max).
+  if (static_cast<double>(low) < std::exp(static_cast<double>(kExpUnderflow) + 2) * sum) {
     const auto inverse = static_cast<float>(1.0 / sum);
     out.nonzero = 0;
     for (int64_t k = 0; k < end; ++k) out.nonzero += e[k] * inverse > 0;
