@@ -16,8 +16,10 @@ class CopyTask : public UniformSourceTask {
  public:
   // Target symbol j is source symbol j.
   std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
+    // A target symbol past the source's end (a reference file's target longer than its source)
+    // has no answering key.
     AnswerSources sources(sample.trg.size());
-    for (size_t j = 0; j < sources.size(); ++j) sources[j] = {static_cast<int64_t>(j)};
+    for (size_t j = 0; j < sources.size() && j < sample.src.size(); ++j) sources[j] = {static_cast<int64_t>(j)};
     return sources;
   }
 };

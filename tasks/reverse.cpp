@@ -16,8 +16,10 @@ class ReverseTask : public UniformSourceTask {
  public:
   // Target symbol j is source symbol |src| - 1 - j.
   std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
+    // A target symbol past the source's length (a reference file's target longer than its
+    // source) has no answering key.
     AnswerSources sources(sample.trg.size());
-    for (size_t j = 0; j < sources.size(); ++j)
+    for (size_t j = 0; j < sources.size() && j < sample.src.size(); ++j)
       sources[j] = {static_cast<int64_t>(sample.src.size() - 1 - j)};
     return sources;
   }

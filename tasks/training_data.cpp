@@ -1,5 +1,8 @@
 #include "lengen/training_data.h"
 
+#include <string>
+
+#include "lengen/errors.h"
 #include "lengen/rng.h"
 
 namespace lengen {
@@ -60,7 +63,16 @@ std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t se
   return std::make_unique<FileData>(std::move(samples), seed);
 }
 
+void check_generated_length(const Task& task, int64_t length) {
+  // A generator asked for a length below its minimum has no valid sample to make.
+  if (length < task.min_length()) {
+    throw UserError("length " + std::to_string(length) + " is shorter than " + task.name() +
+                    " allows with these parameters (at least " + std::to_string(task.min_length()) + ")");
+  }
+}
+
 std::vector<Sample> fixed_samples(const Task& task, int64_t length, int64_t count, uint64_t seed) {
+  check_generated_length(task, length);
   std::vector<Sample> samples;
   samples.reserve(count);
   for (int64_t k = 0; k < count; ++k) {

@@ -102,7 +102,7 @@ TEST(AttentionOnTargetReport, NamesRunsWithoutAKnownTargetInsteadOfScoringThem) 
   EXPECT_NE(report.find("8 evaluation sample(s) per length"), std::string::npos) << report;
   EXPECT_NE(report.find("| 0.75 ± 0.00 (n=1) |"), std::string::npos) << report;
   EXPECT_NE(report.find("| 0.50 ± 0.00 (n=1) |"), std::string::npos) << report;
-  EXPECT_NE(report.find("No known target (the task names no key that answers a target symbol): parity_run."),
+  EXPECT_NE(report.find("No known target (no evaluated target symbol has a key that answers it): parity_run."),
             std::string::npos)
       << report;
   fs::remove_all(dir);
@@ -217,6 +217,24 @@ INSTANTIATE_TEST_SUITE_P(, AttentionOnTargetMeasure,
                                            std::make_tuple("copy", "entmax15"),
                                            std::make_tuple("sort", "entmax15"),
                                            std::make_tuple("reverse", "softmax")));
+
+// Reference samples whose target symbols all lack an answering key (symbols the source does not
+// hold) leave nothing to average: not known, with a note, rather than a measured 0.
+TEST(AttentionOnTargetUnknown, SamplesWithoutAnAnsweredSymbolAreNotScored) {
+  const Config config = small_config("sort", "softmax", "none");
+  auto task = make_task("sort", config.task.params, config.task.seed);
+  Decoder model(config.model, vocab_size(task->num_symbols()));
+  const std::vector<Sample> unanswered = {{{0, 1, 1}, {2, 3, 4}}, {{1, 0}, {4, 4}}};
+  const AttentionOnTarget measured = measure_attention_on_target(model, *task, unanswered, 2);
+  EXPECT_FALSE(measured.known);
+  EXPECT_EQ(measured.samples, 2);
+  EXPECT_EQ(measured.queries, 0);
+  const auto json = to_json(target_attention(measured, "sort"));
+  EXPECT_EQ(json["known"], false);
+  EXPECT_FALSE(json.contains("layers"));
+  EXPECT_NE(json["note"].get<std::string>().find("no target symbol of the 2 measured sample(s)"), std::string::npos)
+      << json.dump();
+}
 
 TEST(AttentionOnTargetUnknown, ATaskWithoutAnAnswerIsNotScored) {
   const Config config = small_config("parity", "softmax", "none");

@@ -168,5 +168,16 @@ TEST(BenchCli, NonPositiveCountsAreUsageErrorsNamingTheValue) {
   }
 }
 
+// A length the task cannot generate (the quick mqmtar shape needs 10): one line before any table.
+TEST(BenchCli, EvalLengthBelowTheTasksMinimumIsOneLine) {
+  const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " bench eval --lengths 64,9 2>&1");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  EXPECT_NE(out.find("length 9 is shorter than mqmtar allows with these parameters (at least 10)"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
 }  // namespace
 }  // namespace lengen

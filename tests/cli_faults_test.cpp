@@ -163,5 +163,16 @@ TEST_F(CliFaults, LaunchGraceOutsideZeroToAnHourIsOneLine) {
   }
 }
 
+// Training lengths below what the task can generate: one line naming task.len_min, no run folder.
+TEST_F(CliFaults, TrainingLengthBelowTheTasksMinimumIsOneLine) {
+  const std::string config = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/mqmtar.json";
+  const CliResult result = lengen("train " + config + " --out " + at("run") +
+                                  " --set task.len_min=2 --set train.steps=1 --set train.warmup=0");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("task.len_min 2 is shorter than mqmtar allows"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(at("run")));
+}
+
 }  // namespace
 }  // namespace lengen

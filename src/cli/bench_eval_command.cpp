@@ -207,6 +207,10 @@ void run_eval_bench(const EvalBenchOptions& options) {
   const bool single = options.threads == 1;
   std::vector<BenchModel> models = bench_models(options);
   const double flops_per_second = sgemm_flops_per_second(options.threads);
+  for (const BenchModel& bench : models) {  // before any output
+    auto task = make_task(bench.config.task.name, bench.config.task.params, bench.config.task.seed);
+    for (int64_t length : options.lengths) check_generated_length(*task, length);
+  }
   nlohmann::json records = nlohmann::json::array();
   if (!options.json) {
     std::printf(

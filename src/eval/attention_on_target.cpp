@@ -81,10 +81,14 @@ void AttentionOnTargetMeter::measure(Decoder& model, const std::vector<Sample>& 
 
 AttentionOnTarget AttentionOnTargetMeter::result() const {
   AttentionOnTarget measured;
-  measured.known = !unknown_ && samples_ > 0;
+  // Samples whose target symbols all lack an answering key (hand-made reference files can hold
+  // them) leave nothing to average: not a measured 0.
+  measured.known = !unknown_ && queries_ > 0;
+  if (!unknown_) {
+    measured.samples = samples_;
+    measured.queries = queries_;
+  }
   if (!measured.known) return measured;
-  measured.samples = samples_;
-  measured.queries = queries_;
   for (const auto& sum : sums_) {
     auto mean = (sum / static_cast<double>(std::max<int64_t>(queries_, 1))).contiguous();
     measured.heads.emplace_back(mean.data_ptr<double>(), mean.data_ptr<double>() + mean.numel());
@@ -111,7 +115,10 @@ TargetAttention target_attention(const AttentionOnTarget& measured, const std::s
   TargetAttention target;
   target.known = measured.known;
   if (!measured.known) {
-    target.note = task_name + " names no key that answers a target symbol";
+    target.note = measured.samples > 0
+                      ? "no target symbol of the " + std::to_string(measured.samples) +
+                            " measured sample(s) has a key in its source that answers it"
+                      : task_name + " names no key that answers a target symbol";
     return target;
   }
   target.samples = measured.samples;

@@ -77,7 +77,7 @@ std::string attention_on_target_section(const std::vector<RunResults>& runs, con
     }
   }
   if (!measured.unknown.empty()) {
-    md << "No known target (the task names no key that answers a target symbol): ";
+    md << "No known target (no evaluated target symbol has a key that answers it): ";
     for (size_t i = 0; i < measured.unknown.size(); ++i) md << (i ? ", " : "") << measured.unknown[i];
     md << ".\n\n";
   }

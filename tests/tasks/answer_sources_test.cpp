@@ -25,6 +25,14 @@ TEST(AnswerSources, CopyAndReverseNameTheSourcePositionBeingOutput) {
   EXPECT_EQ(make_task("reverse", {}, kTaskSeed)->answer_sources(reversed), (AnswerSources{{2}, {1}, {0}}));
 }
 
+// A reference file may pair a source with a longer target: its symbols past the source's length
+// have no answering key (never a position outside the source).
+TEST(AnswerSources, CopyAndReverseTargetsLongerThanTheSourceHaveNoAnswerPastIt) {
+  const Sample longer{{5, 6}, {5, 6, 5, 6}};
+  EXPECT_EQ(make_task("copy", {}, kTaskSeed)->answer_sources(longer), (AnswerSources{{0}, {1}, {}, {}}));
+  EXPECT_EQ(make_task("reverse", {}, kTaskSeed)->answer_sources(longer), (AnswerSources{{1}, {0}, {}, {}}));
+}
+
 TEST(AnswerSources, SortNamesEveryPositionHoldingTheSymbol) {
   const Sample sample{{4, 1, 4, 0}, {0, 1, 4, 4}};
   EXPECT_EQ(make_task("sort", {}, kTaskSeed)->answer_sources(sample),

@@ -9,6 +9,7 @@
 #include "lengen/errors.h"
 #include "lengen/task.h"
 #include "lengen/task_parameters.h"
+#include "lengen/training_data.h"
 
 namespace lengen {
 namespace {
@@ -49,6 +50,14 @@ TEST_P(EveryTask, SourceLengthAndSymbolsInRange) {
       }
     }
   }
+}
+
+// A length below the task's minimum has no valid sample: a UserError naming it, never a sample
+// drawn out of bounds.
+TEST_P(EveryTask, FixedSamplesBelowTheMinimumLengthAreAUserError) {
+  auto task = make_task(GetParam(), {}, kTaskSeed);
+  EXPECT_THROW(fixed_samples(*task, task->min_length() - 1, 1, 0), UserError);
+  EXPECT_EQ(fixed_samples(*task, task->min_length(), 2, 0).size(), 2u);
 }
 
 TEST_P(EveryTask, SameSeedSameDataOtherSeedOtherData) {

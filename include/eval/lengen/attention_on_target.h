@@ -18,7 +18,7 @@
 namespace lengen {
 
 struct AttentionOnTarget {
-  bool known = false;   // false: the task names no answering key, so there is nothing to measure
+  bool known = false;   // false: no measured target symbol has an answering key (or the task names none)
   int64_t samples = 0;  // samples measured
   int64_t queries = 0;  // target symbols with a known answer, over those samples
   std::vector<std::vector<double>> heads;  // [layer][head]: mean weight on the answering keys

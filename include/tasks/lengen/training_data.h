@@ -23,7 +23,11 @@ std::unique_ptr<TrainingData> generated_data(const Task& task, int64_t len_min, 
 // Samples drawn uniformly (with replacement) from a fixed set, e.g. train.src/.trg.
 std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t seed);
 
-// A fixed set of `count` samples of one exact source length (validation and evaluation).
+// Throws UserError naming `length` when it is below task.min_length().
+void check_generated_length(const Task& task, int64_t length);
+
+// A fixed set of `count` samples of one exact source length (validation and evaluation). A length
+// below task.min_length() throws UserError naming it.
 std::vector<Sample> fixed_samples(const Task& task, int64_t length, int64_t count, uint64_t seed);
 
 }  // namespace lengen
