@@ -13,6 +13,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lengen {
 namespace {
@@ -155,15 +157,25 @@ TEST(BenchCli, BadOptionIsAUsageError) {
   EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 
-// A count that is not a positive whole number: exit 2 and one line naming the option and the value.
-TEST(BenchCli, NonPositiveCountsAreUsageErrorsNamingTheValue) {
-  for (const std::string args :
-       {"bench eval --threads 0", "bench eval --lengths 1024,abc", "bench eval --samples 2.5",
-        "bench eval --repeats 0", "bench normalizers --lengths -5", "bench step --repeats 0"}) {
+// A count that is not a whole number in its range: exit 2 and one line naming the option and the
+// value.
+TEST(BenchCli, CountsOutsideTheirRangeAreUsageErrorsNamingTheValue) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bench eval --threads 0", "'0' is not a whole number from 1 to 1024"},
+      {"bench eval --threads 2048", "'2048' is not a whole number from 1 to 1024"},
+      {"bench eval --lengths 1024,abc", "'abc' is not a positive whole number"},
+      {"bench eval --samples 2.5", "'2.5' is not a positive whole number"},
+      {"bench eval --repeats 0", "'0' is not a whole number from 1 to 1000"},
+      {"bench eval --repeats 1000000000000", "is not a whole number from 1 to 1000"},
+      {"bench eval --dense-max-length -1", "'-1' is not a whole number, 0 or more"},
+      {"bench normalizers --lengths -5", "'-5' is not a positive whole number"},
+      {"bench normalizers --threads 100000", "is not a whole number from 1 to 1024"},
+      {"bench step --repeats 0", "'0' is not a whole number from 1 to 1000"}};
+  for (const auto& [args, expected] : cases) {
     const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " " + args + " 2>&1");
     ASSERT_TRUE(WIFEXITED(status)) << args;
     EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << out;
-    EXPECT_NE(out.find("is not a positive whole number"), std::string::npos) << args << "\n" << out;
+    EXPECT_NE(out.find(expected), std::string::npos) << args << "\n" << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
   }
 }

@@ -81,6 +81,13 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
   expect_refused("eval " + run_dir() + " --batch-size 0", "eval.batch_size");
   expect_refused("eval " + run_dir() + " --lengths ''", "lengths");
   expect_refused("eval " + run_dir() + " --lengths 10000000", "eval.lengths");
+  expect_refused("eval " + run_dir() + " --checkpoint ''", "--checkpoint is empty");
+}
+
+// The test files name their lengths: a --lengths beside them would be ignored, so it is refused.
+TEST_F(CliEvalFaults, LengthsBesideTestFilesAreRefused) {
+  expect_refused("eval " + run_dir() + " --data " + data_dir("with_lengths", 4, {"1 2 3 0"}) + " --lengths 8",
+                 "--lengths with --data");
 }
 
 TEST_F(CliEvalFaults, EmptyTestFilesAreRefused) {

@@ -67,6 +67,8 @@ TEST(EvalMetrics, DefaultLengthsAndGreedyCap) {
   EXPECT_EQ(evaluation_lengths(config), (std::vector<int64_t>{16, 32, 64, 128}));
   config.eval.lengths = {20};
   EXPECT_EQ(evaluation_lengths(config), (std::vector<int64_t>{20}));
+  config.eval.lengths = {32, 16, 32, 16, 8};  // each once, in the order given
+  EXPECT_EQ(evaluation_lengths(config), (std::vector<int64_t>{32, 16, 8}));
   // Source + generated symbols <= ceil(2.2 * 10) = 22, so 12 symbols and the EOS.
   EXPECT_EQ(greedy_token_cap(10, 2.2), 13);
   EXPECT_EQ(greedy_token_cap(10, 0.5), 1);

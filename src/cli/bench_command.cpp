@@ -162,10 +162,10 @@ CLI::App* add_bench_command(CLI::App& app) {
       ->check(positive_count());
   normalizers->add_option("--threads", options->threads, "intra-op threads")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxBenchThreads));
   normalizers->add_option("--repeats", options->repeats, "timed repeats (the fastest is kept)")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxBenchRepeats));
   normalizers->add_option("--only", options->only,
                           "time only these normalizers, by their table names (torch::softmax always runs)");
   normalizers->add_flag("--json", options->json, "print JSON instead of a table");

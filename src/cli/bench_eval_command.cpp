@@ -293,14 +293,15 @@ void add_bench_eval_command(CLI::App& bench) {
           "--repeats", options->repeats,
           "rounds, each timing every kernel in turn on the same samples; the best of them is reported")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxBenchRepeats));
   eval->add_option("--threads", options->threads,
                    "intra-op threads; above 1 the rounds also time the fused kernel at 1 thread (wall time)")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxBenchThreads));
   eval->add_option("--dense-max-length", options->dense_max_length,
                    "longest length at which the dense kernel is timed too (it needs keys^2 time)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(non_negative_count());
   eval->add_option(
           "--run", options->run_dir,
           "time this run's model (last checkpoint) instead of the quick mqmtar shape's softmax and ASEntmax")

@@ -192,10 +192,10 @@ void add_bench_step_command(CLI::App& bench) {
       ->check(CLI::IsMember({"float32", "bfloat16"}));
   step->add_option("--threads", options->threads, "intra-op threads")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxBenchThreads));
   step->add_option("--repeats", options->repeats, "timed steps per method (the median is kept)")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxBenchRepeats));
   step->add_flag("--json", options->json, "print JSON instead of a table");
   step->callback([options] { run_step_bench(*options); });
 }

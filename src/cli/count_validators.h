@@ -41,6 +41,18 @@ inline CLI::Validator positive_count() {
   return detail::whole_number_at_least(1, "a positive whole number", "POSITIVE");
 }
 
+// 1, 2, ..., maximum
+inline CLI::Validator count_up_to(long long maximum) {
+  return detail::number_check([](const char* text, char** end) { return std::strtoll(text, end, 10); },
+                              [maximum](long long value) { return value >= 1 && value <= maximum; },
+                              "a whole number from 1 to " + std::to_string(maximum), "1.." + std::to_string(maximum));
+}
+
+// Bounds of the bench commands' counts: threads as train.threads allows; rounds enough for any
+// measurement, few enough to end.
+constexpr long long kMaxBenchThreads = 1024;
+constexpr long long kMaxBenchRepeats = 1000;
+
 // 0, 1, ...
 inline CLI::Validator non_negative_count() {
   return detail::whole_number_at_least(0, "a whole number, 0 or more", "NONNEGATIVE");

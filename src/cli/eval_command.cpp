@@ -27,6 +27,8 @@ struct EvalArgs {
   const CLI::Option* batch_size_option = nullptr;
   const CLI::Option* threads_option = nullptr;
   const CLI::Option* decode_option = nullptr;
+  const CLI::Option* checkpoint_option = nullptr;
+  const CLI::Option* data_option = nullptr;
   std::string data_dir;
   std::vector<std::string> overrides;
 };
@@ -44,6 +46,11 @@ void run_eval(const EvalArgs& args) {
   // The command-line options are overrides of eval.* like any other, so they are checked the
   // same way: --samples 0 is refused as eval.samples=0 would be.
   std::vector<std::string> overrides = args.overrides;
+  if (args.checkpoint_option->count() > 0 && args.checkpoint.empty()) throw UserError("--checkpoint is empty");
+  // A data folder's splits name their own lengths; a list beside them would be silently ignored.
+  if (args.data_option->count() > 0 && args.lengths_option->count() > 0) {
+    throw UserError("--lengths with --data: the lengths are those of the test_{i}_{L} files in " + args.data_dir);
+  }
   add_override(overrides, args.lengths_option, "eval.lengths", args.lengths);
   add_override(overrides, args.samples_option, "eval.samples", args.samples);
   // --samples means every length, the long ones included.
@@ -68,7 +75,8 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("run", args->run_dir, "Run folder (holds config.json and checkpoints/)")
       ->required()
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--checkpoint", args->checkpoint, "last, best or a checkpoint path (default: eval.checkpoint)");
+  args->checkpoint_option = cmd->add_option("--checkpoint", args->checkpoint,
+                                            "last, best or a checkpoint path (default: eval.checkpoint)");
   args->lengths_option =
       cmd->add_option("--lengths", args->lengths, "Source lengths, e.g. 64,128,256 (default: eval.lengths)");
   args->samples_option = cmd->add_option("--samples", args->samples, "Samples at every length (default: eval.samples, and eval.long_samples from eval.long_from on)");
@@ -77,8 +85,10 @@ void add_eval_command(CLI::App& app) {
   args->threads_option = cmd->add_option("--threads", args->threads,
                                          "Threads (default: train.threads); results are the same for every count");
   args->decode_option = cmd->add_option("--decode", args->decode, "teacher_forced or greedy (default: eval.decode)");
-  cmd->add_option("--data", args->data_dir, "Evaluate on DIR/test_{i}_{L}.src/.trg instead of generated data")
-      ->check(CLI::ExistingDirectory);
+  args->data_option =
+      cmd->add_option("--data", args->data_dir,
+                      "Evaluate on DIR/test_{i}_{L}.src/.trg instead of generated data (at their lengths)")
+          ->check(CLI::ExistingDirectory);
   cmd->add_option("--set", args->overrides, "Override a config key: key.path=value (repeatable)");
   cmd->callback([args] { run_eval(*args); });
 }

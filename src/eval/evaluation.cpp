@@ -60,7 +60,14 @@ double LengthResult::mean_entropy() const {
 }
 
 std::vector<int64_t> evaluation_lengths(const Config& config) {
-  if (!config.eval.lengths.empty()) return config.eval.lengths;
+  if (!config.eval.lengths.empty()) {
+    // Each length once, in the order given: a repeat would only evaluate the same samples again.
+    std::vector<int64_t> lengths;
+    for (int64_t length : config.eval.lengths) {
+      if (std::find(lengths.begin(), lengths.end(), length) == lengths.end()) lengths.push_back(length);
+    }
+    return lengths;
+  }
   const int64_t base = config.task.len_max;
   return {base, 2 * base, 4 * base, 8 * base};
 }

@@ -35,7 +35,8 @@ struct LengthResult {
   double mean_entropy() const;
 };
 
-// The lengths to evaluate: eval.lengths, or 1x, 2x, 4x, 8x task.len_max when it is empty.
+// The lengths to evaluate: eval.lengths (each once, in its order), or 1x, 2x, 4x, 8x task.len_max
+// when it is empty.
 std::vector<int64_t> evaluation_lengths(const Config& config);
 
 // The most tokens greedy decoding may generate after a source of `source_size` symbols: the
