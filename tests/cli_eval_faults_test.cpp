@@ -84,6 +84,16 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
   expect_refused("eval " + run_dir() + " --checkpoint ''", "--checkpoint is empty");
 }
 
+// An evaluation changes how it runs, not what the run is: results.json is labelled with the run's
+// task and method, and other results there would sit under a label that is not theirs.
+TEST_F(CliEvalFaults, OverridesOfTheRunsOwnKeysAreRefused) {
+  for (const std::string key : {"task.name=reverse", "task.len_max=8", "model.attention.normalizer=softmax",
+                                "train.seed=3"}) {
+    expect_refused("eval " + run_dir() + " --lengths 4 --set " + key,
+                   "--set " + key.substr(0, key.find('=')) + ": lengen eval changes only eval.*");
+  }
+}
+
 // The test files name their lengths: a --lengths beside them would be ignored, so it is refused.
 TEST_F(CliEvalFaults, LengthsBesideTestFilesAreRefused) {
   expect_refused("eval " + run_dir() + " --data " + data_dir("with_lengths", 4, {"1 2 3 0"}) + " --lengths 8",

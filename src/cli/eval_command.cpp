@@ -33,6 +33,20 @@ struct EvalArgs {
   std::vector<std::string> overrides;
 };
 
+// What `--set` may change for an evaluation: how it runs, never what the run is (its task, model
+// and method come from its config.json, and results.json is labelled with them).
+const std::vector<std::string> kKeysAnEvaluationMayChange = {"eval", "train.threads", "train.device",
+                                                             "model.prefill_chunk"};
+
+void check_evaluation_override(const std::string& assignment) {
+  const std::string key = assignment.substr(0, assignment.find('='));
+  for (const std::string& allowed : kKeysAnEvaluationMayChange) {
+    if (key == allowed || key.rfind(allowed + ".", 0) == 0) return;
+  }
+  throw UserError("--set " + key + ": lengen eval changes only eval.*, train.threads, train.device and "
+                  "model.prefill_chunk; the rest is the run's own (its config.json)");
+}
+
 // The value of an option the user gave, as an eval.* override. Given empty, it is refused
 // rather than read as "use the default".
 void add_override(std::vector<std::string>& overrides, const CLI::Option* option, const std::string& key,
@@ -59,6 +73,8 @@ void run_eval(const EvalArgs& args) {
   add_override(overrides, args.threads_option, "train.threads", args.threads);
   add_override(overrides, args.decode_option, "eval.decode", args.decode);
   const Config config = load_config(RunFolder(args.run_dir).config_path(), overrides);
+  // After loading, so that an unknown key gets the loader's message with its suggestion.
+  for (const std::string& assignment : args.overrides) check_evaluation_override(assignment);
   // eval.checkpoint names last or best; --checkpoint may also be a path.
   const std::string checkpoint = args.checkpoint.empty() ? config.eval.checkpoint : args.checkpoint;
   const RunEvaluation evaluation = evaluate_run(config, args.run_dir, checkpoint, args.data_dir);
@@ -89,7 +105,9 @@ void add_eval_command(CLI::App& app) {
       cmd->add_option("--data", args->data_dir,
                       "Evaluate on DIR/test_{i}_{L}.src/.trg instead of generated data (at their lengths)")
           ->check(CLI::ExistingDirectory);
-  cmd->add_option("--set", args->overrides, "Override a config key: key.path=value (repeatable)");
+  cmd->add_option("--set", args->overrides,
+                  "Override an eval.* key, train.threads, train.device or model.prefill_chunk: key.path=value "
+                  "(repeatable)");
   cmd->callback([args] { run_eval(*args); });
 }
 
