@@ -194,14 +194,22 @@ std::vector<EvalSplit> list_eval_splits(const std::string& dir) {
     int64_t index = 0, length = 0;
     const char* p = name.data();
     const char* end = name.data() + name.size();
-    if (name.rfind("test_", 0) != 0) continue;
+    const std::string_view suffix = ".src";
+    if (name.rfind("test_", 0) != 0 || name.size() < suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    // A test_*.src file is meant as a split: one whose name does not parse is refused, not skipped.
     p += 5;
     auto parsed_index = std::from_chars(p, end, index);
-    if (parsed_index.ec != std::errc() || parsed_index.ptr == end || *parsed_index.ptr != '_') continue;
-    auto parsed_length = std::from_chars(parsed_index.ptr + 1, end, length);
-    if (parsed_length.ec != std::errc() ||
-        std::string_view(parsed_length.ptr, end - parsed_length.ptr) != ".src") {
-      continue;
+    const bool index_ok =
+        parsed_index.ec == std::errc() && parsed_index.ptr != end && *parsed_index.ptr == '_';
+    auto parsed_length = index_ok ? std::from_chars(parsed_index.ptr + 1, end, length)
+                                  : std::from_chars_result{end, std::errc::invalid_argument};
+    if (!index_ok || parsed_length.ec != std::errc() ||
+        std::string_view(parsed_length.ptr, end - parsed_length.ptr) != suffix || index < 0 || length < 1) {
+      throw UserError((fs::path(dir) / name).string() +
+                      ": a test file is named test_{i}_{L}.src, i and L whole numbers (L at least 1)");
     }
     std::string stem = (fs::path(dir) / name.substr(0, name.size() - 4)).string();
     if (!fs::exists(stem + ".trg")) throw UserError(stem + ".trg: missing (" + stem + ".src exists)");

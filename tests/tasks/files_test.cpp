@@ -98,7 +98,7 @@ TEST_F(TaskFiles, ListsEvalSplitsByLength) {
   for (const std::string name : {"test_1_128", "test_0_64", "test_2_1024", "train"}) {
     write_samples(stem(name), {{{1}, {1}}});
   }
-  write_text(stem("test_x_5") + ".src", "1\n");
+  write_text(stem("test_notes") + ".txt", "not a split\n");
   std::vector<EvalSplit> splits = list_eval_splits(dir_.string());
   ASSERT_EQ(splits.size(), 3u);
   EXPECT_EQ(splits[0].length, 64);
@@ -106,6 +106,25 @@ TEST_F(TaskFiles, ListsEvalSplitsByLength) {
   EXPECT_EQ(splits[1].length, 128);
   EXPECT_EQ(splits[2].length, 1024);
   EXPECT_EQ(eval_split_stem(dir_.string(), 2, 1024), stem("test_2_1024"));
+}
+
+// A test_*.src file is meant as a split: a name that does not parse is refused, never skipped.
+TEST_F(TaskFiles, EvalSplitWithAMalformedNameIsAUserError) {
+  for (const std::string name : {"test_x_5", "test_0_abc", "test_0_0", "test_0_-4", "test_-1_8", "test_0"}) {
+    SCOPED_TRACE(name);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    write_samples(stem("test_0_8"), {{{1}, {1}}});
+    write_samples(stem(name), {{{1}, {1}}});
+    try {
+      list_eval_splits(dir_.string());
+      ADD_FAILURE() << "accepted";
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find(name + ".src: a test file is named test_{i}_{L}.src"),
+                std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 TEST_F(TaskFiles, EvalSplitWithoutTargetsIsAUserError) {
