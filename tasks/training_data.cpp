@@ -63,10 +63,10 @@ std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t se
   return std::make_unique<FileData>(std::move(samples), seed);
 }
 
-void check_generated_length(const Task& task, int64_t length) {
+void check_generated_length(const Task& task, int64_t length, const std::string& what) {
   // A generator asked for a length below its minimum has no valid sample to make.
   if (length < task.min_length()) {
-    throw UserError("length " + std::to_string(length) + " is shorter than " + task.name() +
+    throw UserError(what + " " + std::to_string(length) + " is shorter than " + task.name() +
                     " allows with these parameters (at least " + std::to_string(task.min_length()) + ")");
   }
 }

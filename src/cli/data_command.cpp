@@ -17,6 +17,7 @@
 #include "lengen/errors.h"
 #include "lengen/task.h"
 #include "lengen/task_files.h"
+#include "lengen/training_data.h"
 
 namespace lengen::cli {
 
@@ -78,20 +79,14 @@ void check_options(const Task& task, const DataOptions& options) {
   if (options.train > 0 && (options.len_min == 0 || options.len_max == 0)) {
     throw UserError("--train needs --len-min and --len-max");
   }
-  auto too_short = [&](const std::string& what, int64_t length) {
-    if (length < task.min_length()) {
-      throw UserError(what + " " + std::to_string(length) + " is shorter than " + task.name() +
-                      " allows with these parameters (at least " + std::to_string(task.min_length()) + ")");
-    }
-  };
   if (options.train > 0) {
     if (options.len_max < options.len_min) {
       throw UserError("--len-max " + std::to_string(options.len_max) + " is below --len-min " +
                       std::to_string(options.len_min));
     }
-    too_short("--len-min", options.len_min);
+    check_generated_length(task, options.len_min, "--len-min");
   }
-  for (int64_t length : options.eval_lengths) too_short("evaluation length", length);
+  for (int64_t length : options.eval_lengths) check_generated_length(task, length, "evaluation length");
   if (options.train == 0 && options.eval_lengths.empty()) {
     throw UserError("nothing to write: give --train N and/or --eval-lengths");
   }

@@ -88,10 +88,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
       progress_line_(config.train.steps, writer_) {
   const TrainConfig& tc = config.train;
   task_ = make_task(config.task.name, config.task.params, config.task.seed);
-  if (config.task.len_min < task_->min_length()) {  // validation samples are generated from it
-    throw UserError("task.len_min " + std::to_string(config.task.len_min) + " is shorter than " + task_->name() +
-                    " allows with these parameters (at least " + std::to_string(task_->min_length()) + ")");
-  }
+  check_generated_length(*task_, config.task.len_min, "task.len_min");  // validation samples come from it
   data_ = training_data(*task_, config, options.data_dir);
   validation_samples_ = generated_data(*task_, config.task.len_min, config.task.len_max,
                                        derive_seed(config.task.seed, kValidationStream))

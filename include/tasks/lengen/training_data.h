@@ -4,6 +4,7 @@
 // step, or splitting a batch across data-parallel ranks, draws exactly the same data.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lengen/task.h"
@@ -23,8 +24,9 @@ std::unique_ptr<TrainingData> generated_data(const Task& task, int64_t len_min, 
 // Samples drawn uniformly (with replacement) from a fixed set, e.g. train.src/.trg.
 std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t seed);
 
-// Throws UserError naming `length` when it is below task.min_length().
-void check_generated_length(const Task& task, int64_t length);
+// Throws UserError naming `length` (as "WHAT LENGTH is shorter than ...") when it is below
+// task.min_length().
+void check_generated_length(const Task& task, int64_t length, const std::string& what = "length");
 
 // A fixed set of `count` samples of one exact source length (validation and evaluation). A length
 // below task.min_length() throws UserError naming it.
