@@ -4,6 +4,7 @@
 // 1.8e308". These say "--threads: '0' is not a positive whole number".
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -28,24 +29,24 @@ CLI::Validator number_check(Parse parse, Accept accept, const std::string& what,
       name);
 }
 
-inline CLI::Validator whole_number_at_least(long long minimum, const std::string& what,
-                                            const std::string& name) {
+inline CLI::Validator whole_number_in(long long minimum, long long maximum, const std::string& what,
+                                      const std::string& name) {
   return number_check([](const char* text, char** end) { return std::strtoll(text, end, 10); },
-                      [minimum](long long value) { return value >= minimum; }, what, name);
+                      [minimum, maximum](long long value) { return value >= minimum && value <= maximum; },
+                      what, name);
 }
 
 }  // namespace detail
 
 // 1, 2, ...
 inline CLI::Validator positive_count() {
-  return detail::whole_number_at_least(1, "a positive whole number", "POSITIVE");
+  return detail::whole_number_in(1, LLONG_MAX, "a positive whole number", "POSITIVE");
 }
 
 // 1, 2, ..., maximum
 inline CLI::Validator count_up_to(long long maximum) {
-  return detail::number_check([](const char* text, char** end) { return std::strtoll(text, end, 10); },
-                              [maximum](long long value) { return value >= 1 && value <= maximum; },
-                              "a whole number from 1 to " + std::to_string(maximum), "1.." + std::to_string(maximum));
+  return detail::whole_number_in(1, maximum, "a whole number from 1 to " + std::to_string(maximum),
+                                 "1.." + std::to_string(maximum));
 }
 
 // Bounds of the bench commands' counts: threads as train.threads allows; rounds enough for any
@@ -55,7 +56,7 @@ constexpr long long kMaxBenchRepeats = 1000;
 
 // 0, 1, ...
 inline CLI::Validator non_negative_count() {
-  return detail::whole_number_at_least(0, "a whole number, 0 or more", "NONNEGATIVE");
+  return detail::whole_number_in(0, LLONG_MAX, "a whole number, 0 or more", "NONNEGATIVE");
 }
 
 // A duration in seconds from 0 to `maximum` (fractions allowed): a bound keeps a deadline computed
