@@ -211,7 +211,7 @@ std::vector<EvalSplit> list_eval_splits(const std::string& dir) {
       throw UserError((fs::path(dir) / name).string() +
                       ": a test file is named test_{i}_{L}.src, i and L whole numbers (L at least 1)");
     }
-    std::string stem = (fs::path(dir) / name.substr(0, name.size() - 4)).string();
+    std::string stem = (fs::path(dir) / name.substr(0, name.size() - suffix.size())).string();
     if (!fs::exists(stem + ".trg")) throw UserError(stem + ".trg: missing (" + stem + ".src exists)");
     found.emplace_back(length, index, stem);
   }

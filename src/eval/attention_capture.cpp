@@ -64,18 +64,21 @@ void observe_target_attention(Decoder& model, const std::vector<Sample>& samples
   forward();
 }
 
+void forward_sample(Decoder& model, const Sample& sample) {
+  const auto device = model->parameters().front().device();
+  const std::vector<int32_t> input = encode(sample).input;
+  model->forward(torch::tensor(input, torch::kInt).to(torch::kLong).unsqueeze(0).to(device));
+}
+
 void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit) {
   torch::NoGradGuard no_grad;
   model->eval();
-  const auto device = model->parameters().front().device();
-  const std::vector<int32_t> input = encode(sample).input;
-  const auto tokens = torch::tensor(input, torch::kInt).to(torch::kLong).unsqueeze(0).to(device);
   observe_target_attention(
       model, {sample}, 1,
       [&visit](size_t, size_t layer, const torch::Tensor& rows, const torch::Tensor& weights) {
         visit(layer, rows, weights);
       },
-      [&] { model->forward(tokens); });
+      [&] { forward_sample(model, sample); });
 }
 
 std::vector<torch::Tensor> target_attention(Decoder& model, const Sample& sample) {

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "lengen/attention_capture.h"
-#include "lengen/sequence.h"
 
 namespace lengen {
 
@@ -100,13 +99,9 @@ AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
                                               const std::vector<Sample>& samples, int64_t max_samples) {
   torch::NoGradGuard no_grad;
   model->eval();
-  const auto device = model->parameters().front().device();
-  AttentionOnTargetMeter meter(task, model->config(), max_samples);
-  const size_t count = std::min(samples.size(), static_cast<size_t>(std::max<int64_t>(max_samples, 0)));
-  for (size_t s = 0; s < count && meter.wants_more(); ++s) {
-    const std::vector<int32_t> input = encode(samples[s]).input;
-    const auto tokens = torch::tensor(input, torch::kInt).to(torch::kLong).unsqueeze(0).to(device);
-    meter.measure(model, {samples[s]}, [&] { model->forward(tokens); });
+  AttentionOnTargetMeter meter(task, model->config(), max_samples);  // it stops at max_samples
+  for (size_t s = 0; s < samples.size() && meter.wants_more(); ++s) {
+    meter.measure(model, {samples[s]}, [&] { forward_sample(model, samples[s]); });
   }
   return meter.result();
 }

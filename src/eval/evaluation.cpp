@@ -128,7 +128,7 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
       teacher_forced.add(
           score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
     };
-    if (target_meter != nullptr && target_meter->wants_more()) {
+    if (target_meter != nullptr) {
       target_meter->measure(model, chunk, score);
     } else {
       score();

@@ -25,6 +25,10 @@ inline int64_t source_position(int64_t i) { return i + 1; }
 using TargetRowVisitor =
     std::function<void(size_t layer, const torch::Tensor& rows, const torch::Tensor& weights)>;
 
+// One forward pass of the model over `sample`'s teacher-forced input, unpadded, on the model's
+// device.
+void forward_sample(Decoder& model, const Sample& sample);
+
 // Runs the model without grad on `sample`'s teacher-forced input and passes each layer's target
 // rows to `visit`. Uses the dense attention path.
 void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit);
