@@ -24,7 +24,7 @@ class FlipFlopTask : public Task {
   int64_t num_symbols() const override { return kRead + 1; }
   // Room for the first write and the final read.
   int64_t min_length() const override { return 4; }
-  int64_t source_length(int64_t length) const override { return 2 * (length / 2) - 1; }
+  std::optional<int64_t> source_length(int64_t length) const override { return 2 * (length / 2) - 1; }
   TaskParams params() const override { return params_; }
 
   Sample sample(Rng& rng, int64_t length) const override {
@@ -62,8 +62,8 @@ class FlipFlopTask : public Task {
 
 TaskDefinition flip_flop_task() {
   return {"flip_flop",
-          {{"write_prob", 0.8, 0.0, 1.0, false,
-            "probability that a command after the first is a write (else ignore)"}},
+          {{"write_prob", 0.1, 0.0, 1.0, false,
+            "probability that a command after the first is a write (else ignore); 0.1 as the reference's experiments"}},
           [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
             return std::make_unique<FlipFlopTask>(params);
           }};

@@ -4,10 +4,13 @@
 // Sources have exactly L symbols, so the runs are fitted to L: the last run is cut to what is
 // left, and a run that would leave a single symbol behind is made one longer (or, at max_reps,
 // one shorter). Only with max_reps = 2 and odd L does that leave one run of length 1.
-// Sources and targets share the symbol range [0, max(vocab, max_reps)).
+// Sources and targets share the symbol range [0, max(vocab, max_reps)). The labels are predicted
+// in place (label_framing.h). The reference draws floor(L / ((max_reps + 2) / 2)) runs instead, so
+// its sources only average about L symbols; files from it are read whatever their lengths.
 #include <algorithm>
 #include <limits>
 
+#include "label_framing.h"
 #include "task_factories.h"
 
 namespace lengen {
@@ -19,15 +22,21 @@ constexpr int64_t kMinRun = 2;
 class LocalCountTask : public Task {
  public:
   explicit LocalCountTask(const CheckedParams& params)
-      : params_(params.values()), vocab_(params.integer("vocab")), max_reps_(params.integer("max_reps")) {}
+      : params_(params.values()),
+        vocab_(params.integer("vocab")),
+        max_reps_(params.integer("max_reps")),
+        framing_(label_framing(params)) {}
 
   std::string name() const override { return "local_count"; }
   int64_t num_symbols() const override { return std::max(vocab_, max_reps_); }
   int64_t min_length() const override { return kMinRun; }
+  std::optional<int64_t> source_length(int64_t) const override { return std::nullopt; }
+  Framing framing() const override { return framing_; }
   TaskParams params() const override { return params_; }
 
   Sample sample(Rng& rng, int64_t length) const override {
     Sample sample;
+    sample.framing = framing_;
     sample.src.reserve(static_cast<size_t>(length));
     sample.trg.reserve(static_cast<size_t>(length));
     int32_t previous = -1;
@@ -51,6 +60,7 @@ class LocalCountTask : public Task {
   TaskParams params_;
   int64_t vocab_;
   int64_t max_reps_;
+  Framing framing_;
 };
 
 }  // namespace
@@ -58,8 +68,9 @@ class LocalCountTask : public Task {
 TaskDefinition local_count_task() {
   constexpr double kMax = std::numeric_limits<int32_t>::max();
   return {"local_count",
-          {{"vocab", 32, 2, kMax, true, "source symbols; adjacent runs differ"},
-           {"max_reps", 8, kMinRun, kMax, true, "longest run; run lengths are uniform in [2, max_reps]"}},
+          {{"vocab", 16, 2, kMax, true, "source symbols; adjacent runs differ"},
+           {"max_reps", 8, kMinRun, kMax, true, "longest run; run lengths are uniform in [2, max_reps]"},
+           labels_after_source_parameter()},
           [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
             return std::make_unique<LocalCountTask>(params);
           }};

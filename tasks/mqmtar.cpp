@@ -1,15 +1,19 @@
 // mqmtar, multi-query multi-token associative recall: key-value records scattered over a
 // background of SPACEs, then queries of keys present; the target gives each queried value.
 //
-// Source for length L: L haystack symbols, then num_queries queries "QSEP k1..kk". The haystack
-// holds R = floor(0.8 L / (k + v + 2)) records "k1..kk KVSEP v1..vv" (at most num_pairs), one per
-// slot: L is split into R slots of L/R symbols (the first L%R one longer) and each record sits
-// at a random offset in its slot, always followed by at least one SPACE. The queried keys are
-// distinct records of the sample; the target is "QSEP v1..vv" per query.
+// Source for length L: a haystack of R records "k1..kk KVSEP v1..vv", R = floor(0.8 L / (k + v + 2))
+// (at most num_pairs), each in a slot of floor(L / R) symbols, so the haystack holds R floor(L / R)
+// symbols; then num_queries queries "QSEP k1..kk". The target is "QSEP v1..vv" per query.
 //
-// The key/value pairs come from a vocabulary of num_pairs pairs (distinct keys, distinct values)
-// drawn once from the task seed, so training and evaluation data share it; unlike the reference,
-// everything else is drawn from the sample's rng too. Symbols follow the reference: SPACE = 0,
+// Every sample draws its records' keys and its records' values independently (each distinct within
+// the sample) from a key vocabulary and a value vocabulary of num_pairs tuples, so the value of a
+// key exists only in this sample's context: no table learned across samples answers a query. The
+// vocabularies are drawn once per split (training, validation, each evaluation length, each data
+// file) from the split's seed, or once from the task seed with shared_vocabulary. Queries are drawn
+// with replacement among the sample's records, or distinct with distinct_queries. Inside its slot a
+// record is placed as the reference generator places it: centred in a row of SPACEs twice the slot's
+// size, from which random SPACEs are deleted down to the slot's size, so the SPACEs before it follow
+// a hypergeometric law; a SPACE always follows it. Symbols follow the reference: SPACE = 0,
 // KVSEP = 1, QSEP = 2, then the alphabet.
 #include <algorithm>
 #include <limits>
@@ -29,7 +33,7 @@ constexpr int32_t kSpace = 0;
 constexpr int32_t kKvSep = 1;
 constexpr int32_t kQSep = 2;
 constexpr int32_t kFirstLetter = 3;
-// Stream of the task seed that draws the vocabulary.
+// Stream of a split's seed (or the task seed) that draws the vocabularies.
 constexpr uint64_t kVocabularyStream = 0x766f636162;
 // Tuple spaces are capped here; past it (huge alphabets or long keys) only the first
 // kMaxTupleSpace tuples are drawn from, which still gives distinct keys.
@@ -42,11 +46,13 @@ struct MqmtarShape {
   int64_t value_len = 0;
   int64_t num_pairs = 0;
   int64_t num_queries = 0;
+  int64_t shared_vocabulary = 0;  // 0 or 1
+  int64_t distinct_queries = 0;   // 0 or 1
 };
 
 constexpr double kMaxSymbols = std::numeric_limits<int32_t>::max() - kFirstLetter;
 constexpr double kMaxTupleLen = 64;
-// The vocabulary is held in memory.
+// The vocabularies are held in memory.
 constexpr double kMaxPairs = int64_t{1} << 24;
 
 // The one list of mqmtar's parameters, each with the member of MqmtarShape it sets.
@@ -61,10 +67,18 @@ const std::vector<ShapeParameter>& shape_parameters() {
       {{"key_len", 2, 1, kMaxTupleLen, true, "letters per key"}, &MqmtarShape::key_len},
       {{"value_len", 2, 1, kMaxTupleLen, true, "letters per value"}, &MqmtarShape::value_len},
       {{"num_pairs", 10000, 1, kMaxPairs, true,
-        "key-value pairs of the vocabulary (drawn once from task.seed); also the most records per input"},
+        "keys in the key vocabulary and values in the value vocabulary; a sample draws its records' keys "
+        "and values from them independently; also the most records per input"},
        &MqmtarShape::num_pairs},
-      {{"num_queries", 4, 1, kMaxPairs, true, "queried keys per sample, distinct, answered in order"},
+      {{"num_queries", 4, 1, kMaxPairs, true, "queries per sample, answered in order"},
        &MqmtarShape::num_queries},
+      {{"shared_vocabulary", 0, 0, 1, true,
+        "1: one key and one value vocabulary for every split, drawn from task.seed; 0: new vocabularies "
+        "per split (training, validation, each evaluation length), as the reference"},
+       &MqmtarShape::shared_vocabulary},
+      {{"distinct_queries", 0, 0, 1, true,
+        "1: a sample's queries ask distinct keys; 0: drawn with replacement, as the reference"},
+       &MqmtarShape::distinct_queries},
   };
   return parameters;
 }
@@ -100,24 +114,53 @@ Symbols distinct_tuples(Rng& rng, const MqmtarShape& shape, int64_t len, int64_t
   return tuples;
 }
 
+// How many SPACEs precede a record in its slot of `slot` symbols. The reference centres the record
+// (and the SPACE after it) in a row of 2 (slot + 1) SPACEs and deletes random SPACEs until the row
+// has `slot` symbols; the SPACEs left in front are the kept ones among those that were in front:
+// a hypergeometric draw, made here one kept SPACE at a time.
+int64_t spaces_before_record(Rng& rng, int64_t slot, int64_t record_len) {
+  const int64_t row = 2 * (slot + 1);
+  int64_t in_front = row / 2 - record_len / 2;
+  int64_t population = row - record_len - 1;  // the row's SPACEs outside the record and its SPACE
+  const int64_t kept = slot - record_len - 1;
+  int64_t before = 0;
+  for (int64_t draw = 0; draw < kept; ++draw, --population) {
+    if (uniform_int(rng, 0, population - 1) < in_front) {
+      ++before;
+      --in_front;
+    }
+  }
+  return before;
+}
+
 class MqmtarTask : public Task {
  public:
-  MqmtarTask(const MqmtarShape& shape, uint64_t seed) : shape_(shape) {
-    Rng rng(derive_seed(seed, kVocabularyStream));
+  // The vocabularies come from `vocabulary_seed`: the task seed, or a split's seed (for_split).
+  MqmtarTask(const MqmtarShape& shape, uint64_t vocabulary_seed) : shape_(shape) {
+    Rng rng(derive_seed(vocabulary_seed, kVocabularyStream));
     keys_ = distinct_tuples(rng, shape_, shape_.key_len, shape_.num_pairs);
     values_ = distinct_tuples(rng, shape_, shape_.value_len, shape_.num_pairs);
   }
 
   std::string name() const override { return "mqmtar"; }
   int64_t num_symbols() const override { return kFirstLetter + shape_.alphabet; }
-  int64_t source_length(int64_t length) const override {
-    return length + shape_.num_queries * (1 + shape_.key_len);
+  std::optional<int64_t> source_length(int64_t length) const override {
+    return haystack_length(length) + shape_.num_queries * (1 + shape_.key_len);
   }
   TaskParams params() const override { return params_of(shape_); }
+
+  std::unique_ptr<Task> for_split(uint64_t split_seed) const override {
+    if (shape_.shared_vocabulary != 0) return nullptr;
+    return std::make_unique<MqmtarTask>(shape_, split_seed);
+  }
 
   int64_t records(int64_t length) const {
     // floor(0.8 L / (k + v + 2)) in integers, so no rounding differs between machines.
     return std::min(4 * length / (5 * (shape_.key_len + shape_.value_len + 2)), shape_.num_pairs);
+  }
+  int64_t haystack_length(int64_t length) const {
+    const int64_t count = records(length);
+    return count * (length / count);
   }
 
   // The shortest L with records(L) >= num_queries: 4L >= 5 (k + v + 2) num_queries.
@@ -127,24 +170,26 @@ class MqmtarTask : public Task {
 
   Sample sample(Rng& rng, int64_t length) const override {
     const int64_t count = records(length);
+    const int64_t slot = length / count;
     const int64_t record_len = shape_.key_len + 1 + shape_.value_len;
-    std::vector<int64_t> pairs = distinct_indices(rng, shape_.num_pairs, count);
+    const std::vector<int64_t> keys = distinct_indices(rng, shape_.num_pairs, count);
+    const std::vector<int64_t> values = distinct_indices(rng, shape_.num_pairs, count);
     Sample sample;
-    sample.src.assign(static_cast<size_t>(length), kSpace);
-    int64_t slot_start = 0;
+    sample.src.assign(static_cast<size_t>(count * slot), kSpace);
     for (int64_t r = 0; r < count; ++r) {
-      int64_t slot_len = length / count + (r < length % count ? 1 : 0);
-      int64_t at = slot_start + uniform_int(rng, 0, slot_len - record_len - 1);
-      at = put(key(pairs[r]), sample.src, at);
+      int64_t at = r * slot + spaces_before_record(rng, slot, record_len);
+      at = put(key(keys[r]), sample.src, at);
       sample.src[at] = kKvSep;
-      put(value(pairs[r]), sample.src, at + 1);
-      slot_start += slot_len;
+      put(value(values[r]), sample.src, at + 1);
     }
-    for (int64_t query : distinct_indices(rng, count, shape_.num_queries)) {
+    const std::vector<int64_t> queried = shape_.distinct_queries != 0
+                                             ? distinct_indices(rng, count, shape_.num_queries)
+                                             : uniform_indices(rng, count, shape_.num_queries);
+    for (int64_t record : queried) {
       sample.src.push_back(kQSep);
-      append(key(pairs[query]), sample.src);
+      append(key(keys[record]), sample.src);
       sample.trg.push_back(kQSep);
-      append(value(pairs[query]), sample.trg);
+      append(value(values[record]), sample.trg);
     }
     return sample;
   }
@@ -175,10 +220,10 @@ class MqmtarTask : public Task {
     const int32_t* begin;
     const int32_t* end;
   };
-  Span key(int64_t pair) const { return tuple(keys_, pair, shape_.key_len); }
-  Span value(int64_t pair) const { return tuple(values_, pair, shape_.value_len); }
-  static Span tuple(const Symbols& tuples, int64_t pair, int64_t len) {
-    const int32_t* begin = tuples.data() + pair * len;
+  Span key(int64_t index) const { return tuple(keys_, index, shape_.key_len); }
+  Span value(int64_t index) const { return tuple(values_, index, shape_.value_len); }
+  static Span tuple(const Symbols& tuples, int64_t index, int64_t len) {
+    const int32_t* begin = tuples.data() + index * len;
     return {begin, begin + len};
   }
   // Writes `span` into `out` at `at`; returns the position after it.
@@ -187,10 +232,16 @@ class MqmtarTask : public Task {
     return at + (span.end - span.begin);
   }
   static void append(Span span, Symbols& out) { out.insert(out.end(), span.begin, span.end); }
+  // `count` indices uniform in [0, n), with replacement.
+  static std::vector<int64_t> uniform_indices(Rng& rng, int64_t n, int64_t count) {
+    std::vector<int64_t> indices(static_cast<size_t>(count));
+    for (int64_t& index : indices) index = uniform_int(rng, 0, n - 1);
+    return indices;
+  }
 
   MqmtarShape shape_;
-  Symbols keys_;    // num_pairs keys of key_len letters each
-  Symbols values_;  // num_pairs values of value_len letters each
+  Symbols keys_;    // num_pairs distinct keys of key_len letters each
+  Symbols values_;  // num_pairs distinct values of value_len letters each
 };
 
 std::unique_ptr<Task> make_mqmtar(const CheckedParams& params, uint64_t seed) {
@@ -210,8 +261,8 @@ std::unique_ptr<Task> make_mqmtar(const CheckedParams& params, uint64_t seed) {
   if (shape.num_queries > shape.num_pairs) {
     throw UserError(param_error("mqmtar", "num_queries",
                                 "is " + std::to_string(shape.num_queries) +
-                                    " but queried keys are distinct and num_pairs is " +
-                                    std::to_string(shape.num_pairs)));
+                                    " but a sample holds at most num_pairs = " + std::to_string(shape.num_pairs) +
+                                    " records, and every query needs one"));
   }
   return std::make_unique<MqmtarTask>(shape, seed);
 }

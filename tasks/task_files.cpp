@@ -157,7 +157,7 @@ void write_samples(const std::string& stem, const std::vector<Sample>& samples) 
   writer.commit();
 }
 
-std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols) {
+std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols, Framing framing) {
   const std::string src_path = stem + ".src";
   const std::string trg_path = stem + ".trg";
   const std::string src_text = read_file(src_path);
@@ -177,6 +177,12 @@ std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols) {
   for (size_t i = 0; i < samples.size(); ++i) {
     samples[i].src = parse_line(src_lines[i], num_symbols, src_path, i + 1);
     samples[i].trg = parse_line(trg_lines[i], num_symbols, trg_path, i + 1);
+    samples[i].framing = framing;
+    if (framing == Framing::kLabelPerPosition && samples[i].trg.size() != samples[i].src.size()) {
+      throw UserError(trg_path + ":" + std::to_string(i + 1) + ": " + std::to_string(samples[i].trg.size()) +
+                      " labels for the " + std::to_string(samples[i].src.size()) + " symbols of " + src_path +
+                      ":" + std::to_string(i + 1) + " (this task labels every source symbol)");
+    }
   }
   return samples;
 }

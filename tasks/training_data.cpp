@@ -16,20 +16,20 @@ Rng sample_rng(uint64_t seed, int64_t step, int64_t index) {
 class GeneratedData : public TrainingData {
  public:
   GeneratedData(const Task& task, int64_t len_min, int64_t len_max, uint64_t seed)
-      : task_(task), len_min_(len_min), len_max_(len_max), seed_(seed) {}
+      : task_(task, seed), len_min_(len_min), len_max_(len_max), seed_(seed) {}
 
   std::vector<Sample> batch(int64_t step, int64_t first, int64_t count) const override {
     std::vector<Sample> samples;
     samples.reserve(count);
     for (int64_t k = first; k < first + count; ++k) {
       Rng rng = sample_rng(seed_, step, k);
-      samples.push_back(task_.sample(rng, uniform_int(rng, len_min_, len_max_)));
+      samples.push_back(task_->sample(rng, uniform_int(rng, len_min_, len_max_)));
     }
     return samples;
   }
 
  private:
-  const Task& task_;
+  SplitTask task_;
   int64_t len_min_, len_max_;
   uint64_t seed_;
 };
@@ -73,11 +73,12 @@ void check_generated_length(const Task& task, int64_t length, const std::string&
 
 std::vector<Sample> fixed_samples(const Task& task, int64_t length, int64_t count, uint64_t seed) {
   check_generated_length(task, length);
+  const SplitTask split(task, seed);
   std::vector<Sample> samples;
   samples.reserve(count);
   for (int64_t k = 0; k < count; ++k) {
     Rng rng = sample_rng(seed, length, k);
-    samples.push_back(task.sample(rng, length));
+    samples.push_back(split->sample(rng, length));
   }
   return samples;
 }

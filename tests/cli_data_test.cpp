@@ -7,11 +7,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
+#include "lengen/data_streams.h"
+#include "lengen/rng.h"
 #include "lengen/task.h"
 #include "lengen/task_files.h"
+#include "lengen/training_data.h"
 
 namespace lengen {
 namespace {
@@ -54,8 +59,8 @@ TEST_F(CliData, WritesEveryTasksSplits) {
     std::vector<Sample> train = read_samples(out(name) + "/train", task->num_symbols());
     ASSERT_EQ(train.size(), 20u);
     for (const Sample& sample : train) {
-      EXPECT_GE(sample.src.size(), static_cast<size_t>(task->source_length(32)));
-      EXPECT_LE(sample.src.size(), static_cast<size_t>(task->source_length(40)));
+      EXPECT_GE(sample.src.size(), static_cast<size_t>(task->source_length(32).value_or(32)));
+      EXPECT_LE(sample.src.size(), static_cast<size_t>(task->source_length(40).value_or(40)));
     }
     std::vector<EvalSplit> splits = list_eval_splits(out(name));
     ASSERT_EQ(splits.size(), 2u);
@@ -65,7 +70,7 @@ TEST_F(CliData, WritesEveryTasksSplits) {
       std::vector<Sample> samples = read_samples(split.stem, task->num_symbols());
       ASSERT_EQ(samples.size(), 5u);
       for (const Sample& sample : samples) {
-        EXPECT_EQ(static_cast<int64_t>(sample.src.size()), task->source_length(split.length));
+        EXPECT_EQ(static_cast<int64_t>(sample.src.size()), task->source_length(split.length).value_or(split.length));
       }
     }
   }
@@ -83,6 +88,36 @@ TEST_F(CliData, SameSeedWritesTheSameFiles) {
     text_b << b.rdbuf();
     EXPECT_EQ(text_a.str(), text_b.str()) << file;
   }
+}
+
+// The files hold what training and evaluation draw in-process from the same seed, split by split
+// (mqmtar draws its vocabularies per split), and mqmtar's keys carry a value per sample.
+TEST_F(CliData, FilesHoldTheSamplesTrainingAndEvaluationDraw) {
+  const TaskParams params = {{"alphabet", 8}, {"num_pairs", 64}, {"num_queries", 1}};
+  ASSERT_EQ(run("--task mqmtar --param alphabet=8 --param num_pairs=64 --param num_queries=1 --seed 5 --out " +
+                out("m") + " --train 300 --len-min 64 --len-max 64 --eval-lengths 96 --eval-size 4"),
+            0)
+      << err_;
+  auto task = make_task("mqmtar", params, 5);
+  const std::vector<Sample> test = read_samples(out("m") + "/test_0_96", task->num_symbols());
+  const std::vector<Sample> in_process = fixed_samples(*task, 96, 4, derive_seed(5, kEvalStream(96)));
+  ASSERT_EQ(test.size(), in_process.size());
+  for (size_t i = 0; i < test.size(); ++i) {
+    EXPECT_EQ(test[i].src, in_process[i].src) << i;
+    EXPECT_EQ(test[i].trg, in_process[i].trg) << i;
+  }
+  // A key (first two symbols of each 5-symbol record "k k KVSEP v v") and the values it carries.
+  std::map<Symbols, std::set<Symbols>> values;
+  for (const Sample& sample : read_samples(out("m") + "/train", task->num_symbols())) {
+    for (size_t i = 2; i + 2 < sample.src.size(); ++i) {
+      if (sample.src[i] != 1) continue;
+      values[{sample.src[i - 2], sample.src[i - 1]}].insert({sample.src[i + 1], sample.src[i + 2]});
+    }
+  }
+  size_t most = 0;
+  for (const auto& [key, seen] : values) most = std::max(most, seen.size());
+  EXPECT_EQ(values.size(), 64u);
+  EXPECT_GT(most, 20u) << "a key carries a different value from sample to sample";
 }
 
 TEST_F(CliData, BadParameterIsOneLineAndExitCodeTwo) {

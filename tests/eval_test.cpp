@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "lengen/checkpoint.h"
 #include "lengen/config_io.h"
 #include "lengen/data_streams.h"
 #include "lengen/evaluation.h"
+#include "lengen/model.h"
 #include "lengen/rng.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
@@ -104,6 +106,52 @@ TEST(EvalMetrics, LongLengthsTakeTheirOwnSampleCountAsAPrefixOfTheSameSamples) {
   config.eval.long_samples = 0;
   const auto all = evaluation_sets(*task, config, "");
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(sets[1].samples[i].src, all[1].samples[i].src);
+}
+
+// Files written by the reference generator (tests/data/reference_tasks) evaluate as they are,
+// with the parameters that wrote them: mqmtar's haystacks, n-back's leading "nothing", local
+// count's sources of any length.
+TEST(EvalMetrics, ReferenceFilesOfEveryTaskAreRead) {
+  const std::map<std::string, std::string> params = {
+      {"copy", R"({"vocab": 32})"},          {"reverse", R"({"vocab": 32})"}, {"sort", R"({"vocab": 32})"},
+      {"parity", "{}"},                      {"flip_flop", "{}"},             {"n_back", "{}"},
+      {"local_count", R"({"max_reps": 8})"},
+      {"mqmtar", R"({"alphabet": 16, "key_len": 2, "value_len": 2, "num_pairs": 64, "num_queries": 4})"}};
+  for (const auto& [name, task_params] : params) {
+    SCOPED_TRACE(name);
+    const Config config = config_from_string(
+        R"({"task": {"name": ")" + name + R"(", "params": )" + task_params + R"(, "len_min": 32, "len_max": 64}})",
+        name);
+    const auto task = make_task(config.task.name, config.task.params, config.task.seed);
+    const auto sets = evaluation_sets(*task, config, std::string(LENGEN_TEST_DATA_DIR) + "/reference_tasks/" + name);
+    ASSERT_EQ(sets.size(), name == "mqmtar" ? 2u : 1u);
+    EXPECT_EQ(sets[0].length, 64);
+    EXPECT_EQ(sets[0].samples.size(), 200u);
+    for (const Sample& sample : sets[0].samples) EXPECT_EQ(sample.framing, task->framing());
+  }
+}
+
+// Labels predicted in place are read off one pass: greedy and teacher-forced evaluation agree,
+// label for label, and score every label of the sequence.
+TEST(EvalMetrics, LabelledTasksScoreEveryLabelInBothModes) {
+  Config config = config_from_string(R"({
+    "task": {"name": "n_back", "len_min": 8, "len_max": 16},
+    "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
+    "eval": {"lengths": [16], "samples": 6}
+  })",
+                                     "n_back");
+  const auto task = make_task(config.task.name, config.task.params, config.task.seed);
+  torch::manual_seed(0);
+  Decoder model(config.model, vocab_size(task->num_symbols()));
+  const auto samples = evaluation_sets(*task, config, "").front().samples;
+  config.eval.decode = kGreedy;
+  const LengthResult greedy = evaluate_samples(model, samples, 16, config.eval);
+  config.eval.decode = kTeacherForced;
+  const LengthResult forced = evaluate_samples(model, samples, 16, config.eval);
+  EXPECT_EQ(greedy.metrics.tokens, 6 * 17) << "a label per source symbol (the leading 'nothing' too)";
+  EXPECT_EQ(greedy.metrics.tokens, forced.metrics.tokens);
+  EXPECT_EQ(greedy.metrics.correct_tokens, forced.metrics.correct_tokens);
+  EXPECT_EQ(greedy.metrics.exact, forced.metrics.exact);
 }
 
 // One small copy model trained once for the tests below (a few seconds on a CPU).

@@ -163,9 +163,11 @@ void run_data(const DataOptions& options) {
             << "\n";
   if (options.train > 0) {
     SampleWriter writer((fs::path(options.out) / "train").string());
+    // The training split's seed, as training draws it in-process (mqmtar's vocabularies).
+    const SplitTask split(*task, derive_seed(options.seed, kTrainStream));
     Rng rng(derive_seed(options.seed, kTrainStream));
     for (int64_t i = 0; i < options.train; ++i) {
-      writer.write(task->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
+      writer.write(split->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
       if ((++done & 1023) == 0) progress.update("train", done);
     }
     writer.commit();
@@ -179,11 +181,13 @@ void run_data(const DataOptions& options) {
     // Sample k draws from its own rng, seeded as fixed_samples(task, L, M, derive_seed(seed,
     // kEvalStream(L))) seeds it (tasks/training_data.cpp), so these files hold the same samples
     // as evaluation data generated in-process from the same seed.
-    const uint64_t split_seed = derive_seed(derive_seed(options.seed, kEvalStream(length)), length);
+    const uint64_t eval_seed = derive_seed(options.seed, kEvalStream(length));
+    const SplitTask split(*task, eval_seed);
+    const uint64_t sample_seed = derive_seed(eval_seed, static_cast<uint64_t>(length));
     const std::string label = "length " + std::to_string(length);
     for (int64_t k = 0; k < options.eval_size; ++k) {
-      Rng rng(derive_seed(split_seed, static_cast<uint64_t>(k)));
-      writer.write(task->sample(rng, length));
+      Rng rng(derive_seed(sample_seed, static_cast<uint64_t>(k)));
+      writer.write(split->sample(rng, length));
       progress.update(label, ++done);
     }
     writer.commit();

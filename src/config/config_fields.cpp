@@ -103,7 +103,7 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(task.len_min), "shortest training source length; lengths are uniform in [len_min, len_max]",
             closed(1, kMaxLength)),
       field(KEY(task.len_max), "longest training source length", closed(1, kMaxLength)),
-      field(KEY(task.seed), "fixes the task's own draws (mqmtar vocabulary) and the data streams"),
+      field(KEY(task.seed), "fixes the data streams and what a task draws once per split (mqmtar's vocabularies)"),
 
       field(KEY(model.layers), "decoder blocks", at_least(1)),
       field(KEY(model.d_model), "width of the residual stream", at_least(1)),

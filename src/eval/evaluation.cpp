@@ -111,7 +111,10 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
   torch::NoGradGuard no_grad;
   model->eval();
   const auto device = model->parameters().front().device();
-  const bool greedy = eval.decode == kGreedy;
+  // Labels predicted in place are read off one pass over the source: nothing is generated, so
+  // greedy decoding and teacher forcing are the same computation.
+  const bool greedy = eval.decode == kGreedy && !samples.empty() &&
+                      samples.front().framing == Framing::kTargetAfterSource;
   LengthResult result;
   result.length = length;
   result.decode = eval.decode;
@@ -160,14 +163,14 @@ std::vector<Sample> read_split(const Task& task, const EvalSplit& split) {
     throw UserError(source_file + ": the name says length " + std::to_string(split.length) + ", but task " +
                     task.name() + " needs at least " + std::to_string(task.min_length()));
   }
-  auto samples = read_samples(split.stem, task.num_symbols());
+  auto samples = read_samples(split.stem, task.num_symbols(), task.framing());
   if (samples.empty()) throw UserError(source_file + ": no samples");
-  const auto expected = static_cast<size_t>(task.source_length(split.length));
-  for (size_t i = 0; i < samples.size(); ++i) {
-    if (samples[i].src.size() != expected) {
+  const std::optional<int64_t> expected = task.source_length(split.length);
+  for (size_t i = 0; expected && i < samples.size(); ++i) {
+    if (static_cast<int64_t>(samples[i].src.size()) != *expected) {
       throw UserError(source_file + ":" + std::to_string(i + 1) + ": " +
                       std::to_string(samples[i].src.size()) + " symbols, but the name says length " +
-                      std::to_string(split.length) + " (" + std::to_string(expected) + " symbols for task " +
+                      std::to_string(split.length) + " (" + std::to_string(*expected) + " symbols for task " +
                       task.name() + ")");
     }
   }

@@ -120,15 +120,18 @@ std::string gnuplot_lines(const std::string& text) {
 
 std::string map_script(const std::string& name, const std::string& title, const RunMaps& run,
                        const PooledMap& pooled, const std::string& terminal) {
-  const int64_t sep = first_target_query(run.sample) - 1;
+  const bool labelled = run.sample.framing == Framing::kLabelPerPosition;
+  const std::string keys =
+      labelled ? "BOS, then the source"
+               : "BOS, source, SEP at " + std::to_string(first_target_query(run.sample) - 1) + ", target";
   std::ostringstream gp;
   gp << "# Attention weights: target rows against input positions; run `gnuplot " << name
      << ".gp` in this folder.\n"
      << "set terminal " << terminal << " noenhanced size 520,440\n"
      << "set output '" << name << ".png'\n"
      << "set title " << gnuplot_lines(title) << "\n"
-     << "set xlabel 'key: input position (BOS, source, SEP at " << sep << ", target)'\n"
-     << "set ylabel 'query: target symbol'\n"
+     << "set xlabel 'key: input position (" << keys << ")'\n"
+     << "set ylabel '" << (labelled ? "query: source symbol (predicting its label)" : "query: target symbol") << "'\n"
      << "set cblabel 'attention weight (white: exactly 0)'\n"
      << "set logscale cb\nset cbrange [" << kLowestColouredWeight << ":1]\nset format cb '%.0e'\n"
      << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"

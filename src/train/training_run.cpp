@@ -30,7 +30,7 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
                           derive_seed(config.task.seed, kTrainStream));
   }
   const std::string stem = data_dir + "/train";
-  auto samples = read_samples(stem, task.num_symbols());
+  auto samples = read_samples(stem, task.num_symbols(), task.framing());
   if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
   return file_data(std::move(samples), derive_seed(config.train.seed, kTrainStream));
 }

@@ -91,8 +91,25 @@ TEST(AnswerSources, MqmtarNamesTheQueriedKeysValueTokens) {
   }
 }
 
+TEST(AnswerSources, NBackNamesTheSymbolNBack) {
+  auto task = make_task("n_back", {{"n", 3}}, kTaskSeed);
+  for (const Sample& sample : draw(*task, 40, 10)) {
+    const auto sources = task->answer_sources(sample);
+    ASSERT_TRUE(sources.has_value());
+    ASSERT_EQ(sources->size(), sample.trg.size());
+    for (size_t j = 0; j < sample.trg.size(); ++j) {
+      if (j < 3) {
+        EXPECT_TRUE((*sources)[j].empty()) << "nothing 3 back";
+        continue;
+      }
+      ASSERT_EQ((*sources)[j], std::vector<int64_t>{static_cast<int64_t>(j) - 3});
+      EXPECT_EQ(sample.src[j - 3], sample.trg[j]);
+    }
+  }
+}
+
 TEST(AnswerSources, TasksWithoutAKnownAnswerSaySo) {
-  for (const char* name : {"parity", "n_back", "local_count"}) {
+  for (const char* name : {"parity", "local_count"}) {
     SCOPED_TRACE(name);
     auto task = make_task(name, {}, kTaskSeed);
     EXPECT_FALSE(task->answer_sources(draw(*task, 40, 1).front()).has_value());

@@ -15,6 +15,14 @@ TEST(Encode, ShiftsByOneAndLossCoversTargetAndEos) {
   EXPECT_EQ(encoded.in_loss, (std::vector<uint8_t>{0, 0, 0, 1, 1, 1, 1}));
 }
 
+TEST(Encode, LabelsArePredictedAtTheirOwnSourcePosition) {
+  Sample sample{{0, 5, 6}, {1, 2, 3}, Framing::kLabelPerPosition};
+  EncodedSample encoded = encode(sample);
+  EXPECT_EQ(encoded.input, (std::vector<int32_t>{kBos, symbol_to_token(0), symbol_to_token(5), symbol_to_token(6)}));
+  EXPECT_EQ(encoded.target, (std::vector<int32_t>{kPad, symbol_to_token(1), symbol_to_token(2), symbol_to_token(3)}));
+  EXPECT_EQ(encoded.in_loss, (std::vector<uint8_t>{0, 1, 1, 1}));
+}
+
 TEST(Encode, PromptEndsWithSep) {
   EXPECT_EQ(encode_prompt({3, 0}),
             (std::vector<int32_t>{kBos, symbol_to_token(3), symbol_to_token(0), kSep}));

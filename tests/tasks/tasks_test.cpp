@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -40,8 +41,12 @@ TEST_P(EveryTask, SourceLengthAndSymbolsInRange) {
   for (int64_t length : {task->min_length(), task->min_length() + 1, int64_t{64}, int64_t{257}}) {
     for (int i = 0; i < 20; ++i) {
       Sample sample = task->sample(rng, length);
-      ASSERT_EQ(static_cast<int64_t>(sample.src.size()), task->source_length(length)) << "L=" << length;
+      // Local count's sources from the reference vary in size; lengen's own are exactly L.
+      const int64_t expected = task->source_length(length).value_or(length);
+      ASSERT_EQ(static_cast<int64_t>(sample.src.size()), expected) << "L=" << length;
       ASSERT_FALSE(sample.trg.empty());
+      ASSERT_EQ(sample.framing, task->framing());
+      if (sample.framing == Framing::kLabelPerPosition) ASSERT_EQ(sample.trg.size(), sample.src.size());
       for (const Symbols* symbols : {&sample.src, &sample.trg}) {
         for (int32_t symbol : *symbols) {
           ASSERT_GE(symbol, 0);
@@ -183,15 +188,33 @@ TEST(FlipFlop, PairsAreHalfTheLengthRoundedDown) {
   EXPECT_EQ(task->min_length(), 4);
 }
 
-TEST(NBack, TargetIsTheSymbolNPositionsBack) {
+TEST(FlipFlop, WritesAreSparseByDefault) {
+  auto task = make_task("flip_flop", {}, 0);
+  EXPECT_EQ(task->params().at("write_prob"), 0.1);
+}
+
+TEST(NBack, LabelIsTheSymbolNPositionsBack) {
   auto task = make_task("n_back", {{"n", 3}, {"vocab", 6}}, 0);
   EXPECT_EQ(task->min_length(), 4);
+  EXPECT_EQ(task->source_length(40), 41);
+  EXPECT_EQ(task->framing(), Framing::kLabelPerPosition);
   for (const Sample& s : draw(*task, 1, kSamples, 4, 40)) {
     ASSERT_EQ(s.trg.size(), s.src.size());
+    EXPECT_EQ(s.src[0], 0) << "a leading 'nothing', as the reference writes it";
     for (size_t i = 0; i < s.src.size(); ++i) {
-      EXPECT_GE(s.src[i], 1) << "0 is reserved for 'nothing n back'";
+      if (i > 0) EXPECT_GE(s.src[i], 1) << "0 is reserved for 'nothing n back'";
       EXPECT_EQ(s.trg[i], i < 3 ? 0 : s.src[i - 3]);
     }
+  }
+}
+
+TEST(LabellingTasks, LabelsAfterSourceIsTheOtherFraming) {
+  for (const std::string name : {"n_back", "local_count"}) {
+    EXPECT_EQ(make_task(name, {}, 0)->framing(), Framing::kLabelPerPosition) << name;
+    auto after = make_task(name, {{"labels_after_source", 1}}, 0);
+    EXPECT_EQ(after->framing(), Framing::kTargetAfterSource) << name;
+    Rng rng(3);
+    EXPECT_EQ(after->sample(rng, 20).framing, Framing::kTargetAfterSource) << name;
   }
 }
 
@@ -261,60 +284,108 @@ std::vector<Record> parse_records(const Symbols& haystack, int64_t key_len, int6
 TEST(Mqmtar, AnswersMatchTheRecordsOfTheQueriedKeys) {
   TaskParams params = {
       {"alphabet", 6}, {"key_len", 2}, {"value_len", 3}, {"num_pairs", 30}, {"num_queries", 3}};
-  auto task = make_task("mqmtar", params, kTaskSeed);
-  EXPECT_EQ(task->num_symbols(), 9);
-  for (int64_t length : {task->min_length(), int64_t{64}, int64_t{300}}) {
-    Rng rng(static_cast<uint64_t>(length));
-    for (int n = 0; n < 50; ++n) {
-      Sample s = task->sample(rng, length);
-      Symbols haystack(s.src.begin(), s.src.begin() + length);
-      std::vector<Record> records = parse_records(haystack, 2, 3);
-      EXPECT_EQ(static_cast<int64_t>(records.size()), std::min<int64_t>(4 * length / (5 * 7), 30));
-      std::map<Symbols, Symbols> lookup;
-      for (const auto& r : records) EXPECT_TRUE(lookup.emplace(r.key, r.value).second) << "keys distinct";
-      ASSERT_EQ(s.trg.size(), 3u * 4u);
-      std::set<Symbols> queried;
-      for (size_t q = 0; q < 3; ++q) {
-        auto query = s.src.begin() + length + q * 3;
-        ASSERT_EQ(*query, 2) << "QSEP";
-        Symbols key(query + 1, query + 3);
-        ASSERT_TRUE(lookup.count(key)) << "query key occurs in the source";
-        EXPECT_TRUE(queried.insert(key).second) << "queries distinct";
-        EXPECT_EQ(s.trg[q * 4], 2);
-        EXPECT_EQ(Symbols(s.trg.begin() + q * 4 + 1, s.trg.begin() + q * 4 + 4), lookup[key]);
+  for (const int64_t distinct_queries : {0, 1}) {
+    params["distinct_queries"] = static_cast<double>(distinct_queries);
+    auto task = make_task("mqmtar", params, kTaskSeed);
+    EXPECT_EQ(task->num_symbols(), 9);
+    int repeated_queries = 0;
+    for (int64_t length : {task->min_length(), int64_t{64}, int64_t{300}}) {
+      const int64_t records_expected = std::min<int64_t>(4 * length / (5 * 7), 30);
+      const int64_t haystack_length = records_expected * (length / records_expected);
+      ASSERT_EQ(task->source_length(length), haystack_length + 3 * 3);
+      Rng rng(static_cast<uint64_t>(length));
+      for (int n = 0; n < 50; ++n) {
+        Sample s = task->sample(rng, length);
+        Symbols haystack(s.src.begin(), s.src.begin() + haystack_length);
+        std::vector<Record> records = parse_records(haystack, 2, 3);
+        EXPECT_EQ(static_cast<int64_t>(records.size()), records_expected);
+        std::map<Symbols, Symbols> lookup;
+        std::set<Symbols> values;
+        for (const auto& r : records) {
+          EXPECT_TRUE(lookup.emplace(r.key, r.value).second) << "keys distinct";
+          EXPECT_TRUE(values.insert(r.value).second) << "values distinct";
+        }
+        ASSERT_EQ(s.trg.size(), 3u * 4u);
+        std::set<Symbols> queried;
+        for (size_t q = 0; q < 3; ++q) {
+          auto query = s.src.begin() + haystack_length + q * 3;
+          ASSERT_EQ(*query, 2) << "QSEP";
+          Symbols key(query + 1, query + 3);
+          ASSERT_TRUE(lookup.count(key)) << "query key occurs in the source";
+          repeated_queries += !queried.insert(key).second;
+          EXPECT_EQ(s.trg[q * 4], 2);
+          EXPECT_EQ(Symbols(s.trg.begin() + q * 4 + 1, s.trg.begin() + q * 4 + 4), lookup[key]);
+        }
       }
+    }
+    if (distinct_queries != 0) {
+      EXPECT_EQ(repeated_queries, 0);
+    } else {
+      EXPECT_GT(repeated_queries, 0) << "queries drawn with replacement repeat a key now and then";
     }
   }
 }
 
-// Every key -> value seen in many samples.
-std::map<Symbols, Symbols> observed_pairs(const Task& task, uint64_t sample_seed) {
-  std::map<Symbols, Symbols> pairs;
-  for (const Sample& s : draw(task, sample_seed, 100, 100, 100)) {
-    for (const auto& r : parse_records(Symbols(s.src.begin(), s.src.begin() + 100), 2, 2))
-      pairs[r.key] = r.value;
+// Every key -> the set of values it carries over many samples of one split.
+std::map<Symbols, std::set<Symbols>> observed_pairs(const Task& task, uint64_t sample_seed) {
+  std::map<Symbols, std::set<Symbols>> pairs;
+  for (const Sample& s : draw(task, sample_seed, 200, 100, 100)) {
+    const int64_t haystack = static_cast<int64_t>(s.src.size()) - 4 * 3;
+    for (const auto& r : parse_records(Symbols(s.src.begin(), s.src.begin() + haystack), 2, 2))
+      pairs[r.key].insert(r.value);
   }
   return pairs;
 }
 
-TEST(Mqmtar, VocabularyComesFromTheTaskSeedOnly) {
-  TaskParams params = {{"num_pairs", 40}};
-  auto first = observed_pairs(*make_task("mqmtar", params, kTaskSeed), 1);
-  auto second = observed_pairs(*make_task("mqmtar", params, kTaskSeed), 2);
-  auto other = observed_pairs(*make_task("mqmtar", params, kTaskSeed + 1), 1);
-  EXPECT_EQ(first.size(), 40u);
-  EXPECT_EQ(first, second);
-  EXPECT_NE(first, other);
-  std::set<Symbols> values;
-  for (const auto& [key, value] : first) values.insert(value);
-  EXPECT_EQ(values.size(), 40u) << "values distinct across the vocabulary";
+std::set<Symbols> keys_of(const std::map<Symbols, std::set<Symbols>>& pairs) {
+  std::set<Symbols> keys;
+  for (const auto& [key, values] : pairs) keys.insert(key);
+  return keys;
+}
+
+// The value of a key exists only in its sample: across samples a key carries many values.
+TEST(Mqmtar, ValuesAreBoundPerSample) {
+  auto task = make_task("mqmtar", {{"alphabet", 16}, {"num_pairs", 40}}, kTaskSeed);
+  const auto pairs = observed_pairs(*task, 1);
+  EXPECT_EQ(pairs.size(), 40u) << "keys come from the vocabulary of 40";
+  double values_per_key = 0;
+  for (const auto& [key, values] : pairs) values_per_key += static_cast<double>(values.size());
+  values_per_key /= static_cast<double>(pairs.size());
+  // 200 samples of 13 records from 40 pairs: each key appears ~65 times, with ~33 of 40 values.
+  EXPECT_GT(values_per_key, 20.0);
+}
+
+// Each split draws its own vocabularies from its seed (as the reference draws them per file); with
+// shared_vocabulary every split uses the one drawn from the task seed.
+TEST(Mqmtar, SplitsDrawTheirOwnVocabulary) {
+  TaskParams params = {{"alphabet", 16}, {"num_pairs", 40}};
+  auto task = make_task("mqmtar", params, kTaskSeed);
+  const SplitTask train(*task, 101), again(*task, 101), test(*task, 202);
+  const auto train_keys = keys_of(observed_pairs(*train, 1));
+  EXPECT_EQ(train_keys, keys_of(observed_pairs(*again, 2))) << "a split's vocabulary comes from its seed";
+  const auto test_keys = keys_of(observed_pairs(*test, 1));
+  EXPECT_NE(train_keys, test_keys);
+  std::vector<Symbols> shared_keys;
+  std::set_intersection(train_keys.begin(), train_keys.end(), test_keys.begin(), test_keys.end(),
+                        std::back_inserter(shared_keys));
+  // Two draws of 40 keys from 256: about 6 in common.
+  EXPECT_LT(shared_keys.size(), 20u);
+
+  params["shared_vocabulary"] = 1;
+  auto shared = make_task("mqmtar", params, kTaskSeed);
+  const SplitTask shared_train(*shared, 101), shared_test(*shared, 202);
+  EXPECT_EQ(keys_of(observed_pairs(*shared_train, 1)), keys_of(observed_pairs(*shared_test, 1)));
+  auto other_seed = make_task("mqmtar", params, kTaskSeed + 1);
+  const SplitTask other_train(*other_seed, 101);
+  EXPECT_NE(keys_of(observed_pairs(*shared_train, 1)), keys_of(observed_pairs(*other_train, 1)))
+      << "the shared vocabulary comes from the task seed";
 }
 
 TEST(Mqmtar, MinLengthFitsTheQueries) {
   auto task = make_task("mqmtar", {{"num_queries", 4}}, 0);
-  // 4 records of k + v + 2 = 6 symbols need 0.8 L >= 24.
+  // 4 records of k + v + 2 = 6 symbols need 0.8 L >= 24; each record has a slot of floor(30 / 4).
   EXPECT_EQ(task->min_length(), 30);
-  EXPECT_EQ(task->source_length(30), 30 + 4 * 3);
+  EXPECT_EQ(task->source_length(30), 4 * 7 + 4 * 3);
 }
 
 struct BadParams {

@@ -14,9 +14,19 @@ namespace lengen {
 
 using Symbols = std::vector<int32_t>;
 
+// How a sample is laid out as one model sequence (docs/method.md, "Sequences and loss").
+enum class Framing : uint8_t {
+  // BOS src SEP trg EOS: the target is generated after the source, token by token.
+  kTargetAfterSource,
+  // BOS src: trg holds one label per source symbol, predicted in place at that symbol's position
+  // (|trg| == |src|); nothing is generated after the source.
+  kLabelPerPosition,
+};
+
 struct Sample {
   Symbols src;
   Symbols trg;
+  Framing framing = Framing::kTargetAfterSource;
 };
 
 // Per target symbol, the source indices whose symbols answer it: the keys attention should find
@@ -39,8 +49,16 @@ class Task {
   // symbols.
   virtual Sample sample(Rng& rng, int64_t length) const = 0;
   // Symbols in a source of length `length`: `length` itself, except where a task keeps the
-  // reference's convention (flip-flop drops the read's bit, mqmtar appends its queries).
-  virtual int64_t source_length(int64_t length) const { return length; }
+  // reference's convention (flip-flop drops the read's bit, mqmtar appends its queries, n-back
+  // starts with a "nothing" symbol). nullopt where files from the reference hold sources of other
+  // sizes for one length (local count's runs), so a file's lengths are not checked against it.
+  virtual std::optional<int64_t> source_length(int64_t length) const { return length; }
+  // How this task's samples are laid out; every sample it makes carries it.
+  virtual Framing framing() const { return Framing::kTargetAfterSource; }
+  // The task as one split sees it (training, validation, one evaluation length, a data file):
+  // a task that draws something once per split (mqmtar's key and value vocabularies) returns a
+  // copy whose draws come from `split_seed`; nullptr when the task draws nothing per split.
+  virtual std::unique_ptr<Task> for_split(uint64_t /*split_seed*/) const { return nullptr; }
   // Which source positions answer each target symbol of `sample`; nullopt when the task names no
   // answering key.
   virtual std::optional<AnswerSources> answer_sources(const Sample&) const { return std::nullopt; }

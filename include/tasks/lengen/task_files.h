@@ -43,8 +43,10 @@ void write_samples(const std::string& stem, const std::vector<Sample>& samples);
 
 // Reads NAME.src / NAME.trg. Empty lines, anything but integers separated by single spaces,
 // symbols outside [0, num_symbols) and files of different line counts throw UserError
-// "FILE:LINE: what is wrong".
-std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols);
+// "FILE:LINE: what is wrong". Samples of a task that labels every source symbol
+// (Framing::kLabelPerPosition) must have as many labels as symbols.
+std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols,
+                                 Framing framing = Framing::kTargetAfterSource);
 
 struct EvalSplit {
   int64_t length;

@@ -11,6 +11,19 @@
 
 namespace lengen {
 
+// `task` as the split drawn from `split_seed` sees it (Task::for_split): the split's own copy
+// where the task draws something once per split, else `task` itself, which must outlive this.
+class SplitTask {
+ public:
+  SplitTask(const Task& task, uint64_t split_seed) : own_(task.for_split(split_seed)), task_(own_ ? *own_ : task) {}
+  const Task& operator*() const { return task_; }
+  const Task* operator->() const { return &task_; }
+
+ private:
+  std::unique_ptr<Task> own_;
+  const Task& task_;
+};
+
 class TrainingData {
  public:
   virtual ~TrainingData() = default;
@@ -18,7 +31,7 @@ class TrainingData {
   virtual std::vector<Sample> batch(int64_t step, int64_t first, int64_t count) const = 0;
 };
 
-// Source lengths uniform in [len_min, len_max].
+// Source lengths uniform in [len_min, len_max]; `seed` is the split's seed (SplitTask).
 std::unique_ptr<TrainingData> generated_data(const Task& task, int64_t len_min, int64_t len_max, uint64_t seed);
 
 // Samples drawn uniformly (with replacement) from a fixed set, e.g. train.src/.trg.
@@ -28,8 +41,8 @@ std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t se
 // task.min_length().
 void check_generated_length(const Task& task, int64_t length, const std::string& what = "length");
 
-// A fixed set of `count` samples of one exact source length (validation and evaluation). A length
-// below task.min_length() throws UserError naming it.
+// A fixed set of `count` samples of one exact source length (validation and evaluation); `seed` is
+// the split's seed (SplitTask). A length below task.min_length() throws UserError naming it.
 std::vector<Sample> fixed_samples(const Task& task, int64_t length, int64_t count, uint64_t seed);
 
 }  // namespace lengen
