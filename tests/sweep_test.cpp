@@ -141,7 +141,18 @@ class SweepCli : public ::testing::Test {
   }
 
   static void wait_for(const fs::path& path) {
-    for (int i = 0; i < 6000 && !fs::exists(path); ++i) usleep(10000);
+    for (int i = 0; i < 12000 && !fs::exists(path); ++i) usleep(10000);
+  }
+
+  // What a background sweep and its first run have printed so far, for a failure message.
+  std::string progress_so_far(const fs::path& out) const {
+    std::string text;
+    for (const fs::path& file : {dir_ / "out.txt", out / "seed1.log"}) {
+      std::ifstream in(file);
+      text += "--- " + file.string() + (in ? "\n" : " (absent)\n") +
+              std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    return text;
   }
 
   void write_tiny_config(int steps) {
@@ -258,7 +269,7 @@ TEST_F(SweepCli, CtrlCReportsTheRunningRunAsInterruptedNotFailed) {
       start_cli(LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
   ASSERT_GT(sweep, 0);
   wait_for(out / "seed1" / "checkpoints" / "step_00000003.pt");
-  ASSERT_TRUE(fs::exists(out / "seed1" / "checkpoints" / "step_00000003.pt"));
+  ASSERT_TRUE(fs::exists(out / "seed1" / "checkpoints" / "step_00000003.pt")) << progress_so_far(out);
   kill(sweep, SIGINT);
   EXPECT_EQ(wait_cli(sweep), 130) << out_;
   EXPECT_NE(out_.find("stopped seed1 (interrupted, checkpoint kept)"), std::string::npos) << out_;
