@@ -269,7 +269,7 @@ TEST(ConfigTest, OutOfRangeValuesNameTheBound) {
   EXPECT_EQ(config_error(R"({"train": {"beta2": 1.0}})"),
             "test.json: train.beta2 must be in [0, 1), got 1.0");
   EXPECT_EQ(config_error(R"({"task": {"len_min": 0}})"), "test.json: task.len_min must be in [1, 1048576], got 0");
-  EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"), "test.json: model.heads must be >= 1, got 0");
+  EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"), "test.json: model.heads must be in [1, 65536], got 0");
   EXPECT_EQ(config_error(R"({"eval": {"lengths": [16, 0]}})"),
             "test.json: eval.lengths entries must be in [1, 1048576], got 0");
   // Upper bounds stop a typo before it allocates or starts threads without end.

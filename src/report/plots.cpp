@@ -11,6 +11,7 @@
 
 #include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
+#include "lengen/output_files.h"
 #include "lengen/report.h"
 
 namespace fs = std::filesystem;
@@ -69,6 +70,8 @@ bool plot_metric(const MetricTable& table, const std::string& dir, const std::st
 
 bool plot_table(const MetricTable& table, const std::string& dir, const std::string& name,
                 const PlotAxes& axes, const std::string& gnuplot) {
+  // gnuplot writes the images: they are claimed with the data and the script.
+  claim_output_files(dir, {name + ".dat", name + ".gp", name + ".png", name + ".svg"});
   // One block per method (gnuplot's "index"), rows: x mean std.
   std::ostringstream data;
   std::vector<size_t> plotted;

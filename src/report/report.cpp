@@ -6,6 +6,7 @@
 
 #include "attention_on_target_report.h"
 #include "lengen/atomic_write.h"
+#include "lengen/output_files.h"
 #include "lengen/errors.h"
 #include "lengen/report.h"
 #include "training_curves_report.h"
@@ -39,7 +40,13 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     throw UserError("unknown decode mode '" + decode + "' (expected teacher_forced or greedy)");
   }
   const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
-  fs::create_directories(out_dir);
+  // The files every report writes are checked before the first is: a user's report.md or CSV
+  // in OUT stops the report before anything is written.
+  std::vector<std::string> fixed_names = {"report.md"};
+  for (const MetricSpec& spec : kMetrics) {
+    for (const char* extension : {".csv", ".dat", ".gp", ".png", ".svg"}) fixed_names.push_back(spec.metric + std::string(extension));
+  }
+  claim_output_files(out_dir, fixed_names);
   // Multiples are of the first run's training length; a sweep normally shares it.
   const int64_t train_len_max = runs.front().train_len_max;
 
@@ -56,7 +63,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   for (const MetricSpec& spec : kMetrics) {
     const MetricTable table = metric_table(runs, decode, spec.metric);
     md << "## " << spec.title << "\n\n" << markdown_table(table, train_len_max) << "\n";
-    write_file_atomically(out_dir + "/" + spec.metric + ".csv", csv_table(table, train_len_max));
+    write_output_file(out_dir, std::string(spec.metric) + ".csv", csv_table(table, train_len_max));
     const bool plotted = plot_metric(table, out_dir, spec.metric, spec.y_label, spec.y_range, gnuplot);
     if (plotted) md << "![" << spec.title << "](" << spec.metric << ".png)\n\n";
     all_plotted = all_plotted && plotted;
@@ -72,7 +79,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   md << "\nRuns: ";
   for (size_t i = 0; i < runs.size(); ++i) md << (i ? ", " : "") << runs[i].name;
   md << "\n";
-  write_file_atomically(out_dir + "/report.md", md.str());
+  write_output_file(out_dir, "report.md", md.str());
   return md.str();
 }
 

@@ -51,7 +51,16 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
   const fs::path root(dir);
   if (fs::exists(root / "sweep.json")) {
     // Keep the manifest alive: looping over .at() of a temporary would read freed memory.
-    const nlohmann::json manifest = read_json_file((root / "sweep.json").string());
+    const std::string manifest_path = (root / "sweep.json").string();
+    const nlohmann::json manifest = read_json_file(manifest_path);
+    // A sweep.json lengen did not write (another tool's) is named, not read as lengen's.
+    const auto is_run = [](const nlohmann::json& entry) {
+      return entry.is_object() && entry.contains("name") && entry["name"].is_string();
+    };
+    if (!manifest.is_object() || !manifest.contains("runs") || !manifest["runs"].is_array() ||
+        !std::all_of(manifest["runs"].begin(), manifest["runs"].end(), is_run)) {
+      throw UserError(manifest_path + ": not a lengen sweep manifest (expected {\"runs\": [{\"name\": ...}, ...]})");
+    }
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path results = root / name / "results.json";

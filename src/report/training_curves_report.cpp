@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "lengen/atomic_write.h"
+#include "lengen/output_files.h"
 
 namespace fs = std::filesystem;
 
@@ -164,7 +165,7 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
     const MetricTable table = curve_table(runs, of_runs, spec.name);
     if (table.lengths.empty()) continue;
     md << "### " << spec.title << "\n\n" << step_table(table, spec.digits, spec.significant) << "\n";
-    write_file_atomically(out_dir + "/" + spec.name + ".csv", csv_table(table, 0, "step"));
+    write_output_file(out_dir, std::string(spec.name) + ".csv", csv_table(table, 0, "step"));
     if (plot_table(table, out_dir, spec.name, spec.axes, gnuplot)) {
       md << "![" << spec.title << "](" << spec.name << ".png)\n\n";
     }
