@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
@@ -54,9 +55,21 @@ std::vector<std::string_view> split_lines(const std::string& text) {
   return lines;
 }
 
+// A token from a file as a message can show it: bytes outside printable ASCII (a NUL would end
+// the message, a byte-order mark would be invisible) as \xNN, long tokens cut.
 std::string quoted(std::string_view token) {
-  if (token.size() > kMaxQuoted) return "'" + std::string(token.substr(0, kMaxQuoted)) + "...'";
-  return "'" + std::string(token) + "'";
+  const bool cut = token.size() > kMaxQuoted;
+  std::string text = "'";
+  for (unsigned char byte : token.substr(0, kMaxQuoted)) {
+    if (byte >= 0x20 && byte < 0x7f) {
+      text += static_cast<char>(byte);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      text += escaped;
+    }
+  }
+  return text + (cut ? "...'" : "'");
 }
 
 Symbols parse_line(std::string_view line, int64_t num_symbols, const std::string& path, size_t number) {
@@ -201,10 +214,17 @@ std::vector<EvalSplit> list_eval_splits(const std::string& dir) {
     const char* p = name.data();
     const char* end = name.data() + name.size();
     const std::string_view suffix = ".src";
-    if (name.rfind("test_", 0) != 0 || name.size() < suffix.size() ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    const auto ends_with = [&name](std::string_view tail) {
+      return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (name.rfind("test_", 0) != 0) continue;
+    if (ends_with(".trg")) {
+      // Its split is read through the .src; a lone .trg would be one split fewer with no word.
+      const fs::path source = entry.path().parent_path() / (name.substr(0, name.size() - 4) + ".src");
+      if (!fs::exists(source)) throw UserError(source.string() + ": missing (" + entry.path().string() + " exists)");
       continue;
     }
+    if (!ends_with(suffix)) continue;
     // A test_*.src file is meant as a split: one whose name does not parse is refused, not skipped.
     p += 5;
     auto parsed_index = std::from_chars(p, end, index);

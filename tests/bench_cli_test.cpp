@@ -163,12 +163,14 @@ TEST(BenchCli, CountsOutsideTheirRangeAreUsageErrorsNamingTheValue) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"bench eval --threads 0", "'0' is not a whole number from 1 to 1024"},
       {"bench eval --threads 2048", "'2048' is not a whole number from 1 to 1024"},
-      {"bench eval --lengths 1024,abc", "'abc' is not a positive whole number"},
-      {"bench eval --samples 2.5", "'2.5' is not a positive whole number"},
+      {"bench eval --lengths 1024,abc", "'abc' is not a whole number from 1 to 1048576"},
+      {"bench eval --lengths 9223372036854775807", "is not a whole number from 1 to 1048576"},
+      {"bench eval --samples 2.5", "'2.5' is not a whole number from 1 to 1048576"},
       {"bench eval --repeats 0", "'0' is not a whole number from 1 to 1000"},
       {"bench eval --repeats 1000000000000", "is not a whole number from 1 to 1000"},
       {"bench eval --dense-max-length -1", "'-1' is not a whole number, 0 or more"},
-      {"bench normalizers --lengths -5", "'-5' is not a positive whole number"},
+      {"bench normalizers --lengths -5", "'-5' is not a whole number from 1 to 1048576"},
+      {"bench step --length 2000000", "'2000000' is not a whole number from 1 to 1048576"},
       {"bench normalizers --threads 100000", "is not a whole number from 1 to 1024"},
       {"bench step --repeats 0", "'0' is not a whole number from 1 to 1000"}};
   for (const auto& [args, expected] : cases) {

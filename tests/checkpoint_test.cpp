@@ -130,7 +130,8 @@ TEST_F(CheckpointTest, AFailedWriteIsOneClearErrorAndLeavesNoTempFile) {
   setrlimit(RLIMIT_FSIZE, &previous);
   std::signal(SIGXFSZ, previous_handler);
   EXPECT_EQ(message, "cannot write " + path("step.pt") + ": " + std::strerror(EFBIG));
-  EXPECT_FALSE(fs::exists(path("step.pt.tmp")));
+  for (const auto& entry : fs::directory_iterator(fs::path(path("step.pt")).parent_path()))
+    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   // The checkpoint that was there is untouched.
   EXPECT_EQ(fs::file_size(path("step.pt")), size_before);
   EXPECT_EQ(load_checkpoint(path("step.pt"), model, nullptr).step, 0);

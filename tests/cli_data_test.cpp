@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lengen/data_streams.h"
 #include "lengen/rng.h"
@@ -126,6 +128,28 @@ TEST_F(CliData, BadParameterIsOneLineAndExitCodeTwo) {
   EXPECT_NE(err_.find("'vocb'"), std::string::npos) << err_;
   EXPECT_NE(err_.find("did you mean 'vocab'"), std::string::npos) << err_;
   EXPECT_FALSE(fs::exists(out("x/train.src")));
+}
+
+// Counts and lengths outside what lengen can write are one line naming the option, before any
+// file: a negative seed is not read as 2^64 - 1, a length of 2^63 - 1 is not allocated, a length
+// given twice is not two splits of one length.
+TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--seed -1 --train 5 --len-min 4 --len-max 8", "--seed: '-1' is not a whole number, 0 or more"},
+      {"--train -3 --len-min 4 --len-max 8", "--train: '-3' is not a whole number, 0 or more"},
+      {"--eval-lengths 9223372036854775807", "--eval-lengths: '9223372036854775807' is not a whole number from 1 to 1048576"},
+      {"--train 5 --len-min 4 --len-max 2000000", "--len-max: '2000000' is not a whole number from 1 to 1048576"},
+      {"--eval-lengths 16 --eval-size 0", "--eval-size: '0' is not a whole number from 1 to 1048576"},
+      {"--eval-lengths 6,6", "--eval-lengths names 6 twice"}};
+  for (const auto& [args, expected] : cases) {
+    SCOPED_TRACE(args);
+    fs::remove_all(out("x"));
+    EXPECT_EQ(run("--task copy --out " + out("x") + " " + args), 2);
+    EXPECT_NE(err_.find(expected), std::string::npos) << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_FALSE(fs::exists(out("x/train.src")));
+    EXPECT_FALSE(fs::exists(out("x/test_0_6.src")));
+  }
 }
 
 TEST_F(CliData, RefusesToOverwriteWithoutForce) {

@@ -50,7 +50,8 @@ class CliEvalFaults : public ::testing::Test {
     EXPECT_EQ(result.err_lines(), 1) << result.err;
     EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
     EXPECT_EQ(results_text(), before);
-    EXPECT_FALSE(fs::exists(RunFolder(run_dir()).results_path() + ".tmp"));
+    for (const auto& entry : fs::directory_iterator(run_dir()))
+      EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   }
 
   // A folder of test files: test_0_{length} with the given source lines (targets copy them).
@@ -81,7 +82,7 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
   expect_refused("eval " + run_dir() + " --batch-size 0", "eval.batch_size");
   expect_refused("eval " + run_dir() + " --lengths ''", "lengths");
   expect_refused("eval " + run_dir() + " --lengths 10000000", "eval.lengths");
-  expect_refused("eval " + run_dir() + " --checkpoint ''", "--checkpoint is empty");
+  expect_refused("eval " + run_dir() + " --checkpoint ''", "--checkpoint: the value is empty");
 }
 
 // An evaluation changes how it runs, not what the run is: results.json is labelled with the run's

@@ -174,5 +174,71 @@ TEST_F(CliFaults, TrainingLengthBelowTheTasksMinimumIsOneLine) {
   EXPECT_FALSE(fs::exists(at("run")));
 }
 
+// Numbers beyond double's range in any JSON lengen reads, and beyond float's range in a config,
+// are one line naming the file or key, before a run folder exists.
+TEST_F(CliFaults, NumbersOutOfRangeAreOneLine) {
+  std::string config = testing::tiny_copy_json();
+  config.replace(config.find("\"batch_size\": 4"), 15, "\"lr\": 1e400, \"batch_size\": 4");
+  std::ofstream(at("huge.json")) << config;
+  CliResult result = lengen("train " + at("huge.json") + " --out " + at("run"));
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find(at("huge.json")), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("internal error"), std::string::npos) << result.err;
+  for (const std::string set : {"train.lr=1e39", "model.init_std=1e300", "model.d_model=2000000000",
+                                "train.steps=100000000"}) {
+    SCOPED_TRACE(set);
+    result = lengen("train " + base() + " --out " + at("run") + " --set " + set);
+    EXPECT_EQ(result.code, 2) << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find(set.substr(0, set.find('='))), std::string::npos) << result.err;
+  }
+  EXPECT_FALSE(fs::exists(at("run")));
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "grid": {"train.lr": [1e400]}})";
+  result = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  fs::create_directories(at("r"));
+  std::ofstream(at("r/results.json")) << R"({"task": "copy", "train_len_min": 1e400})";
+  result = lengen("report " + at("r"));
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+}
+
+// A sweep.json another tool wrote is named, not read as lengen's manifest.
+TEST_F(CliFaults, ReportOnAForeignSweepManifestIsOneLine) {
+  fs::create_directories(at("s"));
+  for (const std::string manifest : {"{}", R"({"runs": [1]})", "[1]", R"({"runs": [{"name": 2}]})"}) {
+    SCOPED_TRACE(manifest);
+    std::ofstream(at("s/sweep.json")) << manifest;
+    const CliResult result = lengen("report " + at("s"));
+    EXPECT_EQ(result.code, 2) << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find("not a lengen sweep manifest"), std::string::npos) << result.err;
+  }
+}
+
+// An environment number past what a clock can add is one line naming it.
+TEST_F(CliFaults, AnEnvironmentTimeoutBeyondAWeekIsOneLine) {
+  const CliResult result =
+      lengen("train " + base() + " --out " + at("run"),
+             "WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29511 LENGEN_DIST_TIMEOUT=1e300");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("LENGEN_DIST_TIMEOUT='1e300'"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(at("run")));
+}
+
+// An evaluation length the task cannot generate is named as eval.lengths before training starts.
+TEST_F(CliFaults, AnEvaluationLengthBelowTheTasksMinimumIsFoundBeforeTraining) {
+  const std::string config = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/mqmtar.json";
+  const CliResult result = lengen("train " + config + " --out " + at("run") +
+                                  " --set 'eval.lengths=[2]' --set train.steps=1 --set train.warmup=0");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("eval.lengths entry 2 is shorter than mqmtar allows"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(at("run")));
+}
+
 }  // namespace
 }  // namespace lengen

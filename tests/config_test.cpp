@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -269,7 +270,7 @@ TEST(ConfigTest, OutOfRangeValuesNameTheBound) {
   EXPECT_EQ(config_error(R"({"train": {"beta2": 1.0}})"),
             "test.json: train.beta2 must be in [0, 1), got 1.0");
   EXPECT_EQ(config_error(R"({"task": {"len_min": 0}})"), "test.json: task.len_min must be in [1, 1048576], got 0");
-  EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"), "test.json: model.heads must be >= 1, got 0");
+  EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"), "test.json: model.heads must be in [1, 65536], got 0");
   EXPECT_EQ(config_error(R"({"eval": {"lengths": [16, 0]}})"),
             "test.json: eval.lengths entries must be in [1, 1048576], got 0");
   // Upper bounds stop a typo before it allocates or starts threads without end.
@@ -421,6 +422,15 @@ TEST(ConfigCliTest, BadKeyExitsTwoWithOneLine) {
   EXPECT_EQ(result.err,
             "lengen: error: --set train.stepz=5: unknown config key 'train.stepz' "
             "(did you mean 'train.steps'?)\n");
+}
+
+// A config that shows is one that trains: task parameters are checked as training checks them.
+TEST(ConfigCliTest, ShowChecksTheTaskParameters) {
+  CommandResult result = run_cli("config show " + kSampleConfig + " --set task.params.vocb=5");
+  EXPECT_EQ(result.exit_code, kUserErrorExitCode);
+  EXPECT_EQ(result.out, "");
+  EXPECT_NE(result.err.find("'vocb'"), std::string::npos) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
 }
 
 TEST(ConfigCliTest, MissingFileExitsTwo) {

@@ -267,6 +267,25 @@ TEST_F(TrainedCopy, ATokenBoundedBatchGivesTheSameResults) {
   EXPECT_NEAR(single.mean_nonzero_per_query(), whole.mean_nonzero_per_query(), 1e-6);
 }
 
+// Greedy attention statistics count the queries of unfinished rows only: a row that emitted EOS
+// keeps its place in the batch but adds no queries, so the statistics do not depend on the batch.
+TEST_F(TrainedCopy, GreedyAttentionStatisticsDoNotDependOnTheBatch) {
+  Decoder model = load_model();
+  auto task = make_task("copy", config_->task.params, config_->task.seed);
+  for (const int64_t length : {16, 48}) {  // past the training lengths rows end at different steps
+    SCOPED_TRACE(length);
+    const auto samples = fixed_samples(*task, length, 24, derive_seed(config_->task.seed, kEvalStream(length)));
+    EvalConfig eval = config_->eval;
+    eval.decode = "greedy";
+    const LengthResult whole = evaluate_samples(model, samples, length, eval);
+    eval.batch_tokens = 1;
+    const LengthResult single = evaluate_samples(model, samples, length, eval);
+    EXPECT_EQ(single.metrics.exact, whole.metrics.exact);
+    EXPECT_NEAR(single.mean_nonzero_per_query(), whole.mean_nonzero_per_query(), 1e-6);
+    EXPECT_NEAR(single.mean_entropy(), whole.mean_entropy(), 1e-6);
+  }
+}
+
 // The trained model's decisions are the same from both attention kernels, at the training
 // length and past it, teacher-forced and greedy.
 TEST_F(TrainedCopy, FusedAndDenseKernelsDecideTheSameOnTheSameSamples) {

@@ -76,7 +76,7 @@ TEST_F(Report, SummarizeUsesTheSampleStandardDeviation) {
 TEST_F(Report, TablesGroupRunsByMethod) {
   const auto runs = collect_runs(dir_.string());
   ASSERT_EQ(runs.size(), 4u);  // "unfinished" has no results.json
-  EXPECT_EQ(method_label(runs[0].method), "ASEntmax (entmax15 + asentmax) / nape");
+  EXPECT_EQ(method_label(runs[0].group.method), "ASEntmax (entmax15 + asentmax) / nape");
   EXPECT_EQ(method_label({"sparsemax", "learned", "rope"}), "sparsemax + learned / rope");
 
   const MetricTable exact = metric_table(runs, "teacher_forced", "exact_match");
@@ -91,9 +91,69 @@ TEST_F(Report, TablesGroupRunsByMethod) {
   const std::string nonzero = markdown_table(metric_table(runs, "teacher_forced", "nonzero_per_query"), 16);
   EXPECT_NE(nonzero.find("| 3.00 ± 0.00 (n=3) | 3.00 ± 1.00 (n=3) |"), std::string::npos) << nonzero;
   const std::string csv = csv_table(metric_table(runs, "teacher_forced", "token_accuracy"), 16);
-  EXPECT_NE(csv.find("\"ASEntmax (entmax15 + asentmax) / nape\",entmax15,asentmax,nape,64,4x,95,5,3"),
+  EXPECT_NE(csv.find("\"ASEntmax (entmax15 + asentmax) / nape\",entmax15,asentmax,nape,\"\",64,4x,95,5,3"),
             std::string::npos)
       << csv;
+}
+
+// Runs of one method that differ in more than their seeds (a grid over train.lr) are two groups,
+// never one mean over unlike runs; settings that leave the model alone (threads, evaluation) and
+// the seeds are what a group averages over.
+TEST_F(Report, RunsThatDifferBeyondTheirSeedsAreGroupsOfTheirOwn) {
+  const auto write_config = [this](const std::string& run, double lr, int seed, int threads) {
+    const nlohmann::json config = {{"task", {{"name", "copy"}, {"len_max", 16}}},
+                                   {"train", {{"lr", lr}, {"seed", seed}, {"threads", threads}}},
+                                   {"eval", {{"samples", seed * 10}}}};
+    write_file_atomically((dir_ / run / "config.json").string(), config.dump());
+  };
+  write_config("asentmax-seed1", 0.001, 1, 1);
+  write_config("asentmax-seed2", 0.002, 2, 2);
+  write_config("asentmax-seed3", 0.001, 3, 1);
+  write_config("softmax-seed1", 0.001, 1, 1);
+  const auto runs = collect_runs(dir_.string());
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].group.variant, "train.lr=0.001");
+  EXPECT_EQ(runs[1].group.variant, "train.lr=0.002");
+  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.lr=0.001 | 100.0 ± 0.0 (n=2) | 95.0 ± 7.1 (n=2) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.lr=0.002 | 100.0 ± 0.0 (n=1) | 80.0 ± 0.0 (n=1) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| Softmax (softmax + none) / nape, train.lr=0.001 |"), std::string::npos) << md;
+}
+
+// Runs trained on different lengths share no "Nx": lengths are shown without multiples rather
+// than as multiples of the first run's length.
+TEST_F(Report, MultiplesOnlyWhereTheRunsShareATrainingLength) {
+  EXPECT_EQ(common_train_len_max(collect_runs(dir_.string())), 16);
+  ResultsFile other = read_results_file((dir_ / "softmax-seed1" / "results.json").string());
+  other.train_len_max = 32;
+  write_results_file((dir_ / "softmax-seed1" / "results.json").string(), other);
+  const auto runs = collect_runs(dir_.string());
+  EXPECT_EQ(common_train_len_max(runs), 0);
+  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 0);
+  EXPECT_NE(md.find("| method | 16 | 64 |"), std::string::npos) << md;
+}
+
+// A run evaluated at some lengths, resumed and evaluated at others holds results of two models:
+// the report names them and marks the run instead of showing one row as if it were one model.
+TEST_F(Report, ARunScoredWithTwoCheckpointsIsMarked) {
+  ResultsFile file = read_results_file((dir_ / "asentmax-seed2" / "results.json").string());
+  file.results["teacher_forced"][16].step = 200;
+  file.results["teacher_forced"][64].step = 400;
+  write_results_file((dir_ / "asentmax-seed2" / "results.json").string(), file);
+  const auto runs = collect_runs(dir_.string());
+  EXPECT_EQ(runs[0].mixed_checkpoints, "");
+  EXPECT_EQ(runs[1].mixed_checkpoints, "step 200 at 16; step 400 at 64");
+  ReportOptions options;
+  options.gnuplot = "";
+  const std::string md = write_report(dir_.string(), options);
+  EXPECT_NE(md.find("Mixed checkpoints: run asentmax-seed2's lengths come from different models (step 200 at 16; "
+                    "step 400 at 64)"),
+            std::string::npos)
+      << md;
 }
 
 TEST_F(Report, WritesMarkdownCsvAndPlots) {
@@ -102,7 +162,7 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   std::string md = write_report(dir_.string(), options);
   EXPECT_NE(md.find("Plots skipped"), std::string::npos) << md;
   EXPECT_NE(read("report.md").find("## Token accuracy (%)"), std::string::npos);
-  EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,16,1x,50,0,1"), std::string::npos)
+  EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,\"\",16,1x,50,0,1"), std::string::npos)
       << read("exact_match.csv");
   EXPECT_NE(read("nonzero_per_query.gp").find("set logscale x 2"), std::string::npos);
   // Percentages stay on [0, 100] though a mean minus its std may fall below 0.
@@ -150,7 +210,7 @@ TEST_F(Report, TrainingCurvesFromTheRunLogs) {
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 60.0 ± 10.0 (n=3) |"), std::string::npos)
       << md;
   EXPECT_EQ(md.find("Softmax (softmax + none) / nape | 0"), std::string::npos) << md;
-  EXPECT_NE(read("training_loss.csv").find("entmax15,asentmax,nape,100,2,1,3"), std::string::npos)
+  EXPECT_NE(read("training_loss.csv").find("entmax15,asentmax,nape,\"\",100,2,1,3"), std::string::npos)
       << read("training_loss.csv");
   EXPECT_NE(read("training_loss.gp").find("set logscale y"), std::string::npos);
   EXPECT_NE(read("training_loss.gp").find("set xlabel 'step'"), std::string::npos);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lengen/errors.h"
+#include "lengen/evaluation.h"
 #include "user_error_message.h"
 
 namespace fs = std::filesystem;
@@ -144,4 +145,28 @@ TEST(ResultsFile, MetricsByName) {
   bare.attention_on_target.reset();
   EXPECT_FALSE(bare.metric("nonzero_per_query"));
   EXPECT_FALSE(bare.metric("attention_on_target/0/best"));
+}
+
+// A user's notes in results.json, at the top or on an entry, survive reading, writing and the
+// next evaluation's merge, even of the entry they sit on.
+TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
+  nlohmann::json json = to_json(full_file());
+  json["notes"] = "seed 3 looked odd";
+  json["results"]["teacher_forced"]["16"]["comment"] = "rerun";
+  json["results"]["teacher_forced"]["1024"]["comment"] = "long";
+  const ResultsFile read = results_file_from_json(json, "results.json");
+  EXPECT_EQ(to_json(read), json);
+
+  Config config;
+  config.task.name = "copy";
+  RunEvaluation evaluation;
+  evaluation.checkpoint = "/runs/r/checkpoints/step_00000100.pt";
+  LengthResult result;
+  result.length = 16;
+  result.decode = "teacher_forced";
+  evaluation.results.push_back(result);
+  const nlohmann::json merged = to_json(merge_results(read, config, evaluation));
+  EXPECT_EQ(merged["notes"], "seed 3 looked odd");
+  EXPECT_EQ(merged["results"]["teacher_forced"]["16"]["comment"], "rerun");
+  EXPECT_EQ(merged["results"]["teacher_forced"]["1024"]["comment"], "long");
 }

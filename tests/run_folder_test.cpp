@@ -1,14 +1,19 @@
-// Run folders: only a folder lengen made is ever deleted by --force, writes that fail leave no
-// temp file, and a damaged log is named, not skipped over.
+// Run folders: only a folder lengen made is emptied by --force and only of lengen's files, only
+// lengen's checkpoint names count, a run has one writer, writes that fail leave no temp file,
+// output folders keep the user's files, and a damaged log is named, not skipped over.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
+#include <vector>
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "lengen/output_files.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_lock.h"
 #include "temp_folder.h"
 #include "user_error_message.h"
 
@@ -24,14 +29,14 @@ class RunFolderTest : public testing::TempFolderTest {
 
 using testing::user_error_message;
 
-TEST_F(RunFolderTest, OnlyALengenRunFolderIsRemovedForRestart) {
+TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
   const fs::path mine = root_ / "mine";
   fs::create_directories(mine);
   RunFolder(mine.string()).mark();
   std::ofstream(mine / "config.json") << "{}";
   EXPECT_TRUE(RunFolder(mine.string()).is_lengen_run());
   RunFolder(mine.string()).remove_for_restart();
-  EXPECT_FALSE(fs::exists(mine));
+  EXPECT_FALSE(fs::exists(mine / "config.json"));
 
   // Someone's folder, even one holding a config.json.
   const fs::path theirs = root_ / "theirs";
@@ -47,12 +52,70 @@ TEST_F(RunFolderTest, OnlyALengenRunFolderIsRemovedForRestart) {
   EXPECT_NE(user_error_message([&] { RunFolder(file.string()).remove_for_restart(); }).find("is a file"), std::string::npos);
   EXPECT_TRUE(fs::exists(file));
 
-  // A run folder from before the marker: lengen's resolved config beside its log.
-  const fs::path old = root_ / "old";
-  fs::create_directories(old);
-  std::ofstream(old / "config.json") << "{\"task\": {}, \"model\": {}, \"train\": {}}";
-  std::ofstream(old / "log.jsonl") << "{\"step\": 1}\n";
-  EXPECT_TRUE(RunFolder(old.string()).is_lengen_run());
+  // Names anyone may use do not make a run folder: only the marker does.
+  const fs::path lookalike = root_ / "lookalike";
+  fs::create_directories(lookalike);
+  std::ofstream(lookalike / "config.json") << "{\"task\": \"x\", \"model\": \"y\", \"train\": {}}";
+  std::ofstream(lookalike / "log.jsonl") << "";
+  std::ofstream(lookalike / "thesis.tex") << "years of work";
+  EXPECT_FALSE(RunFolder(lookalike.string()).is_lengen_run());
+  EXPECT_NE(user_error_message([&] { RunFolder(lookalike.string()).remove_for_restart(); }), "");
+  EXPECT_TRUE(fs::exists(lookalike / "thesis.tex"));
+}
+
+// Even in a folder lengen made, --force deletes only the names lengen writes there.
+TEST_F(RunFolderTest, RestartDeletesOnlyTheFilesLengenWrites) {
+  const fs::path run = root_ / "run";
+  RunFolder folder(run.string());
+  fs::create_directories(folder.checkpoint_dir());
+  folder.mark();
+  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json", "notes.txt",
+                                 "results.json.123-0.tmp"})
+    std::ofstream(run / name) << "x";
+  for (const std::string name : {"step_00000003.pt", "best.pt", "step_00000006.pt.unreadable", "step_00000200_backup.pt",
+                                 "mine.pt"})
+    std::ofstream(run / "checkpoints" / name) << "x";
+  folder.remove_for_restart();
+  std::set<std::string> left;
+  for (const auto& entry : fs::recursive_directory_iterator(run)) left.insert(fs::relative(entry.path(), run).string());
+  EXPECT_EQ(left, (std::set<std::string>{".lengen_run", "notes.txt", "checkpoints", "checkpoints/step_00000200_backup.pt",
+                                         "checkpoints/mine.pt"}));
+}
+
+// Only lengen's own checkpoint names count: a user's copy beside them is never resumed from,
+// evaluated as "last" or pruned.
+TEST_F(RunFolderTest, OnlyLengensCheckpointNamesAreCheckpoints) {
+  RunFolder folder((root_ / "run").string());
+  fs::create_directories(folder.checkpoint_dir());
+  for (const std::string name : {"step_00000003.pt", "step_00000006.pt", "step_00000200_backup.pt", "step_old.pt",
+                                 "step_0000009.pt", "step_000000099.pt", "step_00000009.pt.tmp"})
+    std::ofstream(folder.checkpoint_dir() + "/" + name) << "x";
+  EXPECT_EQ(folder.checkpoints(), (std::vector<std::string>{folder.checkpoint_path(3), folder.checkpoint_path(6)}));
+  EXPECT_EQ(folder.latest_checkpoint(), folder.checkpoint_path(6));
+  EXPECT_TRUE(folder.training_completed(6));
+  EXPECT_FALSE(folder.training_completed(9));
+  folder.prune_checkpoints(1);
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(folder.checkpoint_dir())) ++files;
+  EXPECT_EQ(files, 6u);
+  EXPECT_FALSE(fs::exists(folder.checkpoint_path(3)));
+  EXPECT_TRUE(fs::exists(folder.checkpoint_dir() + "/step_00000200_backup.pt"));
+}
+
+// A run has one writer: a second lock on it, from this or another process, is refused in one
+// line naming the run; the lock is free again once its holder is gone.
+TEST_F(RunFolderTest, ARunFolderHasOneWriterAtATime) {
+  const std::string run = (root_ / "run").string();
+  fs::create_directories(run);
+  {
+    const RunLock first(run);
+    const std::string message = user_error_message([&] { RunLock second(run); });
+    EXPECT_NE(message.find(run + " is in use by another lengen process"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  EXPECT_EQ(user_error_message([&] { RunLock again(run); }), "");
+  // The lock file is not content: a fresh run may start in a folder that holds only it.
+  EXPECT_FALSE(RunFolder(run).has_content());
 }
 
 TEST_F(RunFolderTest, AFailedReplaceLeavesTheTargetAndNoTempFile) {
@@ -61,9 +124,25 @@ TEST_F(RunFolderTest, AFailedReplaceLeavesTheTargetAndNoTempFile) {
   fs::create_directories(target / "inside");
   const std::string message = user_error_message([&] { write_file_atomically(target.string(), "{}"); });
   EXPECT_EQ(message.rfind("cannot write " + target.string() + ": ", 0), 0u) << message;
-  EXPECT_FALSE(fs::exists(target.string() + ".tmp"));
+  for (const auto& entry : fs::directory_iterator(root_)) EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   EXPECT_TRUE(fs::is_directory(target / "inside"));
   EXPECT_NE(user_error_message([&] { write_file_atomically((root_ / "no" / "such" / "dir.json").string(), "{}"); }), "");
+  // Two processes replacing one file (sweep shards writing sweep.json) never share a temporary.
+  EXPECT_NE(temporary_path_for(target.string()), temporary_path_for(target.string()));
+}
+
+// Files in a folder the user names for output: lengen replaces its own, never the user's.
+TEST_F(RunFolderTest, OutputFilesReplaceOnlyWhatLengenWrote) {
+  const std::string out = (root_ / "out").string();
+  fs::create_directories(out);
+  std::ofstream(out + "/report.md") << "my report";
+  const std::string message = user_error_message([&] { claim_output_files(out, {"a.csv", "report.md"}); });
+  EXPECT_NE(message.find(out + "/report.md exists and lengen did not write it"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(out + "/" + kOutputListName));  // nothing claimed when one name is refused
+  write_output_file(out, "a.csv", "1");
+  write_output_file(out, "a.csv", "2");  // its own file, replaced
+  std::ifstream mine(out + "/report.md");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(mine), {}), "my report");
 }
 
 TEST_F(RunFolderTest, ALogLineWithAStepThatIsNotANumberIsNamed) {

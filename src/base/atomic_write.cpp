@@ -6,14 +6,25 @@
 #include <filesystem>
 #include <system_error>
 
+#include <unistd.h>
+
+#include <atomic>
+
 #include "lengen/errors.h"
 
 namespace fs = std::filesystem;
 
 namespace lengen {
 
+std::string temporary_path_for(const std::string& path) {
+  // Unique per process and call: two processes (sweep shards, say) replacing one file never
+  // write into each other's temporary file.
+  static std::atomic<unsigned> counter{0};
+  return path + "." + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp";
+}
+
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
+  const std::string temporary = temporary_path_for(path);
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) throw UserError("cannot write " + path + ": " + std::strerror(errno));
   const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();

@@ -79,6 +79,12 @@ Json parse_checked(const std::string& text, const std::string& source, const std
                        /*ignore_comments=*/true);
   } catch (const nlohmann::json::parse_error& error) {
     throw UserError(source + ":" + text_position(text, error.byte) + ": invalid JSON: " + parse_error_reason(error));
+  } catch (const nlohmann::json::out_of_range& error) {
+    // A number beyond double's range (1e400): nlohmann names the number but not its place.
+    const std::string message = error.what();
+    const size_t reason = message.find("] ");
+    throw UserError(source + ": " + (reason == std::string::npos ? message : message.substr(reason + 2)) +
+                    " (a number beyond the range of a double)");
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "lengen/run_lock.h"
 
 namespace fs = std::filesystem;
 
@@ -15,8 +16,45 @@ namespace lengen {
 namespace {
 
 constexpr const char* kStepPrefix = "step_";
+constexpr size_t kStepDigits = 8;
+
+bool all_digits(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A temporary file of write_file_atomically beside NAME: NAME.PID-N.tmp.
+bool is_temporary_of(const std::string& file, const std::string& name) {
+  const std::string suffix = ".tmp";
+  if (file.size() <= name.size() + suffix.size() + 1 || file.compare(0, name.size() + 1, name + ".") != 0 ||
+      file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return false;
+  }
+  const std::string middle = file.substr(name.size() + 1, file.size() - name.size() - 1 - suffix.size());
+  const size_t dash = middle.find('-');
+  return dash != std::string::npos && all_digits(middle.substr(0, dash)) && all_digits(middle.substr(dash + 1));
+}
+
+// A name training writes into checkpoints/: a step checkpoint, best.pt, one set aside as
+// unreadable, or the temporary file of one of them.
+bool is_lengen_checkpoint_file(const std::string& name) {
+  if (is_step_checkpoint_name(name) || name == "best.pt") return true;
+  const std::string unreadable = ".unreadable";
+  if (name.size() > unreadable.size() && name.compare(name.size() - unreadable.size(), unreadable.size(), unreadable) == 0) {
+    const std::string kept = name.substr(0, name.size() - unreadable.size());
+    return is_step_checkpoint_name(kept) || kept == "best.pt";
+  }
+  const size_t dot = name.find(".pt.");
+  return dot != std::string::npos && is_lengen_checkpoint_file(name.substr(0, dot + 3)) &&
+         is_temporary_of(name, name.substr(0, dot + 3));
+}
 
 }  // namespace
+
+bool is_step_checkpoint_name(const std::string& name) {
+  const size_t prefix = std::string(kStepPrefix).size();
+  return name.size() == prefix + kStepDigits + 3 && name.compare(0, prefix, kStepPrefix) == 0 &&
+         all_digits(name.substr(prefix, kStepDigits)) && name.compare(prefix + kStepDigits, 3, ".pt") == 0;
+}
 
 void check_out_folder(const std::string& path, const std::string& what) {
   std::error_code error;
@@ -42,7 +80,7 @@ std::vector<std::string> RunFolder::checkpoints() const {
   if (!fs::is_directory(checkpoint_dir())) return paths;
   for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(kStepPrefix, 0) == 0 && entry.path().extension() == ".pt") paths.push_back(entry.path().string());
+    if (is_step_checkpoint_name(name) && entry.is_regular_file()) paths.push_back(entry.path().string());
   }
   std::sort(paths.begin(), paths.end());  // zero-padded steps sort by name
   return paths;
@@ -53,24 +91,30 @@ std::string RunFolder::latest_checkpoint() const {
   return paths.empty() ? "" : paths.back();
 }
 
+bool RunFolder::training_completed(int64_t steps) const {
+  const std::string latest = latest_checkpoint();
+  return !latest.empty() && latest == checkpoint_path(steps);
+}
+
 void RunFolder::prune_checkpoints(int64_t keep) const {
   auto paths = checkpoints();
   for (size_t i = 0; i + static_cast<size_t>(std::max<int64_t>(keep, 1)) < paths.size(); ++i) fs::remove(paths[i]);
 }
 
-bool RunFolder::has_content() const { return fs::exists(path_) && !fs::is_empty(path_); }
+bool RunFolder::has_content() const {
+  std::error_code error;
+  if (!fs::is_directory(path_, error)) return fs::exists(path_, error);
+  for (const auto& entry : fs::directory_iterator(path_)) {
+    if (entry.path().filename() != RunLock::kFileName) return true;
+  }
+  return false;
+}
 
+// Only the marker says lengen made the folder: a config.json and a log.jsonl are names anyone
+// may use, and --force deletes what it takes for a run folder.
 bool RunFolder::is_lengen_run() const {
   std::error_code error;
-  if (!fs::is_directory(path_, error)) return false;
-  if (fs::is_regular_file(marker_path(), error)) return true;
-  if (!fs::is_regular_file(config_path(), error) || !fs::is_regular_file(log_path(), error)) return false;
-  try {
-    const nlohmann::json config = read_json_file(config_path());
-    return config.is_object() && config.contains("task") && config.contains("model") && config.contains("train");
-  } catch (const UserError&) {
-    return false;
-  }
+  return fs::is_directory(path_, error) && fs::is_regular_file(marker_path(), error);
 }
 
 void RunFolder::mark() const { write_file_atomically(marker_path(), "lengen run folder\n"); }
@@ -82,10 +126,25 @@ void RunFolder::remove_for_restart() const {
   }
   if (!is_lengen_run()) {
     throw UserError(path_ + " is not a lengen run folder (no " + fs::path(marker_path()).filename().string() +
-                    " or config.json + log.jsonl); --force only replaces run folders lengen wrote");
+                    "); --force only replaces run folders lengen wrote");
   }
-  fs::remove_all(path_, error);
-  if (error) throw UserError("cannot remove " + path_ + ": " + error.message());
+  // Only the names training and evaluation write; anything else a user put there stays.
+  const auto remove = [&](const fs::path& file) {
+    fs::remove(file, error);
+    if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
+  };
+  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json"}) {
+    for (const auto& entry : fs::directory_iterator(path_)) {
+      const std::string file = entry.path().filename().string();
+      if (file == name || is_temporary_of(file, name)) remove(entry.path());
+    }
+  }
+  if (fs::is_directory(checkpoint_dir(), error)) {
+    for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
+      if (is_lengen_checkpoint_file(entry.path().filename().string())) remove(entry.path());
+    }
+    if (fs::is_empty(checkpoint_dir(), error)) remove(checkpoint_dir());
+  }
 }
 
 JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {

@@ -159,7 +159,7 @@ CLI::App* add_bench_command(CLI::App& app) {
       "normalizers", "Forward+backward time of each normalizer relative to torch::softmax");
   normalizers->add_option("--lengths", options->lengths, "row lengths n (rows x n causal scores)")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxLength));
   normalizers->add_option("--threads", options->threads, "intra-op threads")
       ->capture_default_str()
       ->check(count_up_to(kMaxBenchThreads));

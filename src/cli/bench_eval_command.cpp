@@ -285,10 +285,10 @@ void add_bench_eval_command(CLI::App& bench) {
   eval->add_option("--lengths", options->lengths, "task lengths to evaluate, e.g. 1024,4096,16384")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxLength));
   eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxSamples));
   eval->add_option(
           "--repeats", options->repeats,
           "rounds, each timing every kernel in turn on the same samples; the best of them is reported")

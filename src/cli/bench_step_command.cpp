@@ -180,7 +180,7 @@ void add_bench_step_command(CLI::App& bench) {
   step->add_option("--batch", options->batch, "sequences per step")->capture_default_str()->check(positive_count());
   step->add_option("--length", options->length, "tokens per sequence")
       ->capture_default_str()
-      ->check(positive_count());
+      ->check(count_up_to(kMaxLength));
   step->add_option("--positions", options->positions, "position encoding")
       ->capture_default_str()
       ->check(CLI::IsMember(position_names()));

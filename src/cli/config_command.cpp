@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "lengen/config_io.h"
+#include "lengen/task.h"
 
 namespace lengen::cli {
 
@@ -30,7 +31,10 @@ void add_config_command(CLI::App& app) {
   show->add_option("--set", options->overrides, "override one key, e.g. --set train.lr=3e-4 (repeatable)")
       ->allow_extra_args(false);
   show->callback([options] {
-    std::cout << config_to_json(load_config(options->path, options->overrides)).dump(2) << "\n";
+    const Config config = load_config(options->path, options->overrides);
+    // The task's parameters are checked as training checks them: a config shown is one that runs.
+    make_task(config.task.name, config.task.params, config.task.seed);
+    std::cout << config_to_json(config).dump(2) << "\n";
   });
 
   auto* schema = cmd->add_subcommand("schema", "Print every config key with its type, default and meaning");

@@ -52,6 +52,11 @@ inline CLI::Validator count_up_to(long long maximum) {
 // Bounds of the bench commands' counts: threads as train.threads allows; rounds enough for any
 // measurement, few enough to end.
 constexpr long long kMaxBenchThreads = 1024;
+
+// The longest source length and the most samples per length any command takes, as eval.lengths
+// and eval.samples allow: beyond them a run would only fail later, allocating.
+constexpr long long kMaxLength = 1 << 20;
+constexpr long long kMaxSamples = 1 << 20;
 constexpr long long kMaxBenchRepeats = 1000;
 
 // 0, 1, ...

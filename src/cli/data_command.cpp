@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "count_validators.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/task.h"
@@ -86,7 +87,15 @@ void check_options(const Task& task, const DataOptions& options) {
     }
     check_generated_length(task, options.len_min, "--len-min");
   }
-  for (int64_t length : options.eval_lengths) check_generated_length(task, length, "evaluation length");
+  for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
+    check_generated_length(task, options.eval_lengths[i], "evaluation length");
+    for (size_t j = 0; j < i; ++j) {
+      if (options.eval_lengths[j] == options.eval_lengths[i]) {
+        throw UserError("--eval-lengths names " + std::to_string(options.eval_lengths[i]) +
+                        " twice (each length is one test split)");
+      }
+    }
+  }
   if (options.train == 0 && options.eval_lengths.empty()) {
     throw UserError("nothing to write: give --train N and/or --eval-lengths");
   }
@@ -207,14 +216,21 @@ void add_data_command(CLI::App& app) {
   cmd->add_option("--task", options->task, "task name")->required();
   cmd->add_option("--param", options->params, "task parameter, e.g. --param vocab=64 (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--seed", options->seed, "seed of the task and of all data")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "seed of the task and of all data")
+      ->capture_default_str()
+      ->check(non_negative_count());
   cmd->add_option("--out", options->out, "output directory (created if missing)")->required();
-  cmd->add_option("--train", options->train, "number of training samples")->capture_default_str();
-  cmd->add_option("--len-min", options->len_min, "shortest training source length");
-  cmd->add_option("--len-max", options->len_max, "longest training source length");
+  cmd->add_option("--train", options->train, "number of training samples")
+      ->capture_default_str()
+      ->check(non_negative_count());
+  cmd->add_option("--len-min", options->len_min, "shortest training source length")->check(count_up_to(kMaxLength));
+  cmd->add_option("--len-max", options->len_max, "longest training source length")->check(count_up_to(kMaxLength));
   cmd->add_option("--eval-lengths", options->eval_lengths, "evaluation source lengths, e.g. 64,128,256")
-      ->delimiter(',');
-  cmd->add_option("--eval-size", options->eval_size, "samples per evaluation length")->capture_default_str();
+      ->delimiter(',')
+      ->check(count_up_to(kMaxLength));
+  cmd->add_option("--eval-size", options->eval_size, "samples per evaluation length")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxSamples));
   cmd->add_flag("--progress", options->progress,
                 "show progress on stderr (automatic on a terminal for large N)");
   cmd->add_flag("--force", options->force, "replace existing data files (old test_* splits are removed)");

@@ -9,6 +9,7 @@
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/run_folder.h"
+#include "lengen/stop_signals.h"
 
 namespace lengen::cli {
 
@@ -77,6 +78,7 @@ void run_eval(const EvalArgs& args) {
   for (const std::string& assignment : args.overrides) check_evaluation_override(assignment);
   // eval.checkpoint names last or best; --checkpoint may also be a path.
   const std::string checkpoint = args.checkpoint.empty() ? config.eval.checkpoint : args.checkpoint;
+  const StopSignals stop_signals;  // Ctrl-C ends the evaluation between batches, results.json untouched
   const RunEvaluation evaluation = evaluate_run(config, args.run_dir, checkpoint, args.data_dir);
   std::cout << "# " << args.run_dir << " @ " << evaluation.checkpoint << " (step " << evaluation.step << "), "
             << config.eval.decode << "\n"

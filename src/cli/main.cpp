@@ -2,15 +2,18 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <new>
 
 #include "commands.h"
+#include "empty_values.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
+#include "lengen/stop_signals.h"
 #include "lengen/trainer.h"
 #include "parse_error_line.h"
 
@@ -32,6 +35,7 @@ int main(int argc, char** argv) {
   lengen::cli::add_report_command(app);
   lengen::cli::add_attention_command(app);
   lengen::cli::add_launch_command(app);
+  lengen::cli::refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -40,6 +44,9 @@ int main(int argc, char** argv) {
     return lengen::kUserErrorExitCode;
   } catch (const lengen::cli::ExitWith& e) {
     return e.code;
+  } catch (const lengen::StopRequested& e) {
+    std::cerr << "lengen: " << e.what() << "\n";
+    return lengen::kInterruptedExitCode;
   } catch (const lengen::TrainingDiverged& e) {
     std::cerr << "lengen: training diverged: " << e.what() << "\n";
     return lengen::cli::kDivergedExitCode;
@@ -51,6 +58,17 @@ int main(int argc, char** argv) {
     // where a folder is needed, a full disk).
     std::cerr << "lengen: error: " << e.what() << "\n";
     return lengen::kUserErrorExitCode;
+  } catch (const c10::Error& e) {
+    // LibTorch's own errors carry a backtrace over many lines: the first line says what failed.
+    const std::string message = e.what_without_backtrace();
+    const std::string first = message.substr(0, message.find('\n'));
+    if (first.find("allocate") != std::string::npos) {
+      std::cerr << "lengen: error: out of memory (" << first
+                << "): a model size, length, vocabulary or batch is too large for this machine\n";
+      return lengen::kUserErrorExitCode;
+    }
+    std::cerr << "lengen: internal error: LibTorch: " << first << "\n";
+    return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "lengen: error: out of memory: a batch size, length or sample count is too large for this "
                  "machine\n";

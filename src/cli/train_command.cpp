@@ -30,6 +30,9 @@ struct TrainArgs {
 
 void run_train(const TrainArgs& args) {
   Config config = load_config(args.config_path, args.overrides);
+  // From here to the end of the final evaluation a stop signal is a request to stop (the
+  // trainer checkpoints, the evaluation gives up), never a kill mid-write.
+  const StopSignals stop_signals;
   TrainOptions options;
   options.run_dir = args.out;
   options.resume = args.resume;

@@ -39,7 +39,19 @@ bool within(const Bounds& bounds, double x) {
   return true;
 }
 
+// Numbers become fp32 tensor values and options (a learning rate, an init std): one beyond
+// float's range would overflow to infinity deep inside training.
+std::string float_range_problem(const std::string& what, const nlohmann::json& number) {
+  const double value = number.get<double>();
+  if (std::isfinite(value) && std::fabs(value) <= std::numeric_limits<float>::max()) return "";
+  return what + " must be a number within float's range (at most 3.4e38 in size), got " + shown(number);
+}
+
 std::string bounds_problem(const std::string& what, const Bounds& bounds, const nlohmann::json& number) {
+  if (number.is_number_float()) {
+    std::string problem = float_range_problem(what, number);
+    if (!problem.empty()) return problem;
+  }
   if (within(bounds, number.get<double>())) return "";
   std::string text = bounds_text(bounds);
   bool interval = bounds.low && bounds.high;
@@ -129,6 +141,10 @@ std::string value_problem(const ConfigField& field, const nlohmann::json& value)
     case ValueType::kNumberMap:
       for (const auto& [name, number] : value.items()) {
         if (!number.is_number()) return type_problem(field.key + "." + name, ValueType::kNumber, number);
+        if (number.is_number_float()) {
+          std::string problem = float_range_problem(field.key + "." + name, number);
+          if (!problem.empty()) return problem;
+        }
       }
       return "";
     case ValueType::kString: {

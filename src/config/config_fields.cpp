@@ -79,6 +79,8 @@ ConfigField parameter_field(const char* key, Access access, const std::vector<En
 constexpr double kMaxLength = 1 << 20;
 constexpr double kMaxCount = 1 << 20;
 constexpr double kMaxThreads = 1024;
+constexpr double kMaxModelSize = 1 << 16;  // a width or count of the model's parts
+constexpr double kMaxSteps = 99999999;     // step_NNNNNNNN.pt
 
 Bounds at_least(double low) { return {low, false, std::nullopt, false}; }
 Bounds above(double low) { return {low, true, std::nullopt, false}; }
@@ -105,11 +107,11 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(task.len_max), "longest training source length", closed(1, kMaxLength)),
       field(KEY(task.seed), "fixes the data streams and what a task draws once per split (mqmtar's vocabularies)"),
 
-      field(KEY(model.layers), "decoder blocks", at_least(1)),
-      field(KEY(model.d_model), "width of the residual stream", at_least(1)),
-      field(KEY(model.heads), "attention heads per layer", at_least(1)),
-      field(KEY(model.d_head), "size of each head's queries, keys and values", at_least(1)),
-      field(KEY(model.d_mlp), "hidden width of the gated MLP", at_least(1)),
+      field(KEY(model.layers), "decoder blocks", closed(1, kMaxModelSize)),
+      field(KEY(model.d_model), "width of the residual stream", closed(1, kMaxModelSize)),
+      field(KEY(model.heads), "attention heads per layer", closed(1, kMaxModelSize)),
+      field(KEY(model.d_head), "size of each head's queries, keys and values", closed(1, kMaxModelSize)),
+      field(KEY(model.d_mlp), "hidden width of the gated MLP", closed(1, kMaxModelSize)),
       field(KEY(model.init_std), "standard deviation of the normal weight init", at_least(0)),
       field(KEY(model.prefill_chunk), "queries per chunk when evaluating long sequences (bounds memory)",
             at_least(1)),
@@ -136,7 +138,7 @@ const std::vector<ConfigField>& config_fields() {
       parameter_field(KEY(model.attention.alibi_slopes), position_choices(),
                       "ALiBi slopes, linear 1/(h+1) or exp 2^-h", {}, alibi_slope_names()),
 
-      field(KEY(train.steps), "optimizer steps", at_least(1)),
+      field(KEY(train.steps), "optimizer steps; checkpoint names hold 8 digits", closed(1, kMaxSteps)),
       field(KEY(train.batch_size), "sequences per step", closed(1, kMaxCount)),
       field(KEY(train.lr), "peak learning rate (AdamW)", above(0)),
       field(KEY(train.warmup), "steps of linear warmup; at most train.steps", at_least(0)),

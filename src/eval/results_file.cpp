@@ -55,8 +55,28 @@ TargetAttention target_from_json(const Json& json) {
   return target;
 }
 
+// The keys of `json` that are not among `known`.
+Json unknown_keys(const Json& json, std::initializer_list<const char*> known) {
+  Json extra = Json::object();
+  for (const auto& [key, value] : json.items()) {
+    if (std::none_of(known.begin(), known.end(), [&key = key](const char* name) { return key == name; }))
+      extra[key] = value;
+  }
+  return extra;
+}
+
+// `extra`'s keys added to `json`, lengen's own keys winning.
+void add_unknown_keys(Json& json, const Json& extra) {
+  for (const auto& [key, value] : extra.items()) {
+    if (!json.contains(key)) json[key] = value;
+  }
+}
+
 ResultEntry entry_from_json(const Json& json) {
   ResultEntry entry;
+  entry.extra = unknown_keys(json, {"length", "decode", "samples", "exact_match", "token_accuracy", "exact", "tokens",
+                                    "correct_tokens", "loss", "attention", "attention_on_target", "checkpoint",
+                                    "step", "model", "data"});
   entry.length = json.at("length").get<int64_t>();
   entry.decode = json.at("decode").get<std::string>();
   entry.samples = json.at("samples").get<int64_t>();
@@ -178,6 +198,7 @@ Json to_json(const ResultEntry& entry) {
                      {"weights_hash", entry.model->weights_hash}};
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
+  add_unknown_keys(json, entry.extra);
   return json;
 }
 
@@ -192,12 +213,15 @@ Json to_json(const ResultsFile& results) {
                  {"positions", results.method.positions}}}};
   if (!results.results.empty()) json["results"] = results_to_json(results.results);
   if (!results.results_on_files.empty()) json["results_on_files"] = results_to_json(results.results_on_files);
+  add_unknown_keys(json, results.extra);
   return json;
 }
 
 ResultsFile results_file_from_json(const Json& json, const std::string& source) {
   try {
     ResultsFile results;
+    results.extra = unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "method", "results",
+                                        "results_on_files"});
     results.task = json.at("task").get<std::string>();
     results.train_len_min = json.at("train_len_min").get<int64_t>();
     results.train_len_max = json.at("train_len_max").get<int64_t>();

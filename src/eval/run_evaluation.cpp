@@ -17,7 +17,9 @@
 #include "lengen/evaluation.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_lock.h"
 #include "lengen/sequence.h"
+#include "lengen/stop_signals.h"
 
 namespace fs = std::filesystem;
 
@@ -95,25 +97,38 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   set_compute_threads(static_cast<int>(config.train.threads));
   const torch::Device device = resolve_device(config.train.device);
   Decoder model(config.model, vocab_size(task->num_symbols()));
+  // The run has one writer: a second evaluation (or a training) of it would merge its results
+  // into a results.json this one is about to replace.
+  const RunLock lock(run_dir);
   RunEvaluation evaluation;
-  evaluation.checkpoint = resolve_checkpoint(run_dir, checkpoint);
+  // Provenance in absolute paths: results.json is read from other folders than the one it was
+  // written from.
+  evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
   evaluation.step = load_checkpoint(evaluation.checkpoint, model, nullptr).step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.on_files = !data_dir.empty();
+  const std::string absolute_data_dir = data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
   const std::string results_path = RunFolder(run_dir).results_path();
-  ResultsFile existing = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
+  if (fs::exists(results_path)) read_results_file(results_path);
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
   model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
-  std::vector<EvalSet> sets = evaluation_sets(*task, config, data_dir);
+  std::vector<EvalSet> sets = evaluation_sets(*task, config, absolute_data_dir);
   EvaluationProgress progress(sets);
   for (EvalSet& set : sets) {
     std::optional<AttentionOnTargetMeter> target_meter;
     if (config.eval.attention_on_target_samples > 0)
       target_meter.emplace(*task, config.model, config.eval.attention_on_target_samples);
     evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval,
-                                                  [&](int64_t done) { progress.update(set, done); },
+                                                  [&](int64_t done) {
+                                                    // Ctrl-C or SIGTERM: stop between batches, results.json
+                                                    // left as it was.
+                                                    if (stop_signal_received()) {
+                                                      throw StopRequested("evaluation of " + run_dir + " stopped; results.json left as it was");
+                                                    }
+                                                    progress.update(set, done);
+                                                  },
                                                   target_meter ? &*target_meter : nullptr));
     if (target_meter) {
       evaluation.results.back().attention_on_target = target_attention(target_meter->result(), task->name());
@@ -129,6 +144,8 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
                                          100 * result.metrics.exact_match(), result.metrics.samples));
   }
   progress.finish();
+  // Merged into the file as it is now, not as it was read at the start.
+  ResultsFile existing = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
   write_results_file(results_path, merge_results(std::move(existing), config, evaluation));
   return evaluation;
 }
@@ -173,7 +190,10 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   for (size_t i = 0; i < evaluation.results.size(); ++i) {
     const LengthResult& result = evaluation.results[i];
     const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
-    results[result.decode][result.length] = result_entry(result, evaluation, data);
+    ResultEntry& slot = results[result.decode][result.length];
+    nlohmann::json notes = std::move(slot.extra);  // a user's keys on the entry outlive its remeasurement
+    slot = result_entry(result, evaluation, data);
+    slot.extra = std::move(notes);
   }
   return existing;
 }

@@ -50,6 +50,20 @@ void read_optional(torch::serialize::InputArchive& archive, const std::string& k
   if (archive.try_read(key, value)) target = value.item<int64_t>();
 }
 
+// The dotted names of the tensors an archive of a module holds, its submodules' included.
+void stored_tensor_names(torch::serialize::InputArchive& archive, const std::string& prefix,
+                         std::vector<std::string>& names) {
+  for (const std::string& key : archive.keys()) {
+    torch::serialize::InputArchive child;
+    if (archive.try_read(key, child)) {
+      stored_tensor_names(child, prefix + key + ".", names);
+      continue;
+    }
+    torch::Tensor tensor;
+    if (archive.try_read(key, tensor)) names.push_back(prefix + key);
+  }
+}
+
 }  // namespace
 
 bool weights_are_finite(Decoder& model) {
@@ -107,6 +121,16 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch:
   try {
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);
+    // Loading reads the tensors this model has and ignores the rest, so a checkpoint of another
+    // method (a learned alpha, say) with every tensor of this one would pass for it.
+    std::vector<std::string> stored;
+    stored_tensor_names(model_archive, "", stored);
+    for (const std::string& name : stored) {
+      if (expected.count(name) == 0) {
+        throw UserError("checkpoint " + path + " does not fit this model: it holds " + name +
+                        ", which this model does not have (a checkpoint of another model or method)");
+      }
+    }
     model->load(model_archive);
   } catch (const c10::Error& e) {
     throw UserError("checkpoint " + path + " does not fit this model: " + first_line(e));

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <memory>
 #include <sstream>
 
@@ -19,6 +21,7 @@
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/json_file.h"
+#include "lengen/output_files.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
@@ -64,17 +67,28 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
     throw UserError(fmt::format("--sample {} is out of range: {} evaluates {} samples at this length (0..{})",
                                 options.sample, config_path, samples, samples - 1));
   }
-  const Config config = load_config(config_path, {"eval.lengths=" + std::to_string(options.length),
-                                                  "eval.samples=" + std::to_string(options.sample + 1),
-                                                  "eval.long_from=0", "eval.long_samples=0"});
+  // --length and --sample reach the config as these overrides; a value they refuse is named as
+  // the option the user typed, not as an override they never wrote.
+  const auto with_option_names = [&](const std::string& message) {
+    const std::string eval_set = "--set eval.lengths=" + std::to_string(options.length);
+    const size_t at = message.find(eval_set);
+    return at == std::string::npos ? message : message.substr(0, at) + "--length " + std::to_string(options.length) +
+                                                   message.substr(at + eval_set.size());
+  };
+  Config config;
+  try {
+    config = load_config(config_path, {"eval.lengths=" + std::to_string(options.length),
+                                       "eval.samples=" + std::to_string(options.sample + 1), "eval.long_from=0",
+                                       "eval.long_samples=0"});
+  } catch (const UserError& e) {
+    throw UserError(with_option_names(e.what()));
+  }
   const auto task = make_task(config.task.name, config.task.params, config.task.seed);
   if (options.length < task->min_length()) {
     throw UserError(fmt::format("--length {} is below {}'s shortest length {}", options.length,
                                 config.task.name, task->min_length()));
   }
   RunMaps maps;
-  maps.name = fs::path(run_dir).lexically_normal().filename().string();
-  if (maps.name.empty()) maps.name = fs::path(run_dir).lexically_normal().parent_path().filename().string();
   maps.label = method_label(
       {config.model.attention.normalizer, config.model.attention.scaling, config.model.attention.positions});
   maps.sample = evaluation_sets(*task, config, "").front().samples.back();
@@ -170,14 +184,35 @@ PooledMap max_pool_map(const torch::Tensor& map, int64_t max_cells) {
 
 constexpr const char* kPageTitle = "# Attention maps: ";
 
-// DIR may hold an earlier page of maps, which is replaced; anything else a user wrote is kept.
-void check_output_folder(const std::string& out_dir) {
-  check_out_folder(out_dir, "folder");
-  std::error_code error;
-  const std::string page = out_dir + "/attention.md";
-  if (fs::exists(page, error) && read_text_file(page).rfind(kPageTitle, 0) != 0) {
-    throw UserError(page + " exists and was not written by lengen attention: choose another --out");
+// A run's folder name in DIR: the last component of its path made absolute, so that "." and ".."
+// name the folder they stand for and never lead out of DIR.
+std::string run_folder_name(const std::string& run_dir) {
+  fs::path path = fs::absolute(run_dir).lexically_normal();
+  if (path.filename().empty()) path = path.parent_path();  // a trailing slash
+  const std::string name = path.filename().string();
+  return name.empty() ? "root" : name;
+}
+
+// Each run's name in DIR, unique among all of them: runs of different sweeps may share a folder
+// name, and a suffix must not give one run another's name (p/x_3 beside a third x).
+std::vector<std::string> unique_run_names(const std::vector<std::string>& run_dirs) {
+  std::vector<std::string> names;
+  std::map<std::string, int> count;
+  for (const std::string& run_dir : run_dirs) names.push_back(run_folder_name(run_dir));
+  for (const std::string& name : names) ++count[name];
+  std::set<std::string> taken(names.begin(), names.end());
+  std::map<std::string, int> seen;
+  for (std::string& name : names) {
+    if (count[name] == 1 || ++seen[name] == 1) continue;
+    std::string candidate;
+    for (int k = seen[name];; ++k) {
+      candidate = name + "_" + std::to_string(k);
+      if (taken.count(candidate) == 0) break;
+    }
+    taken.insert(candidate);
+    name = candidate;
   }
+  return names;
 }
 
 std::string write_attention_maps(const std::vector<std::string>& run_dirs,
@@ -185,14 +220,12 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   if (run_dirs.empty()) throw UserError("lengen attention needs at least one run folder");
   if (options.sample < 0) throw UserError(fmt::format("--sample {} is negative", options.sample));
   if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
-  check_output_folder(options.out_dir);
+  check_out_folder(options.out_dir, "folder");
+  const std::vector<std::string> names = unique_run_names(run_dirs);
   std::vector<RunMaps> runs;
-  for (const std::string& run_dir : run_dirs) {
-    runs.push_back(capture_run(run_dir, options));
-    // Runs of different sweeps may share a folder name; each gets its own output folder.
-    for (size_t i = 0; i + 1 < runs.size(); ++i) {
-      if (runs[i].name == runs.back().name) runs.back().name += "_" + std::to_string(runs.size());
-    }
+  for (size_t i = 0; i < run_dirs.size(); ++i) {
+    runs.push_back(capture_run(run_dirs[i], options));
+    runs.back().name = names[i];
   }
   const int64_t layer_count = static_cast<int64_t>(runs.front().layers.size());
   const int64_t head_count = runs.front().layers.front().size(0);
@@ -210,7 +243,17 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
 
   const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
   const std::string terminal = gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot);
-  fs::create_directories(options.out_dir);
+  // Every file this page writes is checked before the first is written.
+  std::vector<std::string> files = {"attention.md"};
+  for (const RunMaps& run : runs) {
+    for (int64_t layer : layers) {
+      for (int64_t head : heads) {
+        for (const char* extension : {".dat", ".gp", ".png", ".svg"})
+          files.push_back(fmt::format("{}/layer{}_head{}{}", run.name, layer, head, extension));
+      }
+    }
+  }
+  claim_output_files(options.out_dir, files);
   bool all_drawn = !gnuplot.empty();
   PooledMap example;
   for (const RunMaps& run : runs) {
@@ -267,7 +310,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     md << "\nSome maps were not drawn (" << (gnuplot.empty() ? "gnuplot is not on PATH" : "gnuplot failed")
        << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";
   }
-  write_file_atomically(options.out_dir + "/attention.md", md.str());
+  write_file_atomically(options.out_dir + "/attention.md", md.str());  // claimed above
   return md.str();
 }
 

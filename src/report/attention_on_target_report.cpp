@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "lengen/atomic_write.h"
+#include "lengen/output_files.h"
 
 namespace lengen {
 
@@ -58,7 +59,7 @@ std::string attention_on_target_section(const std::vector<RunResults>& runs, con
        << samples
        << " evaluation sample(s) per length: the best head of each layer, and the mean over the layer's "
           "heads. "
-          "Cells: mean ± std over the runs of each method.\n\n";
+          "Cells: mean ± std over the runs of each group.\n\n";
   }
   for (size_t layer = 0; layer < measured.layers; ++layer) {
     for (const char* kind : {"best", "mean"}) {
@@ -68,7 +69,7 @@ std::string attention_on_target_section(const std::vector<RunResults>& runs, con
       const MetricTable table =
           metric_table(runs, decode, fmt::format("attention_on_target/{}/{}", layer, kind));
       md << "### " << title << "\n\n" << markdown_table(table, train_len_max) << "\n";
-      write_file_atomically(out_dir + "/" + name + ".csv", csv_table(table, train_len_max));
+      write_output_file(out_dir, name + ".csv", csv_table(table, train_len_max));
       const std::string y_label = fmt::format("weight on the answering keys, layer {} ({})", layer,
                                               kind == std::string("best") ? "best head" : "mean over heads");
       if (plot_metric(table, out_dir, name, y_label, "[0:1]", gnuplot)) {

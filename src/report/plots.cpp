@@ -11,6 +11,7 @@
 
 #include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
+#include "lengen/output_files.h"
 #include "lengen/report.h"
 
 namespace fs = std::filesystem;
@@ -69,10 +70,12 @@ bool plot_metric(const MetricTable& table, const std::string& dir, const std::st
 
 bool plot_table(const MetricTable& table, const std::string& dir, const std::string& name,
                 const PlotAxes& axes, const std::string& gnuplot) {
-  // One block per method (gnuplot's "index"), rows: x mean std.
+  // gnuplot writes the images: they are claimed with the data and the script.
+  claim_output_files(dir, {name + ".dat", name + ".gp", name + ".png", name + ".svg"});
+  // One block per group (gnuplot's "index"), rows: x mean std.
   std::ostringstream data;
   std::vector<size_t> plotted;
-  for (size_t m = 0; m < table.methods.size(); ++m) {
+  for (size_t m = 0; m < table.groups.size(); ++m) {
     std::ostringstream block;
     for (size_t l = 0; l < table.lengths.size(); ++l) {
       const auto& cell = table.cells[m][l];
@@ -80,7 +83,7 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
     }
     if (block.str().empty()) continue;
     if (!plotted.empty()) data << "\n\n";
-    data << "# " << method_label(table.methods[m]) << "\n" << block.str();
+    data << "# " << group_label(table.groups[m]) << "\n" << block.str();
     plotted.push_back(m);
   }
   write_file_atomically(dir + "/" + name + ".dat", data.str());
@@ -100,7 +103,7 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
   for (size_t i = 0; i < plotted.size(); ++i) {
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i
            << (axes.error_bars ? " using 1:2:3 with yerrorlines" : " using 1:2 with lines")
-           << " linewidth 2 title " << gnuplot_quoted(method_label(table.methods[plotted[i]]));
+           << " linewidth 2 title " << gnuplot_quoted(group_label(table.groups[plotted[i]]));
   }
   script << "\nset terminal svg noenhanced size 900,560\nset output '" << name << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());

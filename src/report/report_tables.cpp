@@ -1,5 +1,6 @@
 // Runs -> per-method tables of mean ± std over runs, as markdown and CSV.
 #include <spdlog/fmt/fmt.h>
+#include <spdlog/fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,16 +20,91 @@ namespace lengen {
 
 namespace {
 
-RunResults read_run(const std::string& name, const std::string& results_path, bool on_files) {
-  ResultsFile file = read_results_file(results_path);
+// A config as "key.path" -> its value's JSON text (strings unquoted), for comparing runs.
+void flatten(const nlohmann::json& value, const std::string& path, std::map<std::string, std::string>& out) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) flatten(child, path.empty() ? key : path + "." + key, out);
+  } else {
+    out[path] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+}
+
+// Keys on which runs of one group may differ: seeds (what the mean and std are over), the
+// method (grouped on its own), and settings that leave the trained model alone.
+bool averaged_over(const std::string& key) {
+  for (const char* prefix : {"train.seed", "task.seed", "train.threads", "train.device", "description",
+                             "model.attention.normalizer", "model.attention.scaling", "model.attention.positions"}) {
+    if (key == prefix) return true;
+  }
+  return key.rfind("eval.", 0) == 0;
+}
+
+// "" when every entry was measured with one checkpoint, else "step 200 at 64, 128; step 400 at
+// 256" (per decode mode, in the order of the steps).
+std::string mixed_checkpoints(const ResultsByDecode& results) {
+  std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> lengths_by_model;
+  for (const auto& [decode, by_length] : results) {
+    for (const auto& [length, entry] : by_length) {
+      const std::string hash = entry.model ? entry.model->weights_hash : entry.checkpoint;
+      lengths_by_model[{entry.step, hash}].push_back(length);
+    }
+  }
+  if (lengths_by_model.size() < 2) return "";
+  std::string text;
+  for (const auto& [model, lengths] : lengths_by_model) {
+    std::set<int64_t> unique(lengths.begin(), lengths.end());
+    text += (text.empty() ? "" : "; ") + fmt::format("step {} at {}", model.first, fmt::join(unique, ", "));
+  }
+  return text;
+}
+
+struct ReadRun {
   RunResults run;
+  std::map<std::string, std::string> config;  // flattened; empty without a config.json
+};
+
+ReadRun read_run(const std::string& name, const std::string& results_path, bool on_files) {
+  ResultsFile file = read_results_file(results_path);
+  ReadRun read;
+  RunResults& run = read.run;
   run.name = name;
   run.dir = fs::path(results_path).parent_path().string();
-  run.method = file.method;
+  run.group.method = file.method;
   run.train_len_max = file.train_len_max;
   // A run evaluated on one kind of data only has no entry for the other.
   run.results = std::move(on_files ? file.results_on_files : file.results);
-  return run;
+  run.mixed_checkpoints = mixed_checkpoints(run.results);
+  const fs::path config = fs::path(run.dir) / "config.json";
+  if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
+  return read;
+}
+
+// Each run's variant: the keys outside averaged_over whose values are not the same in every run.
+std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
+  std::set<std::string> differing;
+  for (const ReadRun& a : read) {
+    for (const ReadRun& b : read) {
+      for (const auto* pair : {&a.config, &b.config}) {
+        for (const auto& [key, value] : *pair) {
+          if (averaged_over(key) || differing.count(key) > 0) continue;
+          const auto in_a = a.config.find(key), in_b = b.config.find(key);
+          const bool same = in_a != a.config.end() && in_b != b.config.end() && in_a->second == in_b->second;
+          if (!same) differing.insert(key);
+        }
+      }
+    }
+  }
+  std::vector<RunResults> runs;
+  for (ReadRun& one : read) {
+    std::string variant;
+    for (const std::string& key : differing) {
+      const auto found = one.config.find(key);
+      variant += (variant.empty() ? "" : ", ") + key + "=" + (found == one.config.end() ? "?" : found->second);
+    }
+    one.run.group.variant = variant;
+    runs.push_back(std::move(one.run));
+  }
+  return runs;
 }
 
 std::string multiple_text(int64_t length, int64_t train_len_max) {
@@ -46,12 +122,25 @@ std::string method_label(const Method& method) {
   return (name.empty() ? parts : name + " (" + parts + ")") + " / " + method.positions;
 }
 
+std::string group_label(const RunGroup& group) {
+  return method_label(group.method) + (group.variant.empty() ? "" : ", " + group.variant);
+}
+
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
-  std::vector<RunResults> runs;
+  std::vector<ReadRun> runs;
   const fs::path root(dir);
   if (fs::exists(root / "sweep.json")) {
     // Keep the manifest alive: looping over .at() of a temporary would read freed memory.
-    const nlohmann::json manifest = read_json_file((root / "sweep.json").string());
+    const std::string manifest_path = (root / "sweep.json").string();
+    const nlohmann::json manifest = read_json_file(manifest_path);
+    // A sweep.json lengen did not write (another tool's) is named, not read as lengen's.
+    const auto is_run = [](const nlohmann::json& entry) {
+      return entry.is_object() && entry.contains("name") && entry["name"].is_string();
+    };
+    if (!manifest.is_object() || !manifest.contains("runs") || !manifest["runs"].is_array() ||
+        !std::all_of(manifest["runs"].begin(), manifest["runs"].end(), is_run)) {
+      throw UserError(manifest_path + ": not a lengen sweep manifest (expected {\"runs\": [{\"name\": ...}, ...]})");
+    }
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path results = root / name / "results.json";
@@ -70,7 +159,14 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
     }
   }
   if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
-  return runs;
+  return with_variants(std::move(runs));
+}
+
+int64_t common_train_len_max(const std::vector<RunResults>& runs) {
+  for (const auto& run : runs) {
+    if (run.train_len_max != runs.front().train_len_max) return 0;
+  }
+  return runs.empty() ? 0 : runs.front().train_len_max;
 }
 
 std::string default_decode(const std::vector<RunResults>& runs) {
@@ -99,14 +195,14 @@ MetricTable metric_table(const std::vector<RunResults>& runs, const std::string&
   MetricTable table;
   table.metric = metric;
   std::set<int64_t> lengths;
-  // values[method][length]
+  // values[group][length]
   std::vector<std::map<int64_t, std::vector<double>>> values;
   const double scale = is_percent(metric) ? 100.0 : 1.0;
   for (const auto& run : runs) {
-    auto found = std::find(table.methods.begin(), table.methods.end(), run.method);
-    const size_t m = static_cast<size_t>(found - table.methods.begin());
-    if (found == table.methods.end()) {
-      table.methods.push_back(run.method);
+    auto found = std::find(table.groups.begin(), table.groups.end(), run.group);
+    const size_t m = static_cast<size_t>(found - table.groups.begin());
+    if (found == table.groups.end()) {
+      table.groups.push_back(run.group);
       values.emplace_back();
     }
     const auto by_decode = run.results.find(decode);
@@ -142,13 +238,15 @@ std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
   const int digits = is_percent(table.metric) ? 1 : 2;
   std::ostringstream out;
   out << "| method |";
-  for (int64_t length : table.lengths)
-    out << " " << length << " (" << multiple_text(length, train_len_max) << ") |";
+  for (int64_t length : table.lengths) {
+    const std::string multiple = multiple_text(length, train_len_max);
+    out << " " << length << (multiple.empty() ? "" : " (" + multiple + ")") << " |";
+  }
   out << "\n|---|";
   for (size_t i = 0; i < table.lengths.size(); ++i) out << "---|";
   out << "\n";
-  for (size_t m = 0; m < table.methods.size(); ++m) {
-    out << "| " << method_label(table.methods[m]) << " |";
+  for (size_t m = 0; m < table.groups.size(); ++m) {
+    out << "| " << group_label(table.groups[m]) << " |";
     for (const auto& cell : table.cells[m]) out << " " << summary_text(cell, digits) << " |";
     out << "\n";
   }
@@ -158,15 +256,15 @@ std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
 std::string csv_table(const MetricTable& table, int64_t train_len_max, const std::string& x_column) {
   const bool lengths = x_column == "length";
   std::ostringstream out;
-  out << "method,normalizer,scaling,positions," << x_column << (lengths ? ",multiple" : "")
+  out << "method,normalizer,scaling,positions,variant," << x_column << (lengths ? ",multiple" : "")
       << ",mean,std,n\n";
-  for (size_t m = 0; m < table.methods.size(); ++m) {
-    const Method& method = table.methods[m];
+  for (size_t m = 0; m < table.groups.size(); ++m) {
+    const Method& method = table.groups[m].method;
     for (size_t l = 0; l < table.lengths.size(); ++l) {
       const auto& cell = table.cells[m][l];
       if (!cell) continue;
-      out << '"' << method_label(method) << "\"," << method.normalizer << "," << method.scaling << ","
-          << method.positions << "," << table.lengths[l] << ","
+      out << '"' << group_label(table.groups[m]) << "\"," << method.normalizer << "," << method.scaling << ","
+          << method.positions << ",\"" << table.groups[m].variant << "\"," << table.lengths[l] << ","
           << (lengths ? multiple_text(table.lengths[l], train_len_max) + "," : "")
           << fmt::format("{:.6g},{:.6g},{}", cell->mean, cell->std, cell->n) << "\n";
     }

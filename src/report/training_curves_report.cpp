@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "lengen/atomic_write.h"
+#include "lengen/output_files.h"
 
 namespace fs = std::filesystem;
 
@@ -49,42 +50,42 @@ RunCurves read_curves(const std::string& path) {
   return curves;
 }
 
-// Per method, the mean ± std over its runs at each step that all of them logged (a run cut
+// Per group, the mean ± std over its runs at each step that all of them logged (a run cut
 // short adds no point where it has no value).
 MetricTable curve_table(const std::vector<RunResults>& runs, const std::vector<const Curve*>& curves,
                         const std::string& metric) {
   MetricTable table;
   table.metric = metric;
-  std::vector<std::vector<const Curve*>> by_method;
+  std::vector<std::vector<const Curve*>> by_group;
   for (size_t r = 0; r < runs.size(); ++r) {
     if (curves[r] == nullptr || curves[r]->empty()) continue;
-    const auto m = static_cast<size_t>(std::find(table.methods.begin(), table.methods.end(), runs[r].method) -
-                                       table.methods.begin());
-    if (m == table.methods.size()) {
-      table.methods.push_back(runs[r].method);
-      by_method.emplace_back();
+    const auto m = static_cast<size_t>(std::find(table.groups.begin(), table.groups.end(), runs[r].group) -
+                                       table.groups.begin());
+    if (m == table.groups.size()) {
+      table.groups.push_back(runs[r].group);
+      by_group.emplace_back();
     }
-    by_method[m].push_back(curves[r]);
+    by_group[m].push_back(curves[r]);
   }
   // The steps that every run of some method logged.
   std::set<int64_t> steps;
-  for (const auto& method_curves : by_method) {
-    for (const auto& [step, value] : *method_curves.front()) {
-      const bool in_all = std::all_of(method_curves.begin(), method_curves.end(),
+  for (const auto& group_curves : by_group) {
+    for (const auto& [step, value] : *group_curves.front()) {
+      const bool in_all = std::all_of(group_curves.begin(), group_curves.end(),
                                       [step = step](const Curve* curve) { return curve->count(step) > 0; });
       if (in_all) steps.insert(step);
     }
   }
   table.lengths.assign(steps.begin(), steps.end());  // the x values: steps
-  for (const auto& method_curves : by_method) {
+  for (const auto& group_curves : by_group) {
     std::vector<std::optional<Summary>> row;
     for (int64_t step : table.lengths) {
       std::vector<double> values;
-      for (const Curve* curve : method_curves) {
+      for (const Curve* curve : group_curves) {
         const auto it = curve->find(step);
         if (it != curve->end()) values.push_back(it->second);
       }
-      row.push_back(values.size() == method_curves.size() ? std::optional<Summary>(summarize_values(values))
+      row.push_back(values.size() == group_curves.size() ? std::optional<Summary>(summarize_values(values))
                                                           : std::nullopt);
     }
     table.cells.push_back(std::move(row));
@@ -113,8 +114,8 @@ std::string step_table(const MetricTable& table, int digits, bool significant) {
   out << "\n|---|";
   for (size_t i = 0; i < shown.size(); ++i) out << "---|";
   out << "\n";
-  for (size_t m = 0; m < table.methods.size(); ++m) {
-    out << "| " << method_label(table.methods[m]) << " |";
+  for (size_t m = 0; m < table.groups.size(); ++m) {
+    out << "| " << group_label(table.groups[m]) << " |";
     for (size_t i : shown) {
       out << " " << summary_text(table.cells[m][i], digits, significant) << " |";
     }
@@ -164,7 +165,7 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
     const MetricTable table = curve_table(runs, of_runs, spec.name);
     if (table.lengths.empty()) continue;
     md << "### " << spec.title << "\n\n" << step_table(table, spec.digits, spec.significant) << "\n";
-    write_file_atomically(out_dir + "/" + spec.name + ".csv", csv_table(table, 0, "step"));
+    write_output_file(out_dir, std::string(spec.name) + ".csv", csv_table(table, 0, "step"));
     if (plot_table(table, out_dir, spec.name, spec.axes, gnuplot)) {
       md << "![" << spec.title << "](" << spec.name << ".png)\n\n";
     }

@@ -39,6 +39,17 @@ bool is_plain_name(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A run folder named like one of the sweep folder's own files would be written over by them,
+// or they over it.
+bool is_side_file_name(const std::string& name) {
+  return name == kSweepManifestName || ends_with(name, kSweepConfigSuffix) || ends_with(name, kSweepLogSuffix) ||
+         ends_with(name, kSweepFailureSuffix);
+}
+
 // One choice on an axis or one list entry: its overrides and its name component.
 struct Choice {
   std::string name;
@@ -194,6 +205,11 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
     if (!is_plain_name(run.name)) {
       throw UserError(source + ": run name '" + run.name +
                       "' is not a plain folder name; give the run a \"name\"");
+    }
+    if (is_side_file_name(run.name)) {
+      throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
+                      kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix + ", NAME" +
+                      kSweepFailureSuffix + "); give the run another \"name\"");
     }
   }
   return sweep;

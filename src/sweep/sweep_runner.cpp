@@ -32,10 +32,22 @@ struct RunPaths {
   std::string run_dir, config, log, failure;
   RunPaths(const std::string& out, const std::string& name)
       : run_dir(out + "/" + name),
-        config(out + "/" + name + ".config.json"),
-        log(out + "/" + name + ".log"),
-        failure(out + "/" + name + ".failure.txt") {}
+        config(out + "/" + name + kSweepConfigSuffix),
+        log(out + "/" + name + kSweepLogSuffix),
+        failure(out + "/" + name + kSweepFailureSuffix) {}
 };
+
+// Finished: training ran to the train.steps of the run's config.json, and the run was then
+// evaluated. A run evaluated after an interruption is not finished; it is resumed.
+bool is_finished(const RunPaths& paths) {
+  const RunFolder folder(paths.run_dir);
+  if (!fs::exists(folder.results_path()) || !fs::exists(folder.config_path())) return false;
+  const nlohmann::json saved = read_json_file(folder.config_path());
+  const nlohmann::json steps = saved.is_object() && saved.contains("train") && saved["train"].is_object()
+                                   ? saved["train"].value("steps", nlohmann::json())
+                                   : nlohmann::json();
+  return steps.is_number_integer() && folder.training_completed(steps.get<int64_t>());
+}
 
 struct PendingRun {
   std::string name;
@@ -86,7 +98,7 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
     const RunPaths paths(out, run.name);
-    if (!fs::exists(paths.run_dir + "/results.json")) continue;
+    if (!is_finished(paths)) continue;
     Config wanted;
     try {
       wanted = run_config(sweep, run);
@@ -137,7 +149,7 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
     std::string state;
     try {
       const Config wanted = run_config(sweep, run);
-      state = fs::exists(paths.run_dir + "/results.json")             ? "finished"
+      state = is_finished(paths)                                      ? "finished"
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                       : "new";
       if (state == "finished") {
@@ -160,7 +172,7 @@ void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, con
   check_finished_runs_are_current(sweep, mine, out);
   check_out_folder(out, "sweep folder");
   fs::create_directories(out);
-  write_file_atomically(out + "/sweep.json", sweep_manifest(sweep).dump(2) + "\n");
+  write_file_atomically(out + "/" + kSweepManifestName, sweep_manifest(sweep).dump(2) + "\n");
 }
 
 // The runs still to train, each with its config written; finished ones are skipped and ones
@@ -171,7 +183,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
     PendingRun pending{run.name, RunPaths(args.out, run.name), {}};
-    if (fs::exists(pending.paths.run_dir + "/results.json")) {
+    if (is_finished(pending.paths)) {
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
       continue;

@@ -53,9 +53,11 @@ int parse_env_int(const char* name, const std::string& text, int low, int high) 
 std::chrono::milliseconds parse_env_seconds(const char* name, const std::string& text) {
   char* end = nullptr;
   const double seconds = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds <= 0) {
+  // A week at most: a larger count overflows the clock's deadline arithmetic into the past.
+  constexpr double kMaxSeconds = 7 * 24 * 3600;
+  if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxSeconds) {
     throw UserError("environment variable " + std::string(name) + "='" + text +
-                    "' is not a positive number of seconds");
+                    "' is not a number of seconds above 0 and at most 604800 (a week)");
   }
   return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
 }

@@ -8,6 +8,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/config_io.h"
+#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 
@@ -20,15 +21,60 @@ namespace {
 // What a resumed run may change: its length and its evaluation.
 const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "eval", "description"};
 
+// What a run trained on, for training_data.json: generated data (null), or the --data folder by
+// its absolute path and the hash of its train.src and train.trg.
+nlohmann::json training_data_record(const std::string& data_dir) {
+  if (data_dir.empty()) return nullptr;
+  ContentHash hash;
+  hash.add_file(data_dir + "/train.src");
+  hash.add_file(data_dir + "/train.trg");
+  return {{"dir", fs::absolute(data_dir).lexically_normal().string()}, {"hash", hash.hex()}};
+}
+
+// A resumed run trains on what it started on: the same --data files (by content), or generated
+// data when it started without --data.
+void check_resume_data(const RunFolder& run, const std::string& data_dir) {
+  const nlohmann::json now = training_data_record(data_dir);
+  const nlohmann::json saved =
+      fs::exists(run.training_data_path()) ? read_json_file(run.training_data_path()) : nlohmann::json(nullptr);
+  const auto described = [](const nlohmann::json& record) {
+    return record.is_object() ? "--data " + record.value("dir", std::string("?")) : std::string("generated data");
+  };
+  const bool same = saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "")
+                                      : now.is_null();
+  if (!same) {
+    throw UserError("cannot resume " + run.path() + ": it was trained on " + described(saved) + ", not on " +
+                    described(now) + (saved.is_object() ? " (files with hash " + saved.value("hash", std::string("?")) + ")" : ""));
+  }
+}
+
+// train.steps may grow on a resume, not shrink below the newest checkpoint: the run would end
+// at once and its config.json would name fewer steps than it trained.
+void check_resume_steps(const RunFolder& run, int64_t steps) {
+  const std::string latest = fs::path(run.latest_checkpoint()).filename().string();
+  if (latest.empty()) return;  // resume_from_intact_checkpoint names the missing checkpoint
+  const int64_t trained = std::stoll(latest.substr(latest.find('_') + 1));
+  if (trained > steps) {
+    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) + ": it has trained " +
+                    std::to_string(trained) + " steps already (train.steps may grow on a resume, not shrink)");
+  }
+}
+
 }  // namespace
 
-void prepare_run_folder(const RunFolder& run, const Config& config, const TrainOptions& options, bool writer) {
+std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config, const TrainOptions& options,
+                                            bool writer) {
   const auto resolved = config_to_json(config);
   check_out_folder(run.path(), "run folder");
+  std::unique_ptr<RunLock> lock;
   if (options.resume) {
     if (!fs::exists(run.config_path())) {
       throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
     }
+    // Checked under the lock: a run another process is training is neither compared nor touched.
+    if (writer) lock = std::make_unique<RunLock>(run.path());
+    check_resume_data(run, options.data_dir);
+    check_resume_steps(run, config.train.steps);
     auto saved = read_json_file(run.config_path());
     const auto differs = first_config_difference(saved, resolved, kKeysAResumeMayChange);
     if (!differs.empty()) {
@@ -36,6 +82,10 @@ void prepare_run_folder(const RunFolder& run, const Config& config, const TrainO
                       "' differs from the run's config.json");
     }
   } else {
+    if (writer) {
+      fs::create_directories(run.path());
+      lock = std::make_unique<RunLock>(run.path());
+    }
     if (run.has_content()) {
       if (!options.force) {
         throw UserError("run folder " + run.path() +
@@ -55,10 +105,14 @@ void prepare_run_folder(const RunFolder& run, const Config& config, const TrainO
     std::vector<torch::Tensor> barrier{torch::zeros({1})};
     options.group->all_reduce_sum(barrier);
   }
-  if (!writer) return;
+  if (!writer) return lock;
   fs::create_directories(run.checkpoint_dir());
   run.mark();
   write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
+  if (!options.resume && !options.data_dir.empty()) {
+    write_file_atomically(run.training_data_path(), training_data_record(options.data_dir).dump(2) + "\n");
+  }
+  return lock;
 }
 
 TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& model,

@@ -89,6 +89,11 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   const TrainConfig& tc = config.train;
   task_ = make_task(config.task.name, config.task.params, config.task.seed);
   check_generated_length(*task_, config.task.len_min, "task.len_min");  // validation samples come from it
+  // The evaluation after training generates these lengths (unless --data brings test files):
+  // a length the task cannot make is found before the first step, not after the last.
+  if (options.data_dir.empty() || list_eval_splits(options.data_dir).empty()) {
+    for (int64_t length : config.eval.lengths) check_generated_length(*task_, length, "eval.lengths entry");
+  }
   data_ = training_data(*task_, config, options.data_dir);
   validation_samples_ = generated_data(*task_, config.task.len_min, config.task.len_max,
                                        derive_seed(config.task.seed, kValidationStream))
@@ -108,7 +113,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   optimizer_ = std::make_unique<torch::optim::AdamW>(
       model_->parameters(),
       torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).weight_decay(tc.weight_decay));
-  prepare_run_folder(run_, config, options, writer_);
+  lock_ = prepare_run_folder(run_, config, options, writer_);
   if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();

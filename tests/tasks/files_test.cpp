@@ -90,6 +90,10 @@ TEST_F(TaskFiles, MalformedLinesNameFileAndLine) {
   EXPECT_EQ(read_error("-1\n", "1\n"), src + ":1: symbol -1 is out of range [0, 10)");
   EXPECT_EQ(read_error("99999999999999999999\n", "1\n"),
             src + ":1: '99999999999999999999' is not an integer");
+  // Bytes a terminal would not show, or that would end the message (a NUL), are written out.
+  EXPECT_EQ(read_error(std::string("1 2\x00" "3\n", 6), "1\n"), src + ":1: '2\\x003' is not an integer");
+  EXPECT_EQ(read_error("\xef\xbb\xbf" "1 2\n", "1\n"), src + ":1: '\\xef\\xbb\\xbf1' is not an integer");
+  EXPECT_EQ(read_error("1\t2\n", "1\n"), src + ":1: '1\\x092' is not an integer");
 }
 
 TEST_F(TaskFiles, MissingFileIsAUserError) { EXPECT_THROW(read_samples(stem("absent"), 10), UserError); }
@@ -131,6 +135,18 @@ TEST_F(TaskFiles, EvalSplitWithoutTargetsIsAUserError) {
   write_text(stem("test_0_64") + ".src", "1\n");
   EXPECT_THROW(list_eval_splits(dir_.string()), UserError);
   EXPECT_THROW(list_eval_splits(stem("absent")), UserError);
+}
+
+// Targets without their sources are a split the user meant, not one to skip in silence.
+TEST_F(TaskFiles, EvalSplitWithoutSourcesIsAUserError) {
+  write_samples(stem("test_0_8"), {{{1}, {1}}});
+  write_text(stem("test_1_64") + ".trg", "1\n");
+  try {
+    list_eval_splits(dir_.string());
+    ADD_FAILURE() << "accepted";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()), stem("test_1_64") + ".src: missing (" + stem("test_1_64") + ".trg exists)");
+  }
 }
 
 }  // namespace

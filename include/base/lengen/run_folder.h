@@ -1,7 +1,10 @@
 #pragma once
 // A run is a folder: config.json (resolved), log.jsonl (one JSON object per line),
-// checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt, results.json after eval, and the
-// marker file .lengen_run that says lengen made the folder (so --force may replace it).
+// checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt, results.json after eval,
+// training_data.json when it trained on --data files, the
+// marker file .lengen_run that says lengen made the folder (so --force may replace it) and the
+// lock file .lengen_lock (lengen/run_lock.h). Only names of exactly these forms are read, pruned or
+// deleted; a user's files beside them are left alone.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -13,6 +16,9 @@
 
 namespace lengen {
 
+// True for a step checkpoint's name exactly as lengen writes it: "step_" + 8 digits + ".pt".
+bool is_step_checkpoint_name(const std::string& name);
+
 class RunFolder {
  public:
   explicit RunFolder(std::string path) : path_(std::move(path)) {}
@@ -21,28 +27,35 @@ class RunFolder {
   std::string config_path() const { return path_ + "/config.json"; }
   std::string log_path() const { return path_ + "/log.jsonl"; }
   std::string results_path() const { return path_ + "/results.json"; }
+  // What --data the run trained on (absolute path and content hash); absent for generated data.
+  std::string training_data_path() const { return path_ + "/training_data.json"; }
   std::string checkpoint_dir() const { return path_ + "/checkpoints"; }
   std::string checkpoint_path(int64_t step) const;
   std::string best_checkpoint_path() const { return checkpoint_dir() + "/best.pt"; }
   std::string marker_path() const { return path_ + "/.lengen_run"; }
 
-  // Checkpoints by step, oldest first.
+  // Step checkpoints (is_step_checkpoint_name), oldest first.
   std::vector<std::string> checkpoints() const;
   // The newest checkpoint, or "" when there is none.
   std::string latest_checkpoint() const;
+  // Whether training ran to `steps` (its train.steps): training always checkpoints its last
+  // step, so the newest checkpoint is that step's. results.json alone says nothing: an
+  // interrupted run can be evaluated.
+  bool training_completed(int64_t steps) const;
   // Deletes all but the newest `keep` step checkpoints (best.pt is kept).
   void prune_checkpoints(int64_t keep) const;
 
-  // True when the folder exists and holds anything.
+  // True when the folder exists and holds anything but its lock file.
   bool has_content() const;
 
-  // True when lengen made this folder as a run folder: it holds the marker, or (a run folder
-  // from before the marker) a config.json with task, model and train sections beside a log.jsonl.
+  // True when lengen made this folder as a run folder: it holds the marker.
   bool is_lengen_run() const;
   // Writes the marker; called when the folder is created for a run.
   void mark() const;
-  // Deletes the folder for `--force`; refuses (UserError, nothing deleted) a file or a folder
-  // that is not a lengen run folder.
+  // Empties the run for `--force`: deletes the files training and evaluation write (config.json,
+  // log.jsonl, results.json, lengen's checkpoints and their temporary
+  // files), keeping the marker, the lock and anything else. Refuses (UserError, nothing
+  // deleted) a file or a folder that is not a lengen run folder.
   void remove_for_restart() const;
 
  private:

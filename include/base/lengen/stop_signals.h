@@ -4,6 +4,8 @@
 // and waits for them, instead of leaving them orphaned or killed between two checkpoints.
 #include <signal.h>
 
+#include <stdexcept>
+
 namespace lengen {
 
 // The exit code of a process that stopped on a stop signal after saving what it had (the shell's
@@ -23,6 +25,13 @@ class StopSignals {
  private:
   struct sigaction previous_interrupt_ {};
   struct sigaction previous_terminate_ {};
+};
+
+// Thrown by work that polls for a stop signal and gives up what it was doing without writing
+// its result (an evaluation); the CLI ends with the message and kInterruptedExitCode.
+class StopRequested : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Whether a stop signal arrived since the innermost StopSignals was made.

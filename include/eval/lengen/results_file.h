@@ -4,7 +4,8 @@
 //   {"task", "train_len_min", "train_len_max", "seed", "method": {normalizer, scaling, positions},
 //    "results": {decode: {length: entry}}, "results_on_files": {decode: {length: entry}}}
 // Results on generated data and on --data files are kept apart, so one never replaces the other
-// at the same length.
+// at the same length. Keys lengen does not know, at the top or in an entry, are read and written
+// back as they were: a user's notes survive the next evaluation.
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -78,6 +79,7 @@ struct ResultEntry {
   int64_t step = 0;
   std::optional<ModelRecord> model;
   nlohmann::json data;  // where the samples come from (EvalSet::data); null when not recorded
+  nlohmann::json extra = nlohmann::json::object();  // keys lengen does not know (a user's notes), kept as read
 
   // A metric by name: "exact_match", "token_accuracy", "loss", "nonzero_per_query", "entropy",
   // or "attention_on_target/LAYER/best" (or "/mean"); nullopt where the entry has none.
@@ -95,6 +97,7 @@ struct ResultsFile {
   Method method;
   ResultsByDecode results;           // on data generated from the task's evaluation seeds
   ResultsByDecode results_on_files;  // on --data files
+  nlohmann::json extra = nlohmann::json::object();  // top-level keys lengen does not know, kept as read
 };
 
 nlohmann::json to_json(const ResultsFile& results);

@@ -1,7 +1,7 @@
 #pragma once
 // Reports across runs: the results.json of every run of a sweep (or one run) grouped by method
-// (normalizer + scaling + positions), as mean ± std over the runs of each method (seeds), per
-// evaluation length. Written as report.md, CSV files and gnuplot plots (PNG and SVG).
+// (normalizer + scaling + positions) and by any other config difference between the runs, as
+// mean ± std over the runs of each group (seeds), per evaluation length. Written as report.md, CSV files and gnuplot plots (PNG and SVG).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,16 +15,31 @@ namespace lengen {
 // "sparsemax + learned / rope".
 std::string method_label(const Method& method);
 
+// What a report averages over: the runs of one method whose configs differ only in their seeds
+// and in settings that leave the trained model alone (threads, device, evaluation, description).
+struct RunGroup {
+  Method method;
+  std::string variant;  // the other config keys on which its runs differ from the rest, "train.lr=0.002"; "" if none
+  bool operator==(const RunGroup& other) const { return method == other.method && variant == other.variant; }
+};
+
+// method_label, then the variant: "Softmax (softmax + none) / nape, train.lr=0.002".
+std::string group_label(const RunGroup& group);
+
 struct RunResults {
   std::string name;
   std::string dir;  // the run folder (its log.jsonl has the training curves)
-  Method method;
+  RunGroup group;
   int64_t train_len_max = 0;
   ResultsByDecode results;  // results.json's "results" (or "results_on_files")
+  // Set when its entries were measured with more than one checkpoint: "step 200 at 64, 128; step
+  // 400 at 256". A row mixing models is marked, never averaged silently.
+  std::string mixed_checkpoints;
 };
 
 // The runs under `dir`: the runs listed in DIR/sweep.json that have a results.json, or DIR
 // itself when it holds a results.json, or else every DIR/*/results.json. None throws UserError.
+// Each run's group comes from its config.json beside results.json (the method alone without one).
 // `on_files`: the results on --data files instead of those on generated data.
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = false);
 
@@ -38,13 +53,13 @@ struct Summary {
 };
 Summary summarize_values(const std::vector<double>& values);
 
-// One metric per method and length. `metric`: a name ResultEntry::metric knows, such as
+// One metric per group and length. `metric`: a name ResultEntry::metric knows, such as
 // exact_match or token_accuracy (both as %), nonzero_per_query or "attention_on_target/0/best".
 struct MetricTable {
   std::string metric;
-  std::vector<Method> methods;                             // in order of first appearance
+  std::vector<RunGroup> groups;                            // in order of first appearance
   std::vector<int64_t> lengths;                            // ascending
-  std::vector<std::vector<std::optional<Summary>>> cells;  // [method][length]
+  std::vector<std::vector<std::optional<Summary>>> cells;  // [group][length]
 };
 MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode,
                          const std::string& metric);
@@ -53,6 +68,10 @@ MetricTable metric_table(const std::vector<RunResults>& runs, const std::string&
 // "-" for none.
 std::string summary_text(const std::optional<Summary>& cell, int digits, bool significant = false);
 
+// The training length every run shares, or 0 when they differ (multiples are then not shown).
+int64_t common_train_len_max(const std::vector<RunResults>& runs);
+
+// `train_len_max` 0: lengths without their multiples.
 std::string markdown_table(const MetricTable& table, int64_t train_len_max);
 // Long format: one line per method and length, with the length's multiple of train_len_max; with
 // another `x_column` (a table over steps, say) one line per method and x, without a multiple.

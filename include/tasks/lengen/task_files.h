@@ -55,8 +55,8 @@ struct EvalSplit {
 
 std::string eval_split_stem(const std::string& dir, int64_t index, int64_t length);
 
-// The test_{i}_{L} splits in `dir`, sorted by L (then i). A .src without its .trg, or a
-// missing directory, throws UserError.
+// The test_{i}_{L} splits in `dir`, sorted by L (then i). A .src without its .trg, a .trg
+// without its .src, or a missing directory, throws UserError.
 std::vector<EvalSplit> list_eval_splits(const std::string& dir);
 
 }  // namespace lengen

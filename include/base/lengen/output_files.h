@@ -1,0 +1,22 @@
+#pragma once
+// Files lengen writes into a folder the user names (`report --out`, `attention --out`), where
+// the user's own files may sit beside them. DIR/.lengen_outputs lists the names lengen wrote
+// there; a file that exists under a name not on the list is the user's and is never replaced.
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+// The list's file name inside an output folder.
+constexpr const char* kOutputListName = ".lengen_outputs";
+
+// Checks that lengen may write each of `names` (paths relative to `dir`) and adds them to the
+// list before they are written, so that the next run may replace them. A name whose file exists
+// but is not on the list throws UserError "DIR/NAME exists and lengen did not write it; ..."
+// before any name is added. Creates `dir` when missing.
+void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
+
+// claim_output_files(dir, {name}), then DIR/NAME written atomically.
+void write_output_file(const std::string& dir, const std::string& name, const std::string& text);
+
+}  // namespace lengen

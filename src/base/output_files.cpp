@@ -1,0 +1,46 @@
+#include "lengen/output_files.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "lengen/atomic_write.h"
+#include "lengen/errors.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen {
+
+void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
+  const fs::path list_path = fs::path(dir) / kOutputListName;
+  std::set<std::string> ours;
+  {
+    std::ifstream in(list_path);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) ours.insert(line);
+    }
+  }
+  std::error_code error;
+  for (const std::string& name : names) {
+    const fs::path path = fs::path(dir) / name;
+    if (fs::exists(fs::symlink_status(path, error)) && ours.count(name) == 0) {
+      throw UserError(path.string() + " exists and lengen did not write it (it is not listed in " +
+                      list_path.string() + "); lengen replaces only its own files: move it or choose another --out");
+    }
+  }
+  const size_t before = ours.size();
+  ours.insert(names.begin(), names.end());
+  if (ours.size() == before && fs::exists(list_path, error)) return;
+  fs::create_directories(dir);
+  std::ostringstream text;
+  for (const std::string& name : ours) text << name << "\n";
+  write_file_atomically(list_path.string(), text.str());
+}
+
+void write_output_file(const std::string& dir, const std::string& name, const std::string& text) {
+  claim_output_files(dir, {name});
+  write_file_atomically((fs::path(dir) / name).string(), text);
+}
+
+}  // namespace lengen

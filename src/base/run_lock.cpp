@@ -1,0 +1,54 @@
+#include "lengen/run_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "lengen/errors.h"
+
+namespace lengen {
+
+namespace {
+
+// The holder's pid, as it wrote it into the lock file; "" when unknown.
+std::string holder_of(int fd) {
+  char text[32] = {};
+  const ssize_t read = ::pread(fd, text, sizeof(text) - 1, 0);
+  std::string pid = read > 0 ? std::string(text, static_cast<size_t>(read)) : "";
+  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  return pid.find_first_not_of("0123456789") == std::string::npos ? pid : "";
+}
+
+}  // namespace
+
+RunLock::RunLock(const std::string& run_dir) {
+  const std::string path = run_dir + "/" + kFileName;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw UserError("cannot lock " + run_dir + ": " + path + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int reason = errno;
+    const std::string pid = holder_of(fd_);
+    ::close(fd_);
+    fd_ = -1;
+    if (reason == EWOULDBLOCK) {
+      throw UserError(run_dir + " is in use by another lengen process" + (pid.empty() ? "" : " (pid " + pid + ")") +
+                      " that trains or evaluates it; wait for it to end");
+    }
+    throw UserError("cannot lock " + run_dir + ": " + std::strerror(reason));
+  }
+  // For the message of the next process that finds the run locked; the lock itself is the flock.
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0) {
+    [[maybe_unused]] const ssize_t written = ::pwrite(fd_, pid.data(), pid.size(), 0);
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases the flock
+}
+
+}  // namespace lengen

@@ -1,0 +1,237 @@
+// What the CLI writes and deletes: only inside the folder it was given, only files it wrote
+// there, one writer per run at a time, and a run resumed or skipped only when it truly is the
+// run it claims to be. Each refusal is one line on stderr and exit code 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "lengen/run_folder.h"
+#include "lengen/run_lock.h"
+#include "temp_folder.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+
+class CliWrites : public testing::TempFolderTest {
+ protected:
+  CliWrites() : TempFolderTest("lengen_cli_writes") {}
+
+  void SetUp() override {
+    TempFolderTest::SetUp();
+    std::ofstream(root_ / "base.json") << testing::tiny_copy_json();
+  }
+  CliResult lengen(const std::string& args, const std::string& prefix = "") {
+    return testing::run_lengen(root_, args, prefix);
+  }
+  std::string base() const { return (root_ / "base.json").string(); }
+  std::string at(const std::string& name) const { return (root_ / name).string(); }
+  static std::string text_of(const fs::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  // A trained and evaluated tiny run at ROOT/NAME.
+  std::string trained(const std::string& name) {
+    const CliResult result = lengen("train " + base() + " --out " + at(name));
+    EXPECT_EQ(result.code, 0) << result.err;
+    return at(name);
+  }
+  void expect_refused(const CliResult& result, const std::string& expected) {
+    EXPECT_EQ(result.code, 2) << result.out << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+  }
+};
+
+// config.json and log.jsonl are names anyone may use: only lengen's marker lets --force in.
+TEST_F(CliWrites, ForceTrustsOnlyTheMarker) {
+  const fs::path theirs = root_ / "thesis";
+  fs::create_directories(theirs);
+  std::ofstream(theirs / "config.json") << R"({"task": "x", "model": "y", "train": {}})";
+  std::ofstream(theirs / "log.jsonl") << "";
+  std::ofstream(theirs / "thesis.tex") << "years of work";
+  expect_refused(lengen("train " + base() + " --out " + theirs.string() + " --force"), "not a lengen run folder");
+  EXPECT_EQ(text_of(theirs / "thesis.tex"), "years of work");
+
+  // In a run folder lengen made, --force still keeps a file of the user's.
+  const std::string run = trained("run");
+  std::ofstream(fs::path(run) / "notes.txt") << "mine";
+  ASSERT_EQ(lengen("train " + base() + " --out " + run + " --force").code, 0);
+  EXPECT_EQ(text_of(fs::path(run) / "notes.txt"), "mine");
+}
+
+// A second writer of a run (an evaluation, a resume) is refused while the first holds it.
+TEST_F(CliWrites, ARunHasOneWriterAtATime) {
+  const std::string run = trained("run");
+  const std::string results = text_of(fs::path(run) / "results.json");
+  {
+    const RunLock held(run);
+    expect_refused(lengen("eval " + run + " --lengths 3"), run + " is in use by another lengen process");
+    expect_refused(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
+                   run + " is in use by another lengen process");
+    expect_refused(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
+    EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
+  }
+  const CliResult free = lengen("eval " + run + " --lengths 3");
+  EXPECT_EQ(free.code, 0) << free.err;
+}
+
+// A user's file whose name merely starts like a checkpoint is never resumed from, evaluated as
+// "last" or pruned.
+TEST_F(CliWrites, OnlyLengensCheckpointNamesAreCheckpoints) {
+  const std::string run = trained("run");
+  const fs::path checkpoints = fs::path(run) / "checkpoints";
+  fs::copy_file(checkpoints / "step_00000003.pt", checkpoints / "step_00000200_backup.pt");
+  std::ofstream(checkpoints / "step_old.pt") << "not a checkpoint";
+  const CliResult resumed =
+      lengen("train " + base() + " --out " + run + " --resume --set train.steps=12");
+  EXPECT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE((resumed.out + resumed.err).find("from step 6"), std::string::npos) << resumed.out << resumed.err;
+  EXPECT_TRUE(fs::exists(checkpoints / "step_00000200_backup.pt"));
+  EXPECT_TRUE(fs::exists(checkpoints / "step_old.pt"));
+  const CliResult evaluated = lengen("eval " + run + " --checkpoint last --lengths 3");
+  EXPECT_EQ(evaluated.code, 0) << evaluated.err;
+  EXPECT_NE(evaluated.out.find("step_00000012.pt (step 12)"), std::string::npos) << evaluated.out;
+}
+
+// An empty path is the root or the current folder to the code that takes it: refused as a value.
+TEST_F(CliWrites, EmptyPathsAreRefused) {
+  const std::string run = trained("run");
+  for (const std::string& args : std::vector<std::string>{
+           "train " + base() + " --out ''", "train " + base() + " --out " + at("other") + " --data ''",
+        "eval ''", "eval " + run + " --data ''", "report ''", "report " + run + " --out ''",
+        "attention " + run + " --length 4 --out ''", "data --task copy --out ''",
+        "sweep " + base() + " --out ''"}) {
+    SCOPED_TRACE(args);
+    const CliResult result = lengen(args);
+    EXPECT_EQ(result.code, 2) << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+  }
+  EXPECT_FALSE(fs::exists(at("other")));
+  EXPECT_FALSE(fs::exists("/config.json"));
+}
+
+// report and attention replace the files they wrote in --out, never a user's file there.
+TEST_F(CliWrites, ReportAndAttentionReplaceOnlyTheirOwnFiles) {
+  const std::string run = trained("run");
+  fs::create_directories(root_ / "out");
+  std::ofstream(root_ / "out" / "report.md") << "my report";
+  std::ofstream(root_ / "out" / "exact_match.csv") << "my table";
+  expect_refused(lengen("report " + run + " --out " + at("out")), "lengen did not write it");
+  EXPECT_EQ(text_of(root_ / "out" / "report.md"), "my report");
+  EXPECT_EQ(text_of(root_ / "out" / "exact_match.csv"), "my table");
+  fs::remove(root_ / "out" / "report.md");
+  fs::remove(root_ / "out" / "exact_match.csv");
+  EXPECT_EQ(lengen("report " + run + " --out " + at("out")).code, 0);
+  EXPECT_EQ(lengen("report " + run + " --out " + at("out")).code, 0);  // its own files
+
+  fs::create_directories(root_ / "maps" / "run");
+  std::ofstream(root_ / "maps" / "run" / "layer0_head1.dat") << "my data";
+  expect_refused(lengen("attention " + run + " --length 4 --out " + at("maps")), "lengen did not write it");
+  EXPECT_EQ(text_of(root_ / "maps" / "run" / "layer0_head1.dat"), "my data");
+}
+
+// Run folders named "..", or sharing a name, each get their own folder inside --out.
+TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
+  const std::string run = trained("run");
+  const CliResult result =
+      lengen("attention .. --length 4 --out " + at("maps"), "cd " + run + "/checkpoints &&");
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(root_ / "maps" / "run" / "layer0_head0.dat"));
+  // A length out of range is named as the option typed.
+  const CliResult too_long = lengen("attention " + run + " --length 2000000 --out " + at("maps"));
+  expect_refused(too_long, "--length 2000000");
+  EXPECT_EQ(too_long.err.find("--set"), std::string::npos) << too_long.err;
+  for (const auto& entry : fs::recursive_directory_iterator(run))
+    EXPECT_EQ(entry.path().filename().string().rfind("layer", 0), std::string::npos) << entry.path();
+
+  for (const std::string copy : {"p/x_3", "q/x", "r/x"}) {
+    fs::create_directories(root_ / copy);
+    fs::copy(run, root_ / copy, fs::copy_options::recursive);
+  }
+  const CliResult three =
+      lengen("attention " + at("p/x_3") + " " + at("q/x") + " " + at("r/x") + " --length 4 --out " + at("three"));
+  EXPECT_EQ(three.code, 0) << three.err;
+  for (const std::string name : {"x_3", "x", "x_2"}) {
+    EXPECT_NE(text_of(root_ / "three" / name / "layer0_head0.dat").find("run " + name + ","), std::string::npos)
+        << name;
+  }
+}
+
+// Training data given with --data is recorded (absolute path and hash); a resume on other data
+// or on none is refused before anything is written.
+TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
+  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("data")).code, 0);
+  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --seed 5 --out " +
+                   at("other"))
+                .code,
+            0);
+  const CliResult trained_on_files = lengen("train " + base() + " --out " + at("run") + " --data " + at("data"));
+  ASSERT_EQ(trained_on_files.code, 0) << trained_on_files.err;
+  EXPECT_NE(text_of(root_ / "run" / "training_data.json").find(fs::absolute(at("data")).string()), std::string::npos);
+  const std::string log = text_of(root_ / "run" / "log.jsonl");
+  expect_refused(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9"),
+                 "it was trained on --data " + at("data") + ", not on generated data");
+  expect_refused(
+      lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("other")),
+      "it was trained on --data " + at("data"));
+  EXPECT_EQ(text_of(root_ / "run" / "log.jsonl"), log);
+  const CliResult same = lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("data"));
+  EXPECT_EQ(same.code, 0) << same.err;
+}
+
+// A resume may lengthen a run, not shorten it below its newest checkpoint.
+TEST_F(CliWrites, AResumeCannotShortenARun) {
+  const std::string run = trained("run");
+  const std::string config = text_of(fs::path(run) / "config.json");
+  expect_refused(lengen("train " + base() + " --out " + run + " --resume --set train.steps=3"),
+                 "it has trained 6 steps already");
+  EXPECT_EQ(text_of(fs::path(run) / "config.json"), config);
+}
+
+// Finished means trained to train.steps: a run interrupted and then evaluated is resumed by the
+// sweep, not skipped.
+TEST_F(CliWrites, ASweepResumesAnEvaluatedButUnfinishedRun) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");  // as if stopped at step 3
+  ASSERT_TRUE(fs::exists(root_ / "out" / "a" / "results.json"));
+  const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  EXPECT_EQ(again.code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("start a"), std::string::npos) << again.out;
+  EXPECT_TRUE(fs::exists(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt"));
+  const CliResult third = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  EXPECT_NE(third.out.find("skip a (finished)"), std::string::npos) << third.out;
+}
+
+// A run named like one of the sweep folder's own files is refused before anything is written.
+TEST_F(CliWrites, RunNamesCannotBeTheSweepsOwnFiles) {
+  for (const std::string name : {"a.log", "a.failure.txt", "sweep.json", "a.config.json"}) {
+    SCOPED_TRACE(name);
+    std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": ")" << name
+                                    << R"("}]})";
+    expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "taken by the sweep folder's own files");
+    EXPECT_FALSE(fs::exists(at("out")));
+  }
+}
+
+// A stop signal during an evaluation ends it as interrupted (exit 130), results.json as it was.
+TEST_F(CliWrites, AStopSignalDuringEvaluationIsAnInterruption) {
+  const std::string run = trained("run");
+  const std::string results = text_of(fs::path(run) / "results.json");
+  const CliResult result = lengen(
+      "eval " + run + " --lengths 4000 --samples 100000 --batch-size 1 & pid=$!; sleep 2; kill -TERM $pid; wait $pid; "
+      "echo $? > " + at("code.txt") + "; true");
+  (void)result;
+  EXPECT_EQ(text_of(root_ / "code.txt"), "130\n");
+  EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
+}
+
+}  // namespace
+}  // namespace lengen
