@@ -344,7 +344,9 @@ TEST(ConfigTest, FileErrorsStartWithTheFileName) {
             typo + ": unknown config key 'train.stpes' (did you mean 'train.steps'?)");
   std::string crossed = dir.write("crossed.json", R"({"train": {"steps": 1000}})").string();
   EXPECT_EQ(error_of([&] { load_config(crossed, {"train.warmup=2000"}); }),
-            crossed + ": train.warmup (2000) must be <= train.steps (1000)");
+            crossed + " with --set train.warmup=2000: train.warmup (2000) must be <= train.steps (1000)");
+  EXPECT_EQ(error_of([&] { load_config(crossed, {"train.lr=0.01", "train.warmup=2000"}); }),
+            crossed + " with --set train.lr=0.01 --set train.warmup=2000: train.warmup (2000) must be <= train.steps (1000)");
 }
 
 TEST(ConfigTest, OverridesOfEveryType) {

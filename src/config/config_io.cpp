@@ -137,7 +137,10 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   Config config;
   set_section(config, "", parse_json(read_file(path), path), path);
   for (const auto& assignment : overrides) apply_override(config, assignment);
-  validate_config(config, path);
+  // A rule across keys may be broken by an override: the message names the overrides with the file.
+  std::string source = path;
+  for (size_t i = 0; i < overrides.size(); ++i) source += (i ? " --set " : " with --set ") + overrides[i];
+  validate_config(config, source);
   return config;
 }
 
