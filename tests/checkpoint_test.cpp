@@ -76,6 +76,25 @@ TEST_F(CheckpointTest, AnotherModelsCheckpointNamesTheFirstMismatchedParameter) 
   EXPECT_NE(vocab_message.find("does not fit this model: parameter "), std::string::npos) << vocab_message;
 }
 
+// A checkpoint of another method that holds every parameter of this model and more (ASEntmax's
+// scaling projections read into a softmax model) is refused by name, never loaded as if it were
+// this model's (it would be scored and labelled as softmax).
+TEST_F(CheckpointTest, ACheckpointWithParametersThisModelLacksIsRefused) {
+  Config config = testing::tiny_copy_config();
+  config.model.attention.normalizer = "entmax15";
+  config.model.attention.scaling = "asentmax";
+  Decoder asentmax = model_of(config);
+  save_checkpoint(path("asentmax.pt"), asentmax, nullptr, {});
+  Config softmax_config = testing::tiny_copy_config();
+  softmax_config.model.attention.normalizer = "softmax";
+  softmax_config.model.attention.scaling = "none";
+  Decoder softmax = model_of(softmax_config);
+  const std::string message = user_error_message([&] { load_checkpoint(path("asentmax.pt"), softmax, nullptr); });
+  EXPECT_NE(message.find("does not fit this model: it holds "), std::string::npos) << message;
+  EXPECT_NE(message.find("scaling"), std::string::npos) << message;
+  EXPECT_NE(message.find("which this model does not have"), std::string::npos) << message;
+}
+
 TEST_F(CheckpointTest, DamagedFilesAreUnreadableNotOfAnotherModel) {
   const Config config = testing::tiny_copy_config();
   Decoder model = model_of(config);

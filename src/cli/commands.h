@@ -1,6 +1,8 @@
 #pragma once
 // Each subcommand of `lengen` lives in its own file and registers itself here.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <cstring>
 
 namespace lengen::cli {
 
@@ -10,6 +12,14 @@ struct ExitWith {
   int code;
 };
 constexpr int kDivergedExitCode = 3;
+
+// Set to 1 by `lengen launch` for every worker but rank 0: a bad option or config is the same on
+// every rank, so rank 0 alone prints it and the user reads one line, not one per worker.
+inline constexpr const char* kQuietUserErrorsVariable = "LENGEN_QUIET_USER_ERRORS";
+inline bool user_errors_quiet() {
+  const char* value = std::getenv(kQuietUserErrorsVariable);
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
 
 void add_info_command(CLI::App& app);
 CLI::App* add_bench_command(CLI::App& app);  // returns `bench`, for its other subcommands

@@ -49,12 +49,14 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
-// The rendezvous variables torchrun sets for a worker, replacing any this process inherited.
+// The rendezvous variables torchrun sets for a worker, replacing any this process inherited;
+// the workers after rank 0 leave bad input for rank 0 to name.
 std::vector<std::string> worker_environment(int rank, int world_size, int port) {
   const std::vector<std::pair<std::string, std::string>> variables = {
       {"RANK", std::to_string(rank)},       {"WORLD_SIZE", std::to_string(world_size)},
       {"LOCAL_RANK", std::to_string(rank)}, {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
-      {"MASTER_ADDR", "127.0.0.1"},         {"MASTER_PORT", std::to_string(port)}};
+      {"MASTER_ADDR", "127.0.0.1"},         {"MASTER_PORT", std::to_string(port)},
+      {kQuietUserErrorsVariable, rank == 0 ? "0" : "1"}};
   std::vector<std::string> names, entries;
   for (const auto& [name, value] : variables) {
     names.push_back(name);
@@ -62,6 +64,8 @@ std::vector<std::string> worker_environment(int rank, int world_size, int port) 
   }
   return environment_with(names, entries);
 }
+
+bool is_user_error(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == kUserErrorExitCode; }
 
 // The workers still running.
 std::vector<pid_t> running_pids(const std::vector<pid_t>& pids, const std::vector<bool>& running) {
@@ -91,12 +95,15 @@ void run_launch(const LaunchArgs& args) {
   }
 
   using Clock = std::chrono::steady_clock;
+  const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args.grace_seconds));
   int alive = args.nproc;
   int failed_rank = -1, failed_status = 0;
-  bool killed = false;
-  Clock::time_point kill_at = Clock::time_point::max();
+  std::vector<int> statuses(pids.size(), 0);
+  bool terminated = false, killed = false;
+  Clock::time_point terminate_at = Clock::time_point::max(), kill_at = Clock::time_point::max();
   while (alive > 0) {
-    ChildWait wait = wait_for_children_or_stop(killed ? Clock::time_point::max() : kill_at);
+    const Clock::time_point next = !terminated ? terminate_at : !killed ? kill_at : Clock::time_point::max();
+    ChildWait wait = wait_for_children_or_stop(next);
     if (wait.stop_signal != 0) signal_children(running_pids(pids, running), wait.stop_signal);
     // When several workers ended at once, the cause is more likely one killed by a signal than
     // one whose peer vanished under it.
@@ -107,6 +114,7 @@ void run_launch(const LaunchArgs& args) {
       const auto rank = static_cast<size_t>(std::find(pids.begin(), pids.end(), end.pid) - pids.begin());
       if (rank == pids.size()) continue;
       running[rank] = false;
+      statuses[rank] = end.status;
       --alive;
       const bool ok = WIFEXITED(end.status) &&
                       (WEXITSTATUS(end.status) == 0 ||
@@ -114,15 +122,28 @@ void run_launch(const LaunchArgs& args) {
       if (ok || failed_rank >= 0) continue;
       failed_rank = static_cast<int>(rank);
       failed_status = end.status;
-      if (alive > 0) spdlog::error("rank {} {}; stopping the other workers", rank, describe_exit(end.status));
+      if (is_user_error(end.status)) {
+        // Bad input: every rank meets it at once, and rank 0 names it; the others get the grace
+        // period to end on their own before they are stopped.
+        terminate_at = Clock::now() + grace;
+      } else {
+        if (alive > 0) spdlog::error("rank {} {}; stopping the other workers", rank, describe_exit(end.status));
+        terminate_at = Clock::now();
+      }
+      kill_at = terminate_at + grace;
+    }
+    if (failed_rank >= 0 && !terminated && Clock::now() >= terminate_at) {
       signal_children(running_pids(pids, running), SIGTERM);
-      kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(args.grace_seconds));
+      terminated = true;
     }
     if (failed_rank >= 0 && !killed && Clock::now() >= kill_at) {
       signal_children(running_pids(pids, running), SIGKILL);
       killed = true;
     }
+  }
+  // Rank 0 printed the bad input's one line: nothing to add.
+  if (failed_rank >= 0 && is_user_error(failed_status) && is_user_error(statuses[0])) {
+    throw ExitWith{kUserErrorExitCode};
   }
   if (failed_rank >= 0) {
     std::cerr << "lengen: error: data-parallel worker rank " << failed_rank << " of " << args.nproc << " "

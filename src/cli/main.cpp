@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
-    std::cerr << "lengen: error: " << lengen::cli::parse_error_line(app, argc, argv, e) << "\n";
+    if (!lengen::cli::user_errors_quiet()) {
+      std::cerr << "lengen: error: " << lengen::cli::parse_error_line(app, argc, argv, e) << "\n";
+    }
     return lengen::kUserErrorExitCode;
   } catch (const lengen::cli::ExitWith& e) {
     return e.code;
@@ -51,7 +53,7 @@ int main(int argc, char** argv) {
     std::cerr << "lengen: training diverged: " << e.what() << "\n";
     return lengen::cli::kDivergedExitCode;
   } catch (const lengen::UserError& e) {
-    std::cerr << "lengen: error: " << e.what() << "\n";
+    if (!lengen::cli::user_errors_quiet()) std::cerr << "lengen: error: " << e.what() << "\n";
     return lengen::kUserErrorExitCode;
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
