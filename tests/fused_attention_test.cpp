@@ -30,6 +30,11 @@ Outputs attend(Attention& attention, const torch::Tensor& x, const torch::Tensor
                AttentionKernel kernel) {
   torch::NoGradGuard no_grad;
   attention->set_kernel(kernel);
+  // A comparison of the fused path with the dense one must run the fused path: a normalizer the
+  // fused kernel stopped serving would otherwise compare the dense path with itself.
+  if (kernel == AttentionKernel::kFused) {
+    EXPECT_TRUE(attention->uses_fused_kernel(x.to(torch::kFloat))) << "the fused kernel does not serve this attention";
+  }
   Outputs outputs;
   outputs.out = attention(x, positions, nullptr, &outputs.stats);
   return outputs;
