@@ -17,6 +17,7 @@
 #include "lengen/config_io.h"
 #include "lengen/loss.h"
 #include "lengen/model.h"
+#include "lengen/errors.h"
 #include "lengen/schedule.h"
 
 namespace lengen {
@@ -202,6 +203,18 @@ TEST(ModelReference, ScheduleMatchesTheReference) {
   for (size_t step = 0; step < lrs.size(); ++step) {
     EXPECT_NEAR(learning_rate(config.train, static_cast<int64_t>(step)), lrs[step], 1e-15) << "step " << step;
   }
+}
+
+// Only the three schedules the config names: a name that reached the schedule without the
+// config's checks is refused, not taken as cosine.
+TEST(ModelReference, AnUnknownScheduleIsNotCosine) {
+  TrainConfig train;
+  train.steps = 10;
+  train.warmup = 2;
+  train.schedule = "cosin";
+  EXPECT_THROW(learning_rate(train, 5), UserError);
+  train.schedule = "cosine";
+  EXPECT_GT(learning_rate(train, 5), 0.0);
 }
 
 TEST(ModelReference, ForwardAndGradientsMatchInDouble) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lengen/errors.h"
+
 namespace lengen {
 
 double learning_rate(const TrainConfig& config, int64_t step) {
@@ -12,7 +14,9 @@ double learning_rate(const TrainConfig& config, int64_t step) {
   const double progress = std::min(1.0, static_cast<double>(step - config.warmup) / static_cast<double>(decay_steps));
   if (config.schedule == "constant") return config.lr;
   if (config.schedule == "linear") return floor + (config.lr - floor) * (1.0 - progress);
-  return floor + (config.lr - floor) * 0.5 * (1.0 + std::cos(M_PI * progress));
+  if (config.schedule == "cosine") return floor + (config.lr - floor) * 0.5 * (1.0 + std::cos(M_PI * progress));
+  // The config's checks allow only the three above; a name that slips past them is not cosine.
+  throw UserError("train.schedule '" + config.schedule + "' is not one of cosine, linear, constant");
 }
 
 }  // namespace lengen
