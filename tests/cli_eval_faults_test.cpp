@@ -81,6 +81,7 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
   expect_refused("eval " + run_dir() + " --samples -5", "samples");
   expect_refused("eval " + run_dir() + " --batch-size 0", "eval.batch_size");
   expect_refused("eval " + run_dir() + " --lengths ''", "lengths");
+  expect_refused("eval " + run_dir() + " --lengths ' '", "--lengths: the value is blank");
   expect_refused("eval " + run_dir() + " --lengths 10000000", "eval.lengths");
   expect_refused("eval " + run_dir() + " --checkpoint ''", "--checkpoint: the value is empty");
 }
@@ -124,6 +125,23 @@ TEST_F(CliEvalFaults, AnotherModelsCheckpointIsRefusedNamingTheParameter) {
   std::ofstream((*dir_ / "random.pt").string()) << std::string(1000, 'x');
   expect_refused("eval " + run_dir() + " --checkpoint " + (*dir_ / "random.pt").string(),
                  "is unreadable or truncated");
+}
+
+// Another run's checkpoint whose tensors fit (softmax and sparsemax hold the same parameters) is
+// still another method's model: refused by the key that differs, never scored under this run's
+// label.
+TEST_F(CliEvalFaults, AnotherRunsCheckpointOfAnotherMethodIsRefused) {
+  Config theirs = *config_;
+  theirs.model.attention.normalizer = config_->model.attention.normalizer == "sparsemax" ? "softmax" : "sparsemax";
+  const fs::path other = *dir_ / "other_run";
+  fs::create_directories(other / "checkpoints");
+  std::ofstream(other / "config.json") << config_to_json(theirs).dump(2);
+  Decoder model(theirs.model, vocab_size(4));
+  const std::string path = (other / "checkpoints" / "step_00000006.pt").string();
+  save_checkpoint(path, model, nullptr, {});
+  expect_refused("eval " + run_dir() + " --checkpoint " + path,
+                 "is a model of " + other.string() + ", whose model.attention.normalizer is \"" +
+                     theirs.model.attention.normalizer + "\"");
 }
 
 // A checkpoint holding NaN weights (written by another tool, or by a build without the guard):

@@ -212,13 +212,54 @@ TEST_F(CliWrites, ASweepResumesAnEvaluatedButUnfinishedRun) {
 
 // A run named like one of the sweep folder's own files is refused before anything is written.
 TEST_F(CliWrites, RunNamesCannotBeTheSweepsOwnFiles) {
-  for (const std::string name : {"a.log", "a.failure.txt", "sweep.json", "a.config.json"}) {
+  for (const std::string name :
+       {"a.log", "a.failure.txt", "sweep.json", "a.config.json", "report.md", "exact_match.csv", ".lengen_outputs"}) {
     SCOPED_TRACE(name);
     std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": ")" << name
                                     << R"("}]})";
     expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "taken by the sweep folder's own files");
     EXPECT_FALSE(fs::exists(at("out")));
   }
+}
+
+// A sweep writes its side files only where they are its own: a user's NAME.log or sweep.json in
+// the --out folder stops it before it writes anything.
+TEST_F(CliWrites, ASweepLeavesTheUsersFilesInItsFolderAlone) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  fs::create_directories(root_ / "out");
+  std::ofstream(root_ / "out" / "a.log") << "my notes";
+  expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "a.log exists and lengen did not write it");
+  EXPECT_EQ(text_of(root_ / "out" / "a.log"), "my notes");
+  EXPECT_FALSE(fs::exists(root_ / "out" / "sweep.json"));
+  fs::remove(root_ / "out" / "a.log");
+  std::ofstream(root_ / "out" / "sweep.json") << R"({"mine": 1})";
+  expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "is not a lengen sweep manifest");
+  EXPECT_EQ(text_of(root_ / "out" / "sweep.json"), R"({"mine": 1})");
+}
+
+// Bad input every run shares is one line and exit 2, with nothing written.
+TEST_F(CliWrites, ASweepWhoseEveryRunIsInvalidIsOneLine) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "grid": {"model.bogus": [1, 2]}})";
+  const CliResult result = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  expect_refused(result, "no run of the sweep has a valid config; run ");
+  EXPECT_NE(result.err.find("model.bogus"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(at("out")));
+}
+
+// A run another process holds (a second sweep on the same folder) is skipped as in use, not
+// failed, and its log is not touched.
+TEST_F(CliWrites, ASecondSweepSkipsARunInUse) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");  // unfinished again
+  const std::string log = text_of(root_ / "out" / "a.log");
+  // Hold the run's lock from another process (flock(1)), as a running training holds it.
+  const CliResult busy = lengen("sweep " + at("sweep.json") + " --out " + at("out"),
+                                "flock -o " + at("out/a/.lengen_lock"));
+  EXPECT_EQ(busy.code, 0) << busy.out << busy.err;
+  EXPECT_NE(busy.out.find("skip a (in use by another lengen process)"), std::string::npos) << busy.out;
+  EXPECT_FALSE(fs::exists(root_ / "out" / "a.failure.txt"));
+  EXPECT_EQ(text_of(root_ / "out" / "a.log"), log);
 }
 
 // A stop signal during an evaluation ends it as interrupted (exit 130), results.json as it was.

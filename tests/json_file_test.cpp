@@ -61,6 +61,14 @@ TEST_F(JsonFileTest, SweepsAndRunFilesTakeCommentsAndReportLines) {
             (root_ / "twice.json").string() + ": duplicate key 'a'");
 }
 
+// The JSON reader would stop at a NUL and ignore what follows: a NUL anywhere is refused, named
+// by its line and column.
+TEST_F(JsonFileTest, ANulByteIsRefusedNotAnEndOfInput) {
+  const std::string path = write("nul.json", std::string("{\"train\": {\"steps\": 4}}\n\0{\"x\": 1}", 33));
+  EXPECT_EQ(user_error_message([&] { read_json_file(path); }), path + ":2:1: invalid JSON: a NUL byte (JSON is text)");
+  EXPECT_THAT(user_error_message([&] { load_config(path); }), HasSubstr(":2:1: invalid JSON: a NUL byte"));
+}
+
 TEST_F(JsonFileTest, ADirectoryOrAMissingFileIsNamed) {
   EXPECT_EQ(user_error_message([&] { read_json_file(root_.string()); }), root_.string() + ": is a directory, not a JSON file");
   const std::string sweep = write("sweep.json", "{\"base\": \".\"}");

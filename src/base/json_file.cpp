@@ -74,6 +74,11 @@ class ParseChecks {
 
 template <typename Json>
 Json parse_checked(const std::string& text, const std::string& source, const std::string& key_noun) {
+  // The JSON reader takes a NUL for the end of its input: what follows one would be ignored.
+  const size_t nul = text.find('\0');
+  if (nul != std::string::npos) {
+    throw UserError(source + ":" + text_position(text, nul + 1) + ": invalid JSON: a NUL byte (JSON is text)");
+  }
   try {
     return Json::parse(text, ParseChecks<Json>(source, key_noun), /*allow_exceptions=*/true,
                        /*ignore_comments=*/true);

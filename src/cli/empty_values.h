@@ -1,7 +1,8 @@
 #pragma once
-// One rule for every option and argument of every command: an empty value is refused. An empty
-// path is the current folder or the root to the functions that take it (`--out ''` would write
-// a run into /), and no option of lengen means anything by an empty value.
+// One rule for every option and argument of every command: an empty value, or one of blanks
+// only, is refused. An empty path is the current folder or the root to the functions that take
+// it (`--out ''` would write a run into /), an empty list would mean "the defaults", and no option
+// of lengen means anything by an empty value.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -10,7 +11,10 @@ namespace lengen::cli {
 
 inline void refuse_empty_values(CLI::App& app) {
   const CLI::Validator non_empty(
-      [](std::string& value) { return value.empty() ? std::string("the value is empty") : std::string(); },
+      [](std::string& value) {
+        const bool blank = value.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
+        return blank ? std::string(value.empty() ? "the value is empty" : "the value is blank") : std::string();
+      },
       "NONEMPTY", "non-empty");
   for (CLI::Option* option : app.get_options()) {
     if (option->get_type_size_max() > 0) option->check(non_empty);  // flags take no value

@@ -12,9 +12,11 @@
 #include "lengen/attention_on_target.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
+#include "lengen/config_io.h"
 #include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
+#include "lengen/json_file.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
@@ -76,6 +78,31 @@ class EvaluationProgress {
   std::chrono::steady_clock::time_point last_logged_ = start_;
 };
 
+// A checkpoint from another run folder (RUN2/checkpoints/step_N.pt) is that run's model: when
+// its task or model differs from this run's, even in a choice without parameters of its own
+// (softmax and entmax15 hold the same tensors), its results would be labelled as this run's.
+void check_checkpoint_belongs(const Config& config, const std::string& run_dir, const std::string& checkpoint) {
+  const fs::path folder = fs::path(checkpoint).parent_path();
+  if (folder.filename() != "checkpoints") return;
+  const fs::path other_run = folder.parent_path();
+  std::error_code error;
+  if (fs::equivalent(other_run, run_dir, error)) return;
+  const fs::path other_config = other_run / "config.json";
+  if (!fs::is_regular_file(other_config)) return;
+  const nlohmann::json theirs = read_json_file(other_config.string());
+  const nlohmann::json ours = config_to_json(config);
+  for (const char* section : {"task", "model"}) {
+    if (!theirs.contains(section)) continue;
+    const std::string key = first_config_difference({{section, theirs[section]}}, {{section, ours[section]}}, {});
+    if (key.empty()) continue;
+    const nlohmann::json::json_pointer pointer(config_key_pointer(key));
+    throw UserError("checkpoint " + checkpoint + " is a model of " + other_run.string() + ", whose " + key + " is " +
+                    theirs.value(pointer, nlohmann::json()).dump() + " (" + run_dir + ": " +
+                    ours.value(pointer, nlohmann::json()).dump() +
+                    "): its results would be labelled as this run's");
+  }
+}
+
 }  // namespace
 
 std::string resolve_checkpoint(const std::string& run_dir, const std::string& which) {
@@ -104,6 +131,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // Provenance in absolute paths: results.json is read from other folders than the one it was
   // written from.
   evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
+  check_checkpoint_belongs(config, run_dir, evaluation.checkpoint);
   evaluation.step = load_checkpoint(evaluation.checkpoint, model, nullptr).step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.on_files = !data_dir.empty();

@@ -43,9 +43,14 @@ bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A run folder named like one of the sweep folder's own files would be written over by them,
-// or they over it.
+// A run folder named like one of the sweep folder's own files (the sweep's, and those `lengen
+// report` writes there) would be written over by them, or they over it; hidden names are
+// lengen's bookkeeping (.lengen_outputs, .lengen_lock).
 bool is_side_file_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return true;
+  for (const char* report_extension : {".md", ".csv", ".dat", ".gp", ".png", ".svg"}) {
+    if (ends_with(name, report_extension)) return true;
+  }
   return name == kSweepManifestName || ends_with(name, kSweepConfigSuffix) || ends_with(name, kSweepLogSuffix) ||
          ends_with(name, kSweepFailureSuffix);
 }
@@ -209,7 +214,8 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
     if (is_side_file_name(run.name)) {
       throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
                       kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix + ", NAME" +
-                      kSweepFailureSuffix + "); give the run another \"name\"");
+                      kSweepFailureSuffix + ", the report's *.md, *.csv, *.dat, *.gp, *.png, *.svg, hidden names); "
+                      "give the run another \"name\"");
     }
   }
   return sweep;

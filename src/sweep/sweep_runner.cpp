@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_lock.h"
 #include "lengen/stop_signals.h"
 #include "lengen/sweep.h"
 
@@ -113,6 +115,18 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_
   }
 }
 
+// True when another process holds the run's lock. Only a folder lengen made is probed: the lock
+// file is not created in a folder of the user's.
+bool in_use_elsewhere(const std::string& run_dir) {
+  if (!RunFolder(run_dir).is_lengen_run()) return false;
+  try {
+    const RunLock probe(run_dir);
+    return false;
+  } catch (const UserError&) {
+    return true;
+  }
+}
+
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
 // Returns false (after recording why) when its config is invalid.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, PendingRun& pending) {
@@ -166,11 +180,58 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
   std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
 }
 
+// The sweep writes its side files (sweep.json, NAME.config.json, NAME.log, NAME.failure.txt) only
+// where they are its own: a folder without a sweep.json holds none of them yet, and one with a
+// lengen manifest holds those of the runs it lists. Anything else is the user's, and stops the
+// sweep before it writes.
+void check_side_files_are_lengens(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
+  std::set<std::string> listed;
+  const std::string manifest_path = out + "/" + kSweepManifestName;
+  if (fs::exists(manifest_path)) {
+    const nlohmann::json manifest = read_json_file(manifest_path);
+    const bool is_lengens = manifest.is_object() && manifest.contains("runs") && manifest["runs"].is_array() &&
+                            std::all_of(manifest["runs"].begin(), manifest["runs"].end(), [](const nlohmann::json& run) {
+                              return run.is_object() && run.contains("name") && run["name"].is_string();
+                            });
+    if (!is_lengens) {
+      throw UserError(manifest_path + " is not a lengen sweep manifest, and lengen did not write it; use another --out");
+    }
+    for (const auto& run : manifest["runs"]) listed.insert(run["name"].get<std::string>());
+  }
+  for (size_t index : mine) {
+    const RunPaths paths(out, sweep.runs[index].name);
+    if (listed.count(sweep.runs[index].name) > 0) continue;
+    for (const std::string& file : {paths.config, paths.log, paths.failure}) {
+      if (fs::exists(file)) {
+        throw UserError(file + " exists and lengen did not write it (" + manifest_path +
+                        " lists no run " + sweep.runs[index].name + "); move it or use another --out");
+      }
+    }
+  }
+}
+
+// Bad input that every run of the shard shares (an unknown key in the grid, a base that is not a
+// config) is one line and exit 2 before anything is written, not a failure file per run.
+void check_some_run_is_valid(const Sweep& sweep, const std::vector<size_t>& mine) {
+  std::string first_problem;
+  for (size_t index : mine) {
+    try {
+      run_config(sweep, sweep.runs[index]);
+      return;
+    } catch (const UserError& e) {
+      if (first_problem.empty()) first_problem = "run " + sweep.runs[index].name + ": " + e.what();
+    }
+  }
+  if (!first_problem.empty()) throw UserError("no run of the sweep has a valid config; " + first_problem);
+}
+
 // Checks the sweep folder and its finished runs before anything is written, then writes the
 // sweep's manifest.
 void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
+  check_some_run_is_valid(sweep, mine);
   check_finished_runs_are_current(sweep, mine, out);
   check_out_folder(out, "sweep folder");
+  check_side_files_are_lengens(sweep, mine, out);
   fs::create_directories(out);
   write_file_atomically(out + "/" + kSweepManifestName, sweep_manifest(sweep).dump(2) + "\n");
 }
@@ -186,6 +247,12 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
     if (is_finished(pending.paths)) {
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
+      continue;
+    }
+    if (in_use_elsewhere(pending.paths.run_dir)) {
+      // Another sweep (or a train, an eval) has it: neither a failure nor this sweep's to touch.
+      ++tally.busy;
+      std::cout << "skip " << run.name << " (in use by another lengen process)\n";
       continue;
     }
     if (!prepare(sweep, run, args, pending)) {
@@ -252,6 +319,7 @@ void print_summary(const std::string& out, const SweepTally& tally) {
   std::cout << "sweep " << out << ": " << tally.succeeded << " trained, " << tally.skipped
             << " already finished, " << tally.failed.size() << " failed";
   if (!tally.interrupted.empty()) std::cout << ", " << tally.interrupted.size() << " interrupted";
+  if (tally.busy > 0) std::cout << ", " << tally.busy << " in use by another process (not touched)";
   if (tally.not_started > 0) std::cout << ", " << tally.not_started << " not started (interrupted)";
   std::cout << "\n";
   for (const auto& name : tally.failed)

@@ -82,6 +82,15 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
                       "' differs from the run's config.json");
     }
   } else {
+    // A folder of the user's is refused before its lock is taken: the lock file would be written
+    // into it (over a file of that name).
+    if (run.has_content() && !run.is_lengen_run()) {
+      throw UserError(options.force ? run.path() + " is not a lengen run folder (no " +
+                                          fs::path(run.marker_path()).filename().string() +
+                                          "); --force only replaces run folders lengen wrote"
+                                    : "run folder " + run.path() +
+                                          " already exists; use --resume to continue it or --force to start over");
+    }
     if (writer) {
       fs::create_directories(run.path());
       lock = std::make_unique<RunLock>(run.path());

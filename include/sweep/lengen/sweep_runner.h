@@ -21,6 +21,7 @@ struct SweepOptions {
 struct SweepTally {
   int64_t succeeded = 0;
   int64_t skipped = 0;      // finished before this sweep started
+  int64_t busy = 0;         // being trained or evaluated by another process (its lock is held)
   int64_t not_started = 0;  // left in the queue by a stop signal
   std::vector<std::string> failed, interrupted;
   bool stopped = false;  // a stop signal (Ctrl-C, SIGTERM) arrived
