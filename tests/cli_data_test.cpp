@@ -135,7 +135,8 @@ TEST_F(CliData, BadParameterIsOneLineAndExitCodeTwo) {
 // given twice is not two splits of one length.
 TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--seed -1 --train 5 --len-min 4 --len-max 8", "--seed: '-1' is not a whole number, 0 or more"},
+      {"--seed -1 --train 5 --len-min 4 --len-max 8", "--seed: '-1' is not a whole number from 0 to 18446744073709551615"},
+      {"--seed 18446744073709551616 --train 5 --len-min 4 --len-max 8", "is not a whole number from 0 to"},
       {"--train -3 --len-min 4 --len-max 8", "--train: '-3' is not a whole number, 0 or more"},
       {"--eval-lengths 9223372036854775807", "--eval-lengths: '9223372036854775807' is not a whole number from 1 to 1048576"},
       {"--train 5 --len-min 4 --len-max 2000000", "--len-max: '2000000' is not a whole number from 1 to 1048576"},
@@ -150,6 +151,13 @@ TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
     EXPECT_FALSE(fs::exists(out("x/train.src")));
     EXPECT_FALSE(fs::exists(out("x/test_0_6.src")));
   }
+}
+
+// Every seed a config takes, up to 2^64 - 1, writes its data.
+TEST_F(CliData, TheLargestSeedWritesData) {
+  EXPECT_EQ(run("--task copy --seed 18446744073709551615 --out " + out("big") + " --train 3 --len-min 4 --len-max 8"), 0)
+      << err_;
+  EXPECT_TRUE(fs::exists(out("big/train.src")));
 }
 
 TEST_F(CliData, RefusesToOverwriteWithoutForce) {

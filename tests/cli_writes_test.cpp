@@ -195,6 +195,18 @@ TEST_F(CliWrites, AResumeCannotShortenARun) {
   EXPECT_EQ(text_of(fs::path(run) / "config.json"), config);
 }
 
+// A resume with no checkpoint it can read fails as it was: config.json keeps its train.steps.
+TEST_F(CliWrites, AFailedResumeLeavesTheConfigAsItWas) {
+  const std::string run = trained("run");
+  const std::string config = text_of(fs::path(run) / "config.json");
+  for (const auto& entry : fs::directory_iterator(fs::path(run) / "checkpoints")) {
+    if (entry.path().extension() == ".pt") fs::resize_file(entry.path(), 10);
+  }
+  const CliResult result = lengen("train " + base() + " --out " + run + " --resume --set train.steps=12");
+  EXPECT_EQ(result.code, 2) << result.out << result.err;
+  EXPECT_EQ(text_of(fs::path(run) / "config.json"), config);
+}
+
 // Finished means trained to train.steps: a run interrupted and then evaluated is resumed by the
 // sweep, not skipped.
 TEST_F(CliWrites, ASweepResumesAnEvaluatedButUnfinishedRun) {

@@ -124,6 +124,31 @@ TEST_F(Report, RunsThatDifferBeyondTheirSeedsAreGroupsOfTheirOwn) {
   EXPECT_NE(md.find("| Softmax (softmax + none) / nape, train.lr=0.001 |"), std::string::npos) << md;
 }
 
+// A run trained on --data files is not a seed of one trained on generated data.
+TEST_F(Report, RunsOnOtherTrainingDataAreAGroupOfTheirOwn) {
+  write_file_atomically((dir_ / "asentmax-seed3" / "training_data.json").string(),
+                        R"({"dir": "/data/copy", "hash": "0123456789abcdef"})");
+  const auto runs = collect_runs(dir_.string());
+  EXPECT_EQ(runs[0].group.variant, "data=generated");
+  EXPECT_EQ(runs[2].group.variant, "data=files 0123456789abcdef");
+  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, data=generated | 100.0 ± 0.0 (n=2) |"), std::string::npos)
+      << md;
+}
+
+// A report with nothing to show (no results in the decode mode asked for, or none on files) is a
+// one-line error, not tables of dashes.
+TEST_F(Report, NoResultsToShowIsAUserError) {
+  ReportOptions options;
+  options.gnuplot = "";
+  options.decode = "greedy";
+  EXPECT_THROW(write_report(dir_.string(), options), UserError);
+  options.decode = "";
+  options.on_files = true;
+  EXPECT_THROW(write_report(dir_.string(), options), UserError);
+  EXPECT_FALSE(fs::exists(dir_ / "report.md"));
+}
+
 // Runs trained on different lengths share no "Nx": lengths are shown without multiples rather
 // than as multiples of the first run's length.
 TEST_F(Report, MultiplesOnlyWhereTheRunsShareATrainingLength) {

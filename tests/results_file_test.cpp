@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+#include <utility>
 
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
@@ -108,10 +110,23 @@ TEST(ResultsFile, AFileThatIsNotOneIsRefusedWithItsName) {
   }
   json = to_json(full_file());
   json["results"]["teacher_forced"]["16"]["exact_match"] = "high";
-  EXPECT_NE(user_error_message([&] {
-              results_file_from_json(json, "RUN/results.json");
-            }).find("not a lengen results file"),
-            std::string::npos);
+  const std::string wrong_type = user_error_message([&] { results_file_from_json(json, "RUN/results.json"); });
+  EXPECT_NE(wrong_type.find("not a lengen results file"), std::string::npos) << wrong_type;
+  EXPECT_EQ(wrong_type.find("json.exception"), std::string::npos) << wrong_type;
+}
+
+// Numbers out of their range are refused by name, not reported: an exact match of 7.5 would be
+// a table cell of 750%.
+TEST(ResultsFile, NumbersOutsideTheirRangeAreRefused) {
+  const std::vector<std::pair<std::string, nlohmann::json>> cases = {
+      {"exact_match", 7.5}, {"token_accuracy", -1e308}, {"samples", -3}, {"correct_tokens", 1000000}};
+  for (const auto& [key, value] : cases) {
+    nlohmann::json json = to_json(full_file());
+    json["results"]["teacher_forced"]["16"][key] = value;
+    const std::string message = user_error_message([&] { results_file_from_json(json, "RUN/results.json"); });
+    EXPECT_NE(message.find("RUN/results.json: not a lengen results file (" + key + " is "), std::string::npos)
+        << message;
+  }
 }
 
 TEST(ResultsFile, ReadAndWrittenOnDisk) {

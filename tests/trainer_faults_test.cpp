@@ -90,6 +90,8 @@ TEST_F(TrainerFaultsTest, ADivergedRunNamesItsLastGoodCheckpoint) {
   EXPECT_NE(message.find("the last good checkpoint is " + RunFolder(faulty.run_dir).checkpoint_path(6)),
             std::string::npos)
       << message;
+  // The eighth step (index 7) is "step 8", as the log and the checkpoints count.
+  EXPECT_NE(message.find("non-finite loss at step 8"), std::string::npos) << message;
 }
 
 // A checkpoint in the middle of a log window: the resumed run logs the same mean loss there as

@@ -173,7 +173,8 @@ TEST_F(TrainerTest, NonFiniteLossStopsTheRunAndKeepsTheLastCheckpoint) {
     train(config, faulty);
     FAIL() << "expected TrainingDiverged";
   } catch (const TrainingDiverged& e) {
-    EXPECT_NE(std::string(e.what()).find("step 15"), std::string::npos) << e.what();
+    // Hook index 15 is the sixteenth step: "step 16", as the log counts.
+    EXPECT_NE(std::string(e.what()).find("non-finite loss at step 16"), std::string::npos) << e.what();
   }
   RunFolder run(faulty.run_dir);
   ASSERT_EQ(run.latest_checkpoint(), run.checkpoint_path(10));

@@ -64,6 +64,20 @@ inline CLI::Validator non_negative_count() {
   return detail::whole_number_in(0, LLONG_MAX, "a whole number, 0 or more", "NONNEGATIVE");
 }
 
+// A seed: 0 to 2^64 - 1, as task.seed and train.seed take (strtoull would read "-1" as 2^64 - 1).
+inline CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        std::strtoull(text.c_str(), &end, 10);
+        const bool whole = !text.empty() && text.front() != '-' && text.front() != '+' && text.front() != ' ' &&
+                           end == text.c_str() + text.size() && errno == 0;
+        return whole ? "" : "'" + text + "' is not a whole number from 0 to 18446744073709551615";
+      },
+      "SEED");
+}
+
 // A duration in seconds from 0 to `maximum` (fractions allowed): a bound keeps a deadline computed
 // from it inside the clock's range.
 inline CLI::Validator seconds_up_to(double maximum) {

@@ -218,7 +218,7 @@ void add_data_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--seed", options->seed, "seed of the task and of all data")
       ->capture_default_str()
-      ->check(non_negative_count());
+      ->check(seed_value());
   cmd->add_option("--out", options->out, "output directory (created if missing)")->required();
   cmd->add_option("--train", options->train, "number of training samples")
       ->capture_default_str()

@@ -2,6 +2,7 @@
 #include "lengen/results_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <limits>
 #include <stdexcept>
@@ -72,6 +73,26 @@ void add_unknown_keys(Json& json, const Json& extra) {
   }
 }
 
+// A fraction (exact match, token accuracy) in [0, 1], or NaN where it was written as null: a
+// hand-edited 7.5 would be reported as 750%.
+double fraction_at(const Json& json, const char* key) {
+  const double value = number_at(json, key);
+  if (!std::isnan(value) && !(value >= 0.0 && value <= 1.0)) {
+    throw std::invalid_argument(std::string(key) + " is " + json.at(key).dump() + ", not a fraction in [0, 1]");
+  }
+  return value;
+}
+
+// A count in [0, at_most].
+int64_t count_at(const Json& json, const char* key, int64_t at_most = std::numeric_limits<int64_t>::max()) {
+  const int64_t value = json.at(key).get<int64_t>();
+  if (value < 0 || value > at_most) {
+    throw std::invalid_argument(std::string(key) + " is " + std::to_string(value) + ", not a count in [0, " +
+                                std::to_string(at_most) + "]");
+  }
+  return value;
+}
+
 ResultEntry entry_from_json(const Json& json) {
   ResultEntry entry;
   entry.extra = unknown_keys(json, {"length", "decode", "samples", "exact_match", "token_accuracy", "exact", "tokens",
@@ -79,12 +100,12 @@ ResultEntry entry_from_json(const Json& json) {
                                     "step", "model", "data"});
   entry.length = json.at("length").get<int64_t>();
   entry.decode = json.at("decode").get<std::string>();
-  entry.samples = json.at("samples").get<int64_t>();
-  entry.exact_match = number_at(json, "exact_match");
-  entry.token_accuracy = number_at(json, "token_accuracy");
-  entry.exact = json.at("exact").get<int64_t>();
-  entry.tokens = json.at("tokens").get<int64_t>();
-  entry.correct_tokens = json.at("correct_tokens").get<int64_t>();
+  entry.samples = count_at(json, "samples");
+  entry.exact_match = fraction_at(json, "exact_match");
+  entry.token_accuracy = fraction_at(json, "token_accuracy");
+  entry.exact = count_at(json, "exact", entry.samples);
+  entry.tokens = count_at(json, "tokens");
+  entry.correct_tokens = count_at(json, "correct_tokens", entry.tokens);
   entry.loss = number_at(json, "loss");
   if (json.contains("attention")) entry.attention = attention_from_json(json.at("attention"));
   if (json.contains("attention_on_target"))
@@ -147,7 +168,12 @@ std::optional<double> target_metric(const ResultEntry& entry, const std::string&
 }
 
 UserError not_a_results_file(const std::string& source, const std::exception& cause) {
-  return UserError(source + ": not a lengen results file (" + cause.what() + ")");
+  // nlohmann's messages open with "[json.exception.type_error.302] ": the rest is the reason.
+  std::string reason = cause.what();
+  if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
+    reason = reason.substr(reason.find("] ") + 2);
+  }
+  return UserError(source + ": not a lengen results file (" + reason + ")");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // report.md, the CSV tables and the plots for a sweep folder or one run.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -38,6 +39,13 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   const std::string decode = options.decode.empty() ? default_decode(runs) : options.decode;
   if (decode != "teacher_forced" && decode != "greedy") {
     throw UserError("unknown decode mode '" + decode + "' (expected teacher_forced or greedy)");
+  }
+  // A report of no results would be tables of dashes under a heading that names a decode mode.
+  const bool any = std::any_of(runs.begin(), runs.end(), [&](const RunResults& run) { return run.results.count(decode) > 0; });
+  if (!any) {
+    throw UserError(dir + ": no run has " + decode + " results" +
+                    (options.on_files ? " on --data files (results_on_files); evaluate with `lengen eval RUN --data DIR`"
+                                      : " (evaluate with `lengen eval RUN --decode " + decode + "`)"));
   }
   const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
   // The files every report writes are checked before the first is: a user's report.md or CSV

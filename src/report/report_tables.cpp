@@ -76,6 +76,10 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   run.mixed_checkpoints = mixed_checkpoints(run.results);
   const fs::path config = fs::path(run.dir) / "config.json";
   if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
+  // What it trained on is part of what a run is: generated data, or --data files by their hash.
+  const fs::path data = fs::path(run.dir) / "training_data.json";
+  const nlohmann::json data_record = fs::exists(data) ? read_json_file(data.string()) : nlohmann::json();
+  read.config["data"] = data_record.is_object() ? "files " + data_record.value("hash", std::string("?")) : "generated";
   return read;
 }
 

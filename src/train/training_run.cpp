@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
+#include "lengen/atomic_write.h"
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/data_streams.h"
 #include "lengen/device.h"
 #include "lengen/errors.h"
+#include "lengen/json_file.h"
 #include "lengen/loss.h"
 #include "lengen/metrics.h"
 #include "lengen/schedule.h"
@@ -113,8 +116,19 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   optimizer_ = std::make_unique<torch::optim::AdamW>(
       model_->parameters(),
       torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).weight_decay(tc.weight_decay));
+  // A resume that finds no checkpoint to continue from leaves the run as it found it: the
+  // config.json prepare_run_folder rewrote (a longer train.steps, say) is put back.
+  const std::string config_before =
+      options.resume && writer_ && std::filesystem::exists(run_.config_path()) ? read_text_file(run_.config_path(), "config file") : "";
   lock_ = prepare_run_folder(run_, config, options, writer_);
-  if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
+  if (options.resume) {
+    try {
+      progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
+    } catch (const UserError&) {
+      if (!config_before.empty()) write_file_atomically(run_.config_path(), config_before);
+      throw;
+    }
+  }
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);
@@ -155,7 +169,7 @@ StepOutcome TrainingRun::step(int64_t step) {
     loss = loss * batch.loss_mask.sum() / count[0];
   }
   if (options_.loss_hook) options_.loss_hook(step, loss);
-  if (!std::isfinite(loss.item<double>())) throw diverged("non-finite loss at step " + std::to_string(step));
+  if (!std::isfinite(loss.item<double>())) throw diverged("non-finite loss at step " + std::to_string(step + 1));  // steps count from 1, as logged
   loss.backward();
   if (group != nullptr) {
     std::vector<torch::Tensor> grads;
@@ -164,7 +178,7 @@ StepOutcome TrainingRun::step(int64_t step) {
   }
   outcome.grad_norm = gradient_norm(parameters_, tc.grad_clip);
   if (!std::isfinite(outcome.grad_norm))
-    throw diverged("non-finite gradient at step " + std::to_string(step));
+    throw diverged("non-finite gradient at step " + std::to_string(step + 1));
   optimizer_->step();
 
   outcome.loss = loss.item<double>();
