@@ -182,6 +182,17 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
       lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("other")),
       "it was trained on --data " + at("data"));
   EXPECT_EQ(text_of(root_ / "run" / "log.jsonl"), log);
+  // The same folder with other contents is named as such.
+  fs::copy_file(at("data/train.src"), at("data/train.src.kept"));
+  std::ofstream(at("data/train.src"), std::ios::app) << "1 2\n";
+  std::ofstream(at("data/train.trg"), std::ios::app) << "1 2\n";
+  expect_refused(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("data")),
+                 "the files in --data " + fs::absolute(at("data")).lexically_normal().string() + " changed since it started");
+  fs::remove(at("data/train.src"));
+  fs::rename(at("data/train.src.kept"), at("data/train.src"));
+  std::string targets = text_of(at("data/train.trg"));
+  targets.resize(targets.size() - 4);
+  std::ofstream(at("data/train.trg"), std::ios::trunc) << targets;
   const CliResult same = lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("data"));
   EXPECT_EQ(same.code, 0) << same.err;
 }

@@ -42,6 +42,11 @@ void check_resume_data(const RunFolder& run, const std::string& data_dir) {
   };
   const bool same = saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "")
                                       : now.is_null();
+  if (!same && saved.is_object() && now.is_object() && saved.value("dir", "") == now.value("dir", "")) {
+    throw UserError("cannot resume " + run.path() + ": the files in --data " + now.value("dir", std::string("?")) +
+                    " changed since it started (train.src and train.trg had hash " + saved.value("hash", std::string("?")) +
+                    ", now " + now.value("hash", std::string("?")) + ")");
+  }
   if (!same) {
     throw UserError("cannot resume " + run.path() + ": it was trained on " + described(saved) + ", not on " +
                     described(now) + (saved.is_object() ? " (files with hash " + saved.value("hash", std::string("?")) + ")" : ""));
