@@ -160,6 +160,24 @@ TEST_F(CliData, TheLargestSeedWritesData) {
   EXPECT_TRUE(fs::exists(out("big/train.src")));
 }
 
+// --force replaces what lengen data wrote, never a user's files beside them.
+TEST_F(CliData, ForceLeavesTheUsersFilesAlone) {
+  fs::create_directories(out("d"));
+  std::ofstream(out("d/test_9_99.src")) << "1 2\n";
+  std::ofstream(out("d/test_9_99.trg")) << "1 2\n";
+  EXPECT_EQ(run("--task copy --out " + out("d") + " --eval-lengths 16 --force"), 2);
+  EXPECT_NE(err_.find("test_9_99.src exists and lengen did not write it"), std::string::npos) << err_;
+  EXPECT_TRUE(fs::exists(out("d/test_9_99.src")));
+  EXPECT_FALSE(fs::exists(out("d/test_0_16.src")));
+  fs::remove(out("d/test_9_99.src"));
+  fs::remove(out("d/test_9_99.trg"));
+  std::ofstream(out("d/train.src")) << "mine\n";
+  EXPECT_EQ(run("--task copy --out " + out("d") + " --train 3 --len-min 4 --len-max 8 --force"), 2);
+  EXPECT_NE(err_.find("train.src exists and lengen did not write it"), std::string::npos) << err_;
+  std::ifstream kept(out("d/train.src"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine\n");
+}
+
 TEST_F(CliData, RefusesToOverwriteWithoutForce) {
   const std::string args =
       " --task copy --out " + out("d") + " --train 5 --len-min 4 --len-max 8 --eval-lengths 16";

@@ -12,15 +12,26 @@ namespace fs = std::filesystem;
 
 namespace lengen {
 
+namespace {
+
+std::set<std::string> listed_names(const fs::path& list_path) {
+  std::set<std::string> ours;
+  std::ifstream in(list_path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) ours.insert(line);
+  }
+  return ours;
+}
+
+}  // namespace
+
+bool listed_output_file(const std::string& dir, const std::string& name) {
+  return listed_names(fs::path(dir) / kOutputListName).count(name) > 0;
+}
+
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
   const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::set<std::string> ours;
-  {
-    std::ifstream in(list_path);
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty()) ours.insert(line);
-    }
-  }
+  std::set<std::string> ours = listed_names(list_path);
   std::error_code error;
   for (const std::string& name : names) {
     const fs::path path = fs::path(dir) / name;

@@ -16,6 +16,7 @@
 #include "count_validators.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
+#include "lengen/output_files.h"
 #include "lengen/task.h"
 #include "lengen/task_files.h"
 #include "lengen/training_data.h"
@@ -157,12 +158,31 @@ void run_data(const DataOptions& options) {
     if (conflicts.size() > 4) list += ", ...";
     throw UserError(options.out + " already holds data (" + list + "); use --force to replace it");
   }
+  // lengen replaces only files it wrote (listed in OUT/.lengen_outputs): a user's test split or
+  // train.src stops the command before anything is removed or written.
+  std::vector<std::string> names;
+  if (options.train > 0) names = {"train.src", "train.trg"};
+  for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
+    const std::string stem = fs::path(eval_split_stem(options.out, static_cast<int64_t>(i), options.eval_lengths[i])).filename().string();
+    names.push_back(stem + ".src");
+    names.push_back(stem + ".trg");
+  }
+  std::vector<std::string> old_splits;
   if (options.force && !options.eval_lengths.empty()) {
     for (const auto& split : list_eval_splits(options.out)) {
-      fs::remove(split.stem + ".src");
-      fs::remove(split.stem + ".trg");
+      const std::string stem = fs::path(split.stem).filename().string();
+      for (const std::string& name : {stem + ".src", stem + ".trg"}) {
+        if (!listed_output_file(options.out, name)) {
+          throw UserError((fs::path(options.out) / name).string() + " exists and lengen did not write it (it is not listed in " +
+                          (fs::path(options.out) / kOutputListName).string() +
+                          "); --force replaces only lengen's own files: move it or choose another --out");
+        }
+        old_splits.push_back(name);
+      }
     }
   }
+  claim_output_files(options.out, names);
+  for (const std::string& name : old_splits) fs::remove(fs::path(options.out) / name);
 
   const auto start = Clock::now();
   const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
@@ -233,7 +253,7 @@ void add_data_command(CLI::App& app) {
       ->check(count_up_to(kMaxSamples));
   cmd->add_flag("--progress", options->progress,
                 "show progress on stderr (automatic on a terminal for large N)");
-  cmd->add_flag("--force", options->force, "replace existing data files (old test_* splits are removed)");
+  cmd->add_flag("--force", options->force, "replace data files lengen wrote in --out (its old test_* splits are removed); files of others stop the command");
   cmd->callback([options] { run_data(*options); });
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Files lengen writes into a folder the user names (`report --out`, `attention --out`), where
+// Files lengen writes into a folder the user names (`report --out`, `attention --out`, `data --out`), where
 // the user's own files may sit beside them. DIR/.lengen_outputs lists the names lengen wrote
 // there; a file that exists under a name not on the list is the user's and is never replaced.
 #include <string>
@@ -15,6 +15,9 @@ constexpr const char* kOutputListName = ".lengen_outputs";
 // but is not on the list throws UserError "DIR/NAME exists and lengen did not write it; ..."
 // before any name is added. Creates `dir` when missing.
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
+
+// True when DIR/.lengen_outputs lists `name`: lengen wrote that file and may replace or remove it.
+bool listed_output_file(const std::string& dir, const std::string& name);
 
 // claim_output_files(dir, {name}), then DIR/NAME written atomically.
 void write_output_file(const std::string& dir, const std::string& name, const std::string& text);
