@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli_folder_test.h"
 #include "cli_runner.h"
 #include "temp_folder.h"
 
@@ -16,19 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CliResult;
 
-class CliFaults : public testing::TempFolderTest {
+class CliFaults : public testing::CliFolderTest {
  protected:
-  CliFaults() : TempFolderTest("lengen_cli_faults") {}
-
-  void SetUp() override {
-    TempFolderTest::SetUp();
-    std::ofstream(root_ / "base.json") << testing::tiny_copy_json();
-  }
-  CliResult lengen(const std::string& args, const std::string& prefix = "") {
-    return testing::run_lengen(root_, args, prefix);
-  }
-  std::string base() const { return (root_ / "base.json").string(); }
-  std::string at(const std::string& name) const { return (root_ / name).string(); }
+  CliFaults() : CliFolderTest("lengen_cli_faults") {}
 };
 
 // A run named "." or ".." would be the sweep folder or its parent, and the sweep would pass

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_folder_test.h"
 #include "cli_runner.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
@@ -19,19 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CliResult;
 
-class CliWrites : public testing::TempFolderTest {
+class CliWrites : public testing::CliFolderTest {
  protected:
-  CliWrites() : TempFolderTest("lengen_cli_writes") {}
-
-  void SetUp() override {
-    TempFolderTest::SetUp();
-    std::ofstream(root_ / "base.json") << testing::tiny_copy_json();
-  }
-  CliResult lengen(const std::string& args, const std::string& prefix = "") {
-    return testing::run_lengen(root_, args, prefix);
-  }
-  std::string base() const { return (root_ / "base.json").string(); }
-  std::string at(const std::string& name) const { return (root_ / name).string(); }
+  CliWrites() : CliFolderTest("lengen_cli_writes") {}
   static std::string text_of(const fs::path& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});

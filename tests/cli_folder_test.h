@@ -1,0 +1,28 @@
+#pragma once
+// Command-line tests in a fresh folder holding a tiny copy config (base.json): lengen runs there
+// as a user would run it, and the test reads what it printed and wrote.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+
+#include "cli_runner.h"
+#include "temp_folder.h"
+
+namespace lengen::testing {
+
+class CliFolderTest : public TempFolderTest {
+ protected:
+  explicit CliFolderTest(std::string prefix) : TempFolderTest(std::move(prefix)) {}
+
+  void SetUp() override {
+    TempFolderTest::SetUp();
+    std::ofstream(root_ / "base.json") << tiny_copy_json();
+  }
+  // `lengen ARGS` run from the folder, after `prefix` (an environment, a wrapper).
+  CliResult lengen(const std::string& args, const std::string& prefix = "") { return run_lengen(root_, args, prefix); }
+  std::string base() const { return (root_ / "base.json").string(); }
+  std::string at(const std::string& name) const { return (root_ / name).string(); }
+};
+
+}  // namespace lengen::testing
