@@ -82,6 +82,23 @@ TEST_F(RunFolderTest, RestartDeletesOnlyTheFilesLengenWrites) {
                                          "checkpoints/mine.pt"}));
 }
 
+// A checkpoints/ that links out of the run folder is not followed: what it points at is the
+// user's, even when its names look like lengen's.
+TEST_F(RunFolderTest, RestartDoesNotDeleteThroughALinkedCheckpointFolder) {
+  const fs::path elsewhere = root_ / "elsewhere";
+  fs::create_directories(elsewhere);
+  std::ofstream(elsewhere / "step_00000003.pt") << "someone's model";
+  const fs::path run = root_ / "run";
+  RunFolder folder(run.string());
+  fs::create_directories(run);
+  folder.mark();
+  std::ofstream(run / "config.json") << "{}";
+  fs::create_directory_symlink(elsewhere, folder.checkpoint_dir());
+  EXPECT_NE(user_error_message([&] { folder.remove_for_restart(); }).find("is a link"), std::string::npos);
+  EXPECT_TRUE(fs::exists(elsewhere / "step_00000003.pt"));
+  EXPECT_TRUE(fs::exists(run / "config.json"));  // refused before anything is removed
+}
+
 // Only lengen's own checkpoint names count: a user's copy beside them is never resumed from,
 // evaluated as "last" or pruned.
 TEST_F(RunFolderTest, OnlyLengensCheckpointNamesAreCheckpoints) {

@@ -128,6 +128,11 @@ void RunFolder::remove_for_restart() const {
     throw UserError(path_ + " is not a lengen run folder (no " + fs::path(marker_path()).filename().string() +
                     "); --force only replaces run folders lengen wrote");
   }
+  // A linked checkpoints/ points out of the run folder: what lies behind it is not this run's to delete.
+  if (fs::is_symlink(checkpoint_dir(), error)) {
+    throw UserError(checkpoint_dir() + " is a link to " + fs::read_symlink(checkpoint_dir(), error).string() +
+                    "; --force does not delete through links out of the run folder (remove the link first)");
+  }
   // Only the names training and evaluation write; anything else a user put there stays.
   const auto remove = [&](const fs::path& file) {
     fs::remove(file, error);
