@@ -153,6 +153,17 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
     EXPECT_NE(text_of(root_ / "three" / name / "layer0_head0.dat").find("run " + name + ","), std::string::npos)
         << name;
   }
+  // A run folder named like the page, or hidden like lengen's list of outputs, keeps the page whole.
+  for (const std::string copy : {"s/attention.md", "t/.lengen_outputs"}) {
+    fs::create_directories(root_ / copy);
+    fs::copy(run, root_ / copy, fs::copy_options::recursive);
+  }
+  const CliResult reserved = lengen("attention " + at("s/attention.md") + " " + at("t/.lengen_outputs") +
+                                    " --length 4 --out " + at("reserved"));
+  EXPECT_EQ(reserved.code, 0) << reserved.err;
+  EXPECT_NE(text_of(root_ / "reserved" / "attention.md").find("# Attention maps"), std::string::npos);
+  EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_attention.md" / "layer0_head0.dat"));
+  EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_.lengen_outputs" / "layer0_head0.dat"));
 }
 
 // Training data given with --data is recorded (absolute path and hash); a resume on other data
