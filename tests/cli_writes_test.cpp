@@ -166,6 +166,29 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
   EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_.lengen_outputs" / "layer0_head0.dat"));
 }
 
+// A checkpoint carries the model section it was trained with: one of another method is refused
+// by eval and attention even loose, renamed or linked, where its tensors alone would fit.
+TEST_F(CliWrites, ACheckpointOfAnotherMethodIsRefusedWhereverItLies) {
+  const std::string softmax = trained("softmax");
+  ASSERT_EQ(lengen("train " + base() + " --set model.attention.normalizer=entmax15 --out " + at("entmax")).code, 0);
+  const fs::path theirs = fs::path(at("entmax")) / "checkpoints";
+  fs::path last;
+  for (const auto& entry : fs::directory_iterator(theirs))
+    if (entry.path().filename().string().rfind("step_", 0) == 0 && entry.path() > last) last = entry.path();
+  ASSERT_FALSE(last.empty());
+  fs::copy_file(last, root_ / "loose.pt");
+  fs::create_symlink(last, root_ / "linked.pt");
+  for (const std::string checkpoint : {"loose.pt", "linked.pt"}) {
+    expect_refused(lengen("eval " + softmax + " --checkpoint " + at(checkpoint) + " --lengths 4"),
+                   "model.attention.normalizer");
+    expect_refused(lengen("attention " + softmax + " --checkpoint " + at(checkpoint) + " --length 4 --out " + at("maps")),
+                   "model.attention.normalizer");
+  }
+  // Renamed into the run as one of its own checkpoints.
+  fs::copy_file(last, fs::path(softmax) / "checkpoints" / "step_99999999.pt");
+  expect_refused(lengen("eval " + softmax + " --lengths 4"), "model.attention.normalizer");
+}
+
 // Training data given with --data is recorded (absolute path and hash); a resume on other data
 // or on none is refused before anything is written.
 TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {

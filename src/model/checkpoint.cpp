@@ -6,7 +6,10 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "lengen/atomic_write.h"
+#include "lengen/config_io.h"
 #include "lengen/content_hash.h"
 
 namespace lengen {
@@ -64,6 +67,36 @@ void stored_tensor_names(torch::serialize::InputArchive& archive, const std::str
   }
 }
 
+// The model section of the config that built `model`, stored in each checkpoint: softmax and
+// entmax models (or ALiBi and RoPE ones) have the same tensors, so only this tells them apart.
+nlohmann::json model_section(Decoder& model) {
+  Config config;
+  config.model = model->config();
+  return nlohmann::json{{"model", config_to_json(config)["model"]}};
+}
+
+// Keys that do not change what a trained model computes: how it was initialised, and the
+// evaluation's chunk size.
+const std::vector<std::string> kKeysNotInTheModel = {"model.init_std", "model.prefill_chunk",
+                                                     "model.attention.scaling_init_std"};
+
+// A checkpoint written with another model section is refused, naming the first key that differs.
+// Checkpoints without a stored section are compared by their tensors alone.
+void check_model_section(torch::serialize::InputArchive& archive, const std::string& path, Decoder& model) {
+  c10::IValue stored;
+  if (!archive.try_read("model_config", stored) || !stored.isString()) return;
+  const auto saved = nlohmann::json::parse(stored.toStringRef(), nullptr, /*allow_exceptions=*/false);
+  if (saved.is_discarded() || !saved.is_object()) return;
+  const nlohmann::json current = model_section(model);
+  const std::string key = first_config_difference(saved, current, kKeysNotInTheModel);
+  if (key.empty()) return;
+  const auto pointer = nlohmann::json::json_pointer(config_key_pointer(key));
+  const std::string was = saved.contains(pointer) ? saved[pointer].dump() : "(none)";
+  throw UserError("checkpoint " + path + " does not fit this model: it was trained with " + key + "=" + was +
+                  ", this run has " +
+                  (current.contains(pointer) ? current[pointer].dump() : "(none)") + " (a checkpoint of another model or method)");
+}
+
 }  // namespace
 
 bool weights_are_finite(Decoder& model) {
@@ -86,6 +119,7 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
     optimizer->save(optimizer_archive);
     archive.write("optimizer", optimizer_archive);
   }
+  archive.write("model_config", c10::IValue(model_section(model).dump()));
   archive.write("step", torch::tensor(progress.step));
   archive.write("best_validation", torch::tensor(progress.best_validation, torch::kDouble));
   archive.write("best_step", torch::tensor(progress.best_step));
@@ -141,6 +175,8 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch:
                       shape_text(tensor.sizes()) + " there, " + shape_text(expected[name]) + " in this model");
     }
   }
+  // After the tensors: a checkpoint of another shape is named by its first parameter that differs.
+  check_model_section(archive, path, model);
   if (optimizer != nullptr) {
     try {
       torch::serialize::InputArchive optimizer_archive;
