@@ -189,6 +189,17 @@ TEST_F(CliWrites, ACheckpointOfAnotherMethodIsRefusedWhereverItLies) {
   expect_refused(lengen("eval " + softmax + " --lengths 4"), "model.attention.normalizer");
 }
 
+// Evaluation multiples count from task.len_max: training files with longer sources are refused
+// (file and line named) before a run folder is made.
+TEST_F(CliWrites, TrainingFilesLongerThanTheConfiguredLengthAreRefused) {
+  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 8 --train 64 --out " + at("long")).code, 0);
+  const CliResult result = lengen("train " + base() + " --out " + at("run") + " --data " + at("long"));
+  expect_refused(result, "longer than task.len_max=4");
+  EXPECT_NE(result.err.find("train.src:"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(root_ / "run"));
+  EXPECT_EQ(lengen("train " + base() + " --set task.len_max=8 --out " + at("run") + " --data " + at("long")).code, 0);
+}
+
 // Training data given with --data is recorded (absolute path and hash); a resume on other data
 // or on none is refused before anything is written.
 TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "lengen/atomic_write.h"
 #include "lengen/autocast.h"
@@ -35,6 +36,18 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
   const std::string stem = data_dir + "/train";
   auto samples = read_samples(stem, task.num_symbols(), task.framing());
   if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
+  // Evaluation lengths are labelled as multiples of task.len_max: training data longer than it
+  // would make "1x" a length the model trained beyond.
+  if (const std::optional<int64_t> longest = task.source_length(config.task.len_max)) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      if (static_cast<int64_t>(samples[i].src.size()) > *longest) {
+        throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " +
+                        std::to_string(samples[i].src.size()) + " symbols, longer than task.len_max=" +
+                        std::to_string(config.task.len_max) + " gives (" + std::to_string(*longest) +
+                        "); set task.len_max to the training data's longest length");
+      }
+    }
+  }
   return file_data(std::move(samples), derive_seed(config.train.seed, kTrainStream));
 }
 
