@@ -67,8 +67,13 @@ TEST_F(CliWrites, ARunHasOneWriterAtATime) {
     expect_refused(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
                    run + " is in use by another lengen process");
     expect_refused(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
+    // Nor do a report or attention maps go into a run folder another process is writing.
+    expect_refused(lengen("report " + run), "is a run folder in use by another lengen process");
+    expect_refused(lengen("report " + run + " --out " + run), "in use by another lengen process");
+    EXPECT_FALSE(fs::exists(fs::path(run) / "report.md"));
     EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
   }
+  EXPECT_EQ(lengen("report " + run).code, 0);
   const CliResult free = lengen("eval " + run + " --lengths 3");
   EXPECT_EQ(free.code, 0) << free.err;
 }
@@ -294,6 +299,21 @@ TEST_F(CliWrites, ASweepLeavesTheUsersFilesInItsFolderAlone) {
   std::ofstream(root_ / "out" / "sweep.json") << R"({"mine": 1})";
   expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "is not a lengen sweep manifest");
   EXPECT_EQ(text_of(root_ / "out" / "sweep.json"), R"({"mine": 1})");
+}
+
+// Two sweep files on one folder: the second adds its runs to the manifest and keeps the first's,
+// whose side files stay its own (a rerun of the first sweep is not refused).
+TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {
+  std::ofstream(at("first.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  std::ofstream(at("second.json")) << R"({"base": "base.json", "list": [{"name": "b"}]})";
+  ASSERT_EQ(lengen("sweep " + at("first.json") + " --out " + at("out")).code, 0);
+  ASSERT_EQ(lengen("sweep " + at("second.json") + " --out " + at("out")).code, 0);
+  const std::string manifest = text_of(root_ / "out" / "sweep.json");
+  EXPECT_NE(manifest.find("\"a\""), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("\"b\""), std::string::npos) << manifest;
+  const CliResult again = lengen("sweep " + at("first.json") + " --out " + at("out"));
+  EXPECT_EQ(again.code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("skip a (finished)"), std::string::npos) << again.out;
 }
 
 // Bad input every run shares is one line and exit 2, with nothing written.

@@ -10,11 +10,13 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "user_error_message.h"
 
 namespace lengen {
 namespace {
 
 namespace fs = std::filesystem;
+using lengen::testing::user_error_message;
 
 class Report : public ::testing::Test {
  protected:
@@ -122,6 +124,16 @@ TEST_F(Report, RunsThatDifferBeyondTheirSeedsAreGroupsOfTheirOwn) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| Softmax (softmax + none) / nape, train.lr=0.001 |"), std::string::npos) << md;
+}
+
+// A row's method comes from results.json: one that contradicts the run's config.json (a results
+// file copied from another run) is refused, not labelled with the wrong method.
+TEST_F(Report, AResultsFileOfAnotherMethodThanItsRunIsRefused) {
+  const nlohmann::json config = {{"model", {{"attention", {{"normalizer", "softmax"}, {"scaling", "none"}}}}}};
+  write_file_atomically((dir_ / "asentmax-seed1" / "config.json").string(), config.dump());
+  const std::string message = user_error_message([&] { collect_runs(dir_.string()); });
+  EXPECT_NE(message.find("model.attention.normalizer=entmax15"), std::string::npos) << message;
+  EXPECT_NE(message.find("has softmax"), std::string::npos) << message;
 }
 
 // A run trained on --data files is not a seed of one trained on generated data.

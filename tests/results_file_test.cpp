@@ -21,10 +21,10 @@ using lengen::testing::user_error_message;
 
 namespace {
 
-ResultEntry full_entry(int64_t length) {
+ResultEntry full_entry(int64_t length, const std::string& decode = "teacher_forced") {
   ResultEntry entry;
   entry.length = length;
-  entry.decode = "teacher_forced";
+  entry.decode = decode;
   entry.samples = 8;
   entry.exact_match = 0.625;
   entry.token_accuracy = 0.9;
@@ -55,7 +55,7 @@ ResultsFile full_file() {
   results.method = {"entmax15", "asentmax", "nape"};
   results.results["teacher_forced"][16] = full_entry(16);
   results.results["teacher_forced"][1024] = full_entry(1024);
-  results.results_on_files["greedy"][32] = full_entry(32);
+  results.results_on_files["greedy"][32] = full_entry(32, "greedy");
   return results;
 }
 
@@ -127,6 +127,31 @@ TEST(ResultsFile, NumbersOutsideTheirRangeAreRefused) {
     EXPECT_NE(message.find("RUN/results.json: not a lengen results file (" + key + " is "), std::string::npos)
         << message;
   }
+  // Attention statistics: weights on the target are fractions, key counts never negative.
+  const std::vector<std::pair<std::string, nlohmann::json>> attention_cases = {
+      {"/attention_on_target/layers/0/best", 1.5},   {"/attention_on_target/layers/0/mean", -0.1},
+      {"/attention_on_target/layers/0/heads/0", 2.0}, {"/attention_on_target/layers/0/best_head", 7},
+      {"/attention/nonzero_per_query", -4.0},         {"/attention/entropy", -1.0}};
+  for (const auto& [pointer, value] : attention_cases) {
+    nlohmann::json json = to_json(full_file());
+    json["results"]["teacher_forced"]["16"][nlohmann::json::json_pointer(pointer)] = value;
+    EXPECT_NE(user_error_message([&] { results_file_from_json(json, "RUN/results.json"); })
+                  .find("RUN/results.json: not a lengen results file"),
+              std::string::npos)
+        << pointer;
+  }
+}
+
+// An entry filed under one length or decode that says another is refused, not reported twice.
+TEST(ResultsFile, AnEntryMustSayTheLengthAndDecodeItIsFiledUnder) {
+  nlohmann::json json = to_json(full_file());
+  json["results"]["teacher_forced"]["32"] = json["results"]["teacher_forced"]["16"];
+  EXPECT_NE(user_error_message([&] { results_file_from_json(json, "RUN/results.json"); }).find("says length 16"),
+            std::string::npos);
+  json = to_json(full_file());
+  json["results"]["greedy"]["16"] = json["results"]["teacher_forced"]["16"];
+  EXPECT_NE(user_error_message([&] { results_file_from_json(json, "RUN/results.json"); }).find("decode teacher_forced"),
+            std::string::npos);
 }
 
 TEST(ResultsFile, ReadAndWrittenOnDisk) {

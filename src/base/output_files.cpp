@@ -7,6 +7,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "lengen/run_lock.h"
 
 namespace fs = std::filesystem;
 
@@ -30,6 +31,11 @@ bool listed_output_file(const std::string& dir, const std::string& name) {
 }
 
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
+  // A run folder that is being trained or evaluated has one writer, and it is not this one.
+  if (run_in_use_elsewhere(dir)) {
+    throw UserError(dir + " is a run folder in use by another lengen process; write into it when that ends, or "
+                          "choose another --out");
+  }
   const fs::path list_path = fs::path(dir) / kOutputListName;
   std::set<std::string> ours = listed_names(list_path);
   std::error_code error;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lengen/errors.h"
+#include "lengen/run_folder.h"
 
 namespace lengen {
 
@@ -49,6 +50,16 @@ RunLock::RunLock(const std::string& run_dir) {
 
 RunLock::~RunLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases the flock
+}
+
+bool run_in_use_elsewhere(const std::string& run_dir) {
+  if (!RunFolder(run_dir).is_lengen_run()) return false;
+  try {
+    const RunLock probe(run_dir);
+    return false;
+  } catch (const UserError&) {
+    return true;
+  }
 }
 
 }  // namespace lengen

@@ -24,14 +24,43 @@ double number_at(const Json& json, const char* key) {
   return value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
 }
 
+// A fraction (exact match, token accuracy) in [0, 1], or NaN where it was written as null: a
+// hand-edited 7.5 would be reported as 750%.
+double fraction_at(const Json& json, const char* key) {
+  const double value = number_at(json, key);
+  if (!std::isnan(value) && !(value >= 0.0 && value <= 1.0)) {
+    throw std::invalid_argument(std::string(key) + " is " + json.at(key).dump() + ", not a fraction in [0, 1]");
+  }
+  return value;
+}
+
+// A count in [0, at_most].
+int64_t count_at(const Json& json, const char* key, int64_t at_most = std::numeric_limits<int64_t>::max()) {
+  const int64_t value = json.at(key).get<int64_t>();
+  if (value < 0 || value > at_most) {
+    throw std::invalid_argument(std::string(key) + " is " + std::to_string(value) + ", not a count in [0, " +
+                                std::to_string(at_most) + "]");
+  }
+  return value;
+}
+
+// A number of keys or nats: never negative (NaN where it was written as null).
+double non_negative_at(const Json& json, const char* key) {
+  const double value = number_at(json, key);
+  if (!std::isnan(value) && !(value >= 0.0)) {
+    throw std::invalid_argument(std::string(key) + " is " + json.at(key).dump() + ", not a number >= 0");
+  }
+  return value;
+}
+
 Json layer_to_json(const LayerAttentionSummary& layer) {
   return {{"nonzero_per_query", layer.nonzero_per_query}, {"entropy", layer.entropy}};
 }
 
 AttentionSummary attention_from_json(const Json& json) {
   AttentionSummary attention;
-  attention.nonzero_per_query = number_at(json, "nonzero_per_query");
-  attention.entropy = number_at(json, "entropy");
+  attention.nonzero_per_query = non_negative_at(json, "nonzero_per_query");
+  attention.entropy = non_negative_at(json, "entropy");
   for (const Json& layer : json.value("layers", Json::array())) {
     attention.layers.push_back({layer.at("nonzero_per_query").get<std::vector<double>>(),
                                 layer.at("entropy").get<std::vector<double>>()});
@@ -46,12 +75,19 @@ TargetAttention target_from_json(const Json& json) {
     target.note = json.value("note", "");
     return target;
   }
-  target.samples = json.at("samples").get<int64_t>();
-  target.queries = json.at("queries").get<int64_t>();
+  target.samples = count_at(json, "samples");
+  target.queries = count_at(json, "queries");
   for (const Json& layer : json.at("layers")) {
-    target.layers.push_back({layer.at("heads").get<std::vector<double>>(),
-                             layer.at("best_head").get<int64_t>(), number_at(layer, "best"),
-                             number_at(layer, "mean")});
+    // Weights on the target are fractions of one query's attention.
+    const auto heads = layer.at("heads").get<std::vector<double>>();
+    for (const double head : heads) {
+      if (!std::isnan(head) && !(head >= 0.0 && head <= 1.0))
+        throw std::invalid_argument("attention_on_target head weight " + std::to_string(head) +
+                                    " is not a fraction in [0, 1]");
+    }
+    const int64_t last_head = std::max<int64_t>(static_cast<int64_t>(heads.size()) - 1, 0);
+    target.layers.push_back({heads, count_at(layer, "best_head", last_head), fraction_at(layer, "best"),
+                             fraction_at(layer, "mean")});
   }
   return target;
 }
@@ -71,26 +107,6 @@ void add_unknown_keys(Json& json, const Json& extra) {
   for (const auto& [key, value] : extra.items()) {
     if (!json.contains(key)) json[key] = value;
   }
-}
-
-// A fraction (exact match, token accuracy) in [0, 1], or NaN where it was written as null: a
-// hand-edited 7.5 would be reported as 750%.
-double fraction_at(const Json& json, const char* key) {
-  const double value = number_at(json, key);
-  if (!std::isnan(value) && !(value >= 0.0 && value <= 1.0)) {
-    throw std::invalid_argument(std::string(key) + " is " + json.at(key).dump() + ", not a fraction in [0, 1]");
-  }
-  return value;
-}
-
-// A count in [0, at_most].
-int64_t count_at(const Json& json, const char* key, int64_t at_most = std::numeric_limits<int64_t>::max()) {
-  const int64_t value = json.at(key).get<int64_t>();
-  if (value < 0 || value > at_most) {
-    throw std::invalid_argument(std::string(key) + " is " + std::to_string(value) + ", not a count in [0, " +
-                                std::to_string(at_most) + "]");
-  }
-  return value;
 }
 
 ResultEntry entry_from_json(const Json& json) {
@@ -143,8 +159,15 @@ int64_t length_of_key(const std::string& key) {
 ResultsByDecode results_from_json(const Json& json) {
   ResultsByDecode results;
   for (const auto& [decode, by_length] : json.items()) {
-    for (const auto& [length, entry] : by_length.items())
-      results[decode][length_of_key(length)] = entry_from_json(entry);
+    for (const auto& [length, entry] : by_length.items()) {
+      ResultEntry read = entry_from_json(entry);
+      // The key files the entry; the entry's own fields must say the same.
+      if (read.length != length_of_key(length) || read.decode != decode) {
+        throw std::invalid_argument("the entry under " + decode + "/" + length + " says length " +
+                                    std::to_string(read.length) + ", decode " + read.decode);
+      }
+      results[decode][read.length] = std::move(read);
+    }
   }
   return results;
 }

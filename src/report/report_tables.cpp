@@ -76,6 +76,18 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   run.mixed_checkpoints = mixed_checkpoints(run.results);
   const fs::path config = fs::path(run.dir) / "config.json";
   if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
+  // The method a row is labelled with comes from results.json: it must be the run's own.
+  const std::pair<const char*, const std::string*> method_keys[] = {
+      {"model.attention.normalizer", &file.method.normalizer},
+      {"model.attention.scaling", &file.method.scaling},
+      {"model.attention.positions", &file.method.positions}};
+  for (const auto& [key, value] : method_keys) {
+    const auto in_config = read.config.find(key);
+    if (in_config != read.config.end() && in_config->second != *value) {
+      throw UserError(results_path + ": method says " + key + "=" + *value + ", but " + config.string() +
+                      " has " + in_config->second + " (a results file of another run?)");
+    }
+  }
   // What it trained on is part of what a run is: generated data, or --data files by their hash.
   const fs::path data = fs::path(run.dir) / "training_data.json";
   const nlohmann::json data_record = fs::exists(data) ? read_json_file(data.string()) : nlohmann::json();

@@ -115,18 +115,6 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_
   }
 }
 
-// True when another process holds the run's lock. Only a folder lengen made is probed: the lock
-// file is not created in a folder of the user's.
-bool in_use_elsewhere(const std::string& run_dir) {
-  if (!RunFolder(run_dir).is_lengen_run()) return false;
-  try {
-    const RunLock probe(run_dir);
-    return false;
-  } catch (const UserError&) {
-    return true;
-  }
-}
-
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
 // Returns false (after recording why) when its config is invalid.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, PendingRun& pending) {
@@ -225,6 +213,32 @@ void check_some_run_is_valid(const Sweep& sweep, const std::vector<size_t>& mine
   if (!first_problem.empty()) throw UserError("no run of the sweep has a valid config; " + first_problem);
 }
 
+// This sweep's manifest, keeping the runs another sweep file listed in the same folder: their
+// side files stay theirs, and the report still finds them. A run of both takes this sweep's entry.
+nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
+  nlohmann::json manifest = sweep_manifest(sweep);
+  const std::string path = out + "/" + kSweepManifestName;
+  if (!fs::exists(path)) return manifest;
+  std::map<std::string, nlohmann::json> mine;
+  for (const auto& run : manifest["runs"]) mine[run["name"].get<std::string>()] = run;
+  nlohmann::json runs = nlohmann::json::array();
+  const nlohmann::json listed = read_json_file(path);  // checked by check_side_files_are_lengens
+  for (const auto& run : listed["runs"]) {
+    const auto found = mine.find(run["name"].get<std::string>());
+    if (found == mine.end()) {
+      runs.push_back(run);
+    } else {
+      runs.push_back(found->second);
+      mine.erase(found);
+    }
+  }
+  for (const auto& run : manifest["runs"]) {
+    if (mine.count(run["name"].get<std::string>()) > 0) runs.push_back(run);
+  }
+  manifest["runs"] = runs;
+  return manifest;
+}
+
 // Checks the sweep folder and its finished runs before anything is written, then writes the
 // sweep's manifest.
 void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
@@ -233,7 +247,7 @@ void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, con
   check_out_folder(out, "sweep folder");
   check_side_files_are_lengens(sweep, mine, out);
   fs::create_directories(out);
-  write_file_atomically(out + "/" + kSweepManifestName, sweep_manifest(sweep).dump(2) + "\n");
+  write_file_atomically(out + "/" + kSweepManifestName, merged_manifest(sweep, out).dump(2) + "\n");
 }
 
 // The runs still to train, each with its config written; finished ones are skipped and ones
@@ -249,7 +263,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
       std::cout << "skip " << run.name << " (finished)\n";
       continue;
     }
-    if (in_use_elsewhere(pending.paths.run_dir)) {
+    if (run_in_use_elsewhere(pending.paths.run_dir)) {
       // Another sweep (or a train, an eval) has it: neither a failure nor this sweep's to touch.
       ++tally.busy;
       std::cout << "skip " << run.name << " (in use by another lengen process)\n";

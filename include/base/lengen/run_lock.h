@@ -23,4 +23,9 @@ class RunLock {
   int fd_ = -1;
 };
 
+// True when `run_dir` is a lengen run folder whose lock another process holds. Only a folder
+// lengen made is probed (the lock file is not created in a folder of the user's); the answer is
+// a probe's, true the moment it is taken.
+bool run_in_use_elsewhere(const std::string& run_dir);
+
 }  // namespace lengen
