@@ -3,6 +3,7 @@
 // run it claims to be. Each refusal is one line on stderr and exit code 2.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -339,6 +340,22 @@ TEST_F(CliWrites, ASecondSweepSkipsARunInUse) {
   EXPECT_NE(busy.out.find("skip a (in use by another lengen process)"), std::string::npos) << busy.out;
   EXPECT_FALSE(fs::exists(root_ / "out" / "a.failure.txt"));
   EXPECT_EQ(text_of(root_ / "out" / "a.log"), log);
+}
+
+// Two identical sweeps started at once (a job array without --shard): each run is trained by one
+// of them, the other skips it as in use or finished; neither records a failure.
+TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": "b"}]})";
+  const std::string sweep = std::string(LENGEN_CLI_PATH) + " sweep " + at("sweep.json") + " --out " + at("out");
+  const std::string both = "cd " + root_.string() + " && (" + sweep + " > one.txt 2>&1 & " + sweep +
+                           " > two.txt 2>&1 & wait)";
+  ASSERT_EQ(std::system(both.c_str()), 0);
+  const std::string one = text_of(root_ / "one.txt"), two = text_of(root_ / "two.txt");
+  EXPECT_EQ((one + two).find("FAIL"), std::string::npos) << one << two;
+  for (const std::string name : {"a", "b"}) {
+    EXPECT_FALSE(fs::exists(root_ / "out" / (name + ".failure.txt"))) << name;
+    EXPECT_TRUE(fs::exists(root_ / "out" / name / "results.json")) << name;
+  }
 }
 
 // A stop signal during an evaluation ends it as interrupted (exit 130), results.json as it was.

@@ -1,11 +1,16 @@
 #include "lengen/sweep_runner.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,10 +56,35 @@ bool is_finished(const RunPaths& paths) {
   return steps.is_number_integer() && folder.training_completed(steps.get<int64_t>());
 }
 
+// A sweep's hold on one run for as long as it runs it: an flock on the run's NAME.log. Two
+// sweeps started together on one folder both find the run free before either child has taken
+// the run's own lock; the claim makes one of them skip it, before it writes the run's files.
+class RunClaim {
+ public:
+  // nullptr when another process holds the claim.
+  static std::unique_ptr<RunClaim> take(const std::string& log_path) {
+    const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) throw UserError("cannot write " + log_path);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return nullptr;
+    }
+    return std::unique_ptr<RunClaim>(new RunClaim(fd));
+  }
+  ~RunClaim() { ::close(fd_); }
+  RunClaim(const RunClaim&) = delete;
+  RunClaim& operator=(const RunClaim&) = delete;
+
+ private:
+  explicit RunClaim(int fd) : fd_(fd) {}
+  int fd_;
+};
+
 struct PendingRun {
   std::string name;
   RunPaths paths;
   std::vector<std::string> argv;
+  std::shared_ptr<RunClaim> claim;
 };
 
 std::string last_lines(const std::string& path, int count) {
@@ -257,13 +287,13 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   std::vector<PendingRun> queue;
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
-    PendingRun pending{run.name, RunPaths(args.out, run.name), {}};
+    PendingRun pending{run.name, RunPaths(args.out, run.name), {}, nullptr};
     if (is_finished(pending.paths)) {
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
       continue;
     }
-    if (run_in_use_elsewhere(pending.paths.run_dir)) {
+    if (run_in_use_elsewhere(pending.paths.run_dir) || !(pending.claim = RunClaim::take(pending.paths.log))) {
       // Another sweep (or a train, an eval) has it: neither a failure nor this sweep's to touch.
       ++tally.busy;
       std::cout << "skip " << run.name << " (in use by another lengen process)\n";
