@@ -12,6 +12,7 @@
 #include "lengen/attention_choices.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "lengen/sweep_manifest.h"
 #include "lengen/report.h"
 
 namespace fs = std::filesystem;
@@ -145,18 +146,8 @@ std::string group_label(const RunGroup& group) {
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
   std::vector<ReadRun> runs;
   const fs::path root(dir);
-  if (fs::exists(root / "sweep.json")) {
-    // Keep the manifest alive: looping over .at() of a temporary would read freed memory.
-    const std::string manifest_path = (root / "sweep.json").string();
-    const nlohmann::json manifest = read_json_file(manifest_path);
-    // A sweep.json lengen did not write (another tool's) is named, not read as lengen's.
-    const auto is_run = [](const nlohmann::json& entry) {
-      return entry.is_object() && entry.contains("name") && entry["name"].is_string();
-    };
-    if (!manifest.is_object() || !manifest.contains("runs") || !manifest["runs"].is_array() ||
-        !std::all_of(manifest["runs"].begin(), manifest["runs"].end(), is_run)) {
-      throw UserError(manifest_path + ": not a lengen sweep manifest (expected {\"runs\": [{\"name\": ...}, ...]})");
-    }
+  if (fs::exists(root / kSweepManifestName)) {
+    const nlohmann::json manifest = read_sweep_manifest(dir);
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path results = root / name / "results.json";

@@ -206,13 +206,11 @@ void check_side_files_are_lengens(const Sweep& sweep, const std::vector<size_t>&
   std::set<std::string> listed;
   const std::string manifest_path = out + "/" + kSweepManifestName;
   if (fs::exists(manifest_path)) {
-    const nlohmann::json manifest = read_json_file(manifest_path);
-    const bool is_lengens = manifest.is_object() && manifest.contains("runs") && manifest["runs"].is_array() &&
-                            std::all_of(manifest["runs"].begin(), manifest["runs"].end(), [](const nlohmann::json& run) {
-                              return run.is_object() && run.contains("name") && run["name"].is_string();
-                            });
-    if (!is_lengens) {
-      throw UserError(manifest_path + " is not a lengen sweep manifest, and lengen did not write it; use another --out");
+    nlohmann::json manifest;
+    try {
+      manifest = read_sweep_manifest(out);
+    } catch (const UserError& e) {
+      throw UserError(std::string(e.what()) + "; use another --out");
     }
     for (const auto& run : manifest["runs"]) listed.insert(run["name"].get<std::string>());
   }
@@ -252,7 +250,7 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   std::map<std::string, nlohmann::json> mine;
   for (const auto& run : manifest["runs"]) mine[run["name"].get<std::string>()] = run;
   nlohmann::json runs = nlohmann::json::array();
-  const nlohmann::json listed = read_json_file(path);  // checked by check_side_files_are_lengens
+  const nlohmann::json listed = read_sweep_manifest(out);
   for (const auto& run : listed["runs"]) {
     const auto found = mine.find(run["name"].get<std::string>());
     if (found == mine.end()) {

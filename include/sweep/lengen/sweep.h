@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "lengen/config.h"
+#include "lengen/sweep_manifest.h"
 
 namespace lengen {
 
 // The sweep folder's own files beside the run folders: sweep.json, and per run NAME.config.json,
 // NAME.log and NAME.failure.txt. No run may be named like one of them.
-constexpr const char* kSweepManifestName = "sweep.json";
 constexpr const char* kSweepConfigSuffix = ".config.json";
 constexpr const char* kSweepLogSuffix = ".log";
 constexpr const char* kSweepFailureSuffix = ".failure.txt";
