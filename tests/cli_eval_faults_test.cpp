@@ -9,6 +9,8 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_runner.h"
 #include "lengen/checkpoint.h"
@@ -84,6 +86,14 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
   expect_refused("eval " + run_dir() + " --lengths ' '", "--lengths: the value is blank");
   expect_refused("eval " + run_dir() + " --lengths 10000000", "eval.lengths");
   expect_refused("eval " + run_dir() + " --checkpoint ''", "--checkpoint: the value is empty");
+  // A problem with an option's value names the option typed, never a --set nobody wrote.
+  for (const auto& [args, typed] : std::vector<std::pair<std::string, std::string>>{
+           {" --lengths 4,,8", "--lengths 4,,8: "}, {" --samples 0", "--samples 0: "}, {" --batch-size 0", "--batch-size 0: "},
+           {" --decode sideways", "--decode sideways: "}}) {
+    const CliResult result = lengen("eval " + run_dir() + args);
+    EXPECT_EQ(result.err.rfind("lengen: error: " + typed, 0), 0u) << result.err;
+    EXPECT_EQ(result.err.find("--set"), std::string::npos) << result.err;
+  }
 }
 
 // An evaluation changes how it runs, not what the run is: results.json is labelled with the run's

@@ -50,11 +50,37 @@ void check_evaluation_override(const std::string& assignment) {
 
 // The value of an option the user gave, as an eval.* override. Given empty, it is refused
 // rather than read as "use the default".
-void add_override(std::vector<std::string>& overrides, const CLI::Option* option, const std::string& key,
-                  const std::string& value) {
-  if (option->count() == 0) return;
-  if (value.empty()) throw UserError(option->get_name() + " is empty");
-  overrides.push_back(key + "=" + value);
+// The options that stand for a config key, with the key and the value typed.
+struct OptionOverride {
+  const CLI::Option* option;
+  std::string key;
+  std::string value;
+};
+
+std::vector<OptionOverride> option_overrides(const EvalArgs& args) {
+  return {{args.lengths_option, "eval.lengths", args.lengths},
+          {args.samples_option, "eval.samples", args.samples},
+          {args.batch_size_option, "eval.batch_size", args.batch_size},
+          {args.threads_option, "train.threads", args.threads},
+          {args.decode_option, "eval.decode", args.decode}};
+}
+
+// The run's config with the overrides; a problem with an override that an option made is named
+// as the option that was typed ("--lengths 4,,8: ..."), not as a --set the user never wrote.
+Config load_config_naming_options(const std::string& path, const std::vector<std::string>& overrides,
+                                  const EvalArgs& args) {
+  try {
+    return load_config(path, overrides);
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    for (const OptionOverride& item : option_overrides(args)) {
+      const std::string typed = "--set " + item.key + "=" + item.value;
+      if (item.option->count() > 0 && message.rfind(typed, 0) == 0) {
+        throw UserError(item.option->get_name() + " " + item.value + message.substr(typed.size()));
+      }
+    }
+    throw;
+  }
 }
 
 void run_eval(const EvalArgs& args) {
@@ -66,14 +92,14 @@ void run_eval(const EvalArgs& args) {
   if (args.data_option->count() > 0 && args.lengths_option->count() > 0) {
     throw UserError("--lengths with --data: the lengths are those of the test_{i}_{L} files in " + args.data_dir);
   }
-  add_override(overrides, args.lengths_option, "eval.lengths", args.lengths);
-  add_override(overrides, args.samples_option, "eval.samples", args.samples);
+  for (const OptionOverride& item : option_overrides(args)) {
+    if (item.option->count() == 0) continue;
+    if (item.value.empty()) throw UserError(item.option->get_name() + " is empty");
+    overrides.push_back(item.key + "=" + item.value);
+  }
   // --samples means every length, the long ones included.
   if (args.samples_option->count() > 0) overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
-  add_override(overrides, args.batch_size_option, "eval.batch_size", args.batch_size);
-  add_override(overrides, args.threads_option, "train.threads", args.threads);
-  add_override(overrides, args.decode_option, "eval.decode", args.decode);
-  const Config config = load_config(RunFolder(args.run_dir).config_path(), overrides);
+  const Config config = load_config_naming_options(RunFolder(args.run_dir).config_path(), overrides, args);
   // After loading, so that an unknown key gets the loader's message with its suggestion.
   for (const std::string& assignment : args.overrides) check_evaluation_override(assignment);
   // eval.checkpoint names last or best; --checkpoint may also be a path.
