@@ -113,6 +113,9 @@ TEST(ResultsFile, AFileThatIsNotOneIsRefusedWithItsName) {
   const std::string wrong_type = user_error_message([&] { results_file_from_json(json, "RUN/results.json"); });
   EXPECT_NE(wrong_type.find("not a lengen results file"), std::string::npos) << wrong_type;
   EXPECT_EQ(wrong_type.find("json.exception"), std::string::npos) << wrong_type;
+  // The key and where its entry sits are named.
+  EXPECT_NE(wrong_type.find("(results/teacher_forced/16: exact_match is \"high\", not a number)"), std::string::npos)
+      << wrong_type;
 }
 
 // Numbers out of their range are refused by name, not reported: an exact match of 7.5 would be
@@ -124,7 +127,8 @@ TEST(ResultsFile, NumbersOutsideTheirRangeAreRefused) {
     nlohmann::json json = to_json(full_file());
     json["results"]["teacher_forced"]["16"][key] = value;
     const std::string message = user_error_message([&] { results_file_from_json(json, "RUN/results.json"); });
-    EXPECT_NE(message.find("RUN/results.json: not a lengen results file (" + key + " is "), std::string::npos)
+    EXPECT_NE(message.find("RUN/results.json: not a lengen results file (results/teacher_forced/16: " + key + " is "),
+              std::string::npos)
         << message;
   }
   // Attention statistics: weights on the target are fractions, key counts never negative.

@@ -21,6 +21,8 @@ using Json = nlohmann::json;
 // A number written as null (nlohmann writes NaN and infinities so) reads back as NaN.
 double number_at(const Json& json, const char* key) {
   const Json& value = json.at(key);
+  if (!value.is_number() && !value.is_null())
+    throw std::invalid_argument(std::string(key) + " is " + value.dump() + ", not a number");
   return value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
 }
 
@@ -36,6 +38,8 @@ double fraction_at(const Json& json, const char* key) {
 
 // A count in [0, at_most].
 int64_t count_at(const Json& json, const char* key, int64_t at_most = std::numeric_limits<int64_t>::max()) {
+  if (!json.at(key).is_number_integer())
+    throw std::invalid_argument(std::string(key) + " is " + json.at(key).dump() + ", not a whole number");
   const int64_t value = json.at(key).get<int64_t>();
   if (value < 0 || value > at_most) {
     throw std::invalid_argument(std::string(key) + " is " + std::to_string(value) + ", not a count in [0, " +
@@ -156,11 +160,31 @@ int64_t length_of_key(const std::string& key) {
   return length;
 }
 
-ResultsByDecode results_from_json(const Json& json) {
+// The reason of a JSON library or range error, without nlohmann's "[json.exception.type_error.302] ".
+std::string reason_of(const std::exception& cause) {
+  std::string reason = cause.what();
+  if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
+    reason = reason.substr(reason.find("] ") + 2);
+  }
+  return reason;
+}
+
+// One entry, a problem in it named by where it sits ("results/teacher_forced/64: exact is ...").
+ResultEntry entry_at(const Json& entry, const std::string& where) {
+  try {
+    return entry_from_json(entry);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(where + ": " + reason_of(e));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + reason_of(e));
+  }
+}
+
+ResultsByDecode results_from_json(const Json& json, const std::string& section) {
   ResultsByDecode results;
   for (const auto& [decode, by_length] : json.items()) {
     for (const auto& [length, entry] : by_length.items()) {
-      ResultEntry read = entry_from_json(entry);
+      ResultEntry read = entry_at(entry, section + "/" + decode + "/" + length);
       // The key files the entry; the entry's own fields must say the same.
       if (read.length != length_of_key(length) || read.decode != decode) {
         throw std::invalid_argument("the entry under " + decode + "/" + length + " says length " +
@@ -191,12 +215,7 @@ std::optional<double> target_metric(const ResultEntry& entry, const std::string&
 }
 
 UserError not_a_results_file(const std::string& source, const std::exception& cause) {
-  // nlohmann's messages open with "[json.exception.type_error.302] ": the rest is the reason.
-  std::string reason = cause.what();
-  if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
-    reason = reason.substr(reason.find("] ") + 2);
-  }
-  return UserError(source + ": not a lengen results file (" + reason + ")");
+  return UserError(source + ": not a lengen results file (" + reason_of(cause) + ")");
 }
 
 }  // namespace
@@ -278,9 +297,9 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     const Json& method = json.at("method");
     results.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
                       method.at("positions").get<std::string>()};
-    if (json.contains("results")) results.results = results_from_json(json.at("results"));
+    if (json.contains("results")) results.results = results_from_json(json.at("results"), "results");
     if (json.contains("results_on_files"))
-      results.results_on_files = results_from_json(json.at("results_on_files"));
+      results.results_on_files = results_from_json(json.at("results_on_files"), "results_on_files");
     return results;
   } catch (const nlohmann::json::exception& e) {
     throw not_a_results_file(source, e);
