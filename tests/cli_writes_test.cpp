@@ -204,6 +204,11 @@ TEST_F(CliWrites, TrainingFilesLongerThanTheConfiguredLengthAreRefused) {
   EXPECT_NE(result.err.find("train.src:"), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(root_ / "run"));
   EXPECT_EQ(lengen("train " + base() + " --set task.len_max=8 --out " + at("run") + " --data " + at("long")).code, 0);
+  // A folder without training files is named as the option, not as a file that cannot be read.
+  fs::create_directories(root_ / "empty");
+  expect_refused(lengen("train " + base() + " --out " + at("run2") + " --data " + at("empty")),
+                 "--data " + at("empty") + " has no train.src/.trg");
+  EXPECT_FALSE(fs::exists(root_ / "run2"));
 }
 
 // Training data given with --data is recorded (absolute path and hash); a resume on other data

@@ -34,6 +34,9 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
                           derive_seed(config.task.seed, kTrainStream));
   }
   const std::string stem = data_dir + "/train";
+  if (!std::filesystem::exists(stem + ".src") && !std::filesystem::exists(stem + ".trg")) {
+    throw UserError("--data " + data_dir + " has no train.src/.trg to train on (lengen data --train N writes them)");
+  }
   auto samples = read_samples(stem, task.num_symbols(), task.framing());
   if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
   // Evaluation lengths are labelled as multiples of task.len_max: training data longer than it
