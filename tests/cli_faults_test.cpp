@@ -86,6 +86,18 @@ TEST_F(CliFaults, OutOfRangeValuesAreRefusedBeforeAnythingIsWritten) {
   EXPECT_NE(utf8.err.find("UTF-8"), std::string::npos) << utf8.err;
 }
 
+// Only a launched worker above rank 0 keeps a user error to itself: the variable left set in a
+// shell silences nothing.
+TEST_F(CliFaults, QuietUserErrorsOnlyForALaunchedWorkerAboveRankZero) {
+  const CliResult shell = lengen("train " + at("missing.json") + " --out " + at("run"), "LENGEN_QUIET_USER_ERRORS=1");
+  EXPECT_EQ(shell.code, 2);
+  EXPECT_EQ(shell.err_lines(), 1) << shell.err;
+  const CliResult worker =
+      lengen("train " + at("missing.json") + " --out " + at("run"), "LENGEN_QUIET_USER_ERRORS=1 RANK=1");
+  EXPECT_EQ(worker.code, 2);
+  EXPECT_EQ(worker.err, "");
+}
+
 TEST_F(CliFaults, DeeplyNestedConfigIsOneLine) {
   std::ofstream(at("deep.json")) << std::string(100000, '[') << std::string(100000, ']');
   const CliResult result = lengen("config show " + at("deep.json"));

@@ -14,11 +14,14 @@ struct ExitWith {
 constexpr int kDivergedExitCode = 3;
 
 // Set to 1 by `lengen launch` for every worker but rank 0: a bad option or config is the same on
-// every rank, so rank 0 alone prints it and the user reads one line, not one per worker.
+// every rank, so rank 0 alone prints it and the user reads one line, not one per worker. Only a
+// worker of a rank above 0 is quiet: the variable left set in a user's shell silences nothing.
 inline constexpr const char* kQuietUserErrorsVariable = "LENGEN_QUIET_USER_ERRORS";
 inline bool user_errors_quiet() {
   const char* value = std::getenv(kQuietUserErrorsVariable);
-  return value != nullptr && std::strcmp(value, "1") == 0;
+  const char* rank = std::getenv("RANK");
+  return value != nullptr && std::strcmp(value, "1") == 0 && rank != nullptr && rank[0] != '\0' &&
+         std::strcmp(rank, "0") != 0;
 }
 
 void add_info_command(CLI::App& app);
