@@ -48,9 +48,8 @@ void check_evaluation_override(const std::string& assignment) {
                   "model.prefill_chunk; the rest is the run's own (its config.json)");
 }
 
-// The value of an option the user gave, as an eval.* override. Given empty, it is refused
-// rather than read as "use the default".
-// The options that stand for a config key, with the key and the value typed.
+// The options that stand for a config key, with the key and the value typed. A given option
+// becomes that key's override; given empty, it is refused rather than read as "use the default".
 struct OptionOverride {
   const CLI::Option* option;
   std::string key;

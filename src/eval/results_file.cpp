@@ -28,13 +28,13 @@ double number_at(const Json& json, const char* key) {
 
 // A fraction (exact match, token accuracy) in [0, 1], or NaN where it was written as null: a
 // hand-edited 7.5 would be reported as 750%.
-double fraction_at(const Json& json, const char* key) {
-  const double value = number_at(json, key);
-  if (!std::isnan(value) && !(value >= 0.0 && value <= 1.0)) {
-    throw std::invalid_argument(std::string(key) + " is " + json.at(key).dump() + ", not a fraction in [0, 1]");
-  }
+double checked_fraction(double value, const std::string& what) {
+  if (!std::isnan(value) && !(value >= 0.0 && value <= 1.0))
+    throw std::invalid_argument(what + " is " + Json(value).dump() + ", not a fraction in [0, 1]");
   return value;
 }
+
+double fraction_at(const Json& json, const char* key) { return checked_fraction(number_at(json, key), key); }
 
 // A count in [0, at_most].
 int64_t count_at(const Json& json, const char* key, int64_t at_most = std::numeric_limits<int64_t>::max()) {
@@ -84,11 +84,7 @@ TargetAttention target_from_json(const Json& json) {
   for (const Json& layer : json.at("layers")) {
     // Weights on the target are fractions of one query's attention.
     const auto heads = layer.at("heads").get<std::vector<double>>();
-    for (const double head : heads) {
-      if (!std::isnan(head) && !(head >= 0.0 && head <= 1.0))
-        throw std::invalid_argument("attention_on_target head weight " + std::to_string(head) +
-                                    " is not a fraction in [0, 1]");
-    }
+    for (const double head : heads) checked_fraction(head, "attention_on_target head weight");
     const int64_t last_head = std::max<int64_t>(static_cast<int64_t>(heads.size()) - 1, 0);
     target.layers.push_back({heads, count_at(layer, "best_head", last_head), fraction_at(layer, "best"),
                              fraction_at(layer, "mean")});

@@ -91,10 +91,12 @@ void check_model_section(torch::serialize::InputArchive& archive, const std::str
   const std::string key = first_config_difference(saved, current, kKeysNotInTheModel);
   if (key.empty()) return;
   const auto pointer = nlohmann::json::json_pointer(config_key_pointer(key));
-  const std::string was = saved.contains(pointer) ? saved[pointer].dump() : "(none)";
-  throw UserError("checkpoint " + path + " does not fit this model: it was trained with " + key + "=" + was +
-                  ", this run has " +
-                  (current.contains(pointer) ? current[pointer].dump() : "(none)") + " (a checkpoint of another model or method)");
+  const auto value_in = [&pointer](const nlohmann::json& section) {
+    return section.contains(pointer) ? section[pointer].dump() : std::string("(none)");
+  };
+  throw UserError("checkpoint " + path + " does not fit this model: it was trained with " + key + "=" +
+                  value_in(saved) + ", this run has " + value_in(current) +
+                  " (a checkpoint of another model or method)");
 }
 
 }  // namespace
