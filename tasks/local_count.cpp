@@ -68,7 +68,7 @@ class LocalCountTask : public Task {
 TaskDefinition local_count_task() {
   constexpr double kMax = std::numeric_limits<int32_t>::max();
   return {"local_count",
-          {{"vocab", 16, 2, kMax, true, "source symbols; adjacent runs differ"},
+          {{"vocab", 16, 2, kMaxTaskSymbols, true, "source symbols; adjacent runs differ"},
            {"max_reps", 8, kMinRun, kMax, true, "longest run; run lengths are uniform in [2, max_reps]"},
            labels_after_source_parameter()},
           [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {

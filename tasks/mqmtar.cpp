@@ -50,7 +50,7 @@ struct MqmtarShape {
   int64_t distinct_queries = 0;   // 0 or 1
 };
 
-constexpr double kMaxSymbols = std::numeric_limits<int32_t>::max() - kFirstLetter;
+constexpr double kMaxLetters = kMaxTaskSymbols - kFirstLetter;
 constexpr double kMaxTupleLen = 64;
 // The vocabularies are held in memory.
 constexpr double kMaxPairs = int64_t{1} << 24;
@@ -62,7 +62,7 @@ struct ShapeParameter {
 };
 const std::vector<ShapeParameter>& shape_parameters() {
   static const std::vector<ShapeParameter> parameters = {
-      {{"alphabet", 256, 2, kMaxSymbols, true, "letters that keys and values are spelled with"},
+      {{"alphabet", 256, 2, kMaxLetters, true, "letters that keys and values are spelled with"},
        &MqmtarShape::alphabet},
       {{"key_len", 2, 1, kMaxTupleLen, true, "letters per key"}, &MqmtarShape::key_len},
       {{"value_len", 2, 1, kMaxTupleLen, true, "letters per value"}, &MqmtarShape::value_len},

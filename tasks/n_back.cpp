@@ -63,7 +63,7 @@ class NBackTask : public Task {
 TaskDefinition n_back_task() {
   constexpr double kMax = std::numeric_limits<int32_t>::max();
   return {"n_back",
-          {{"vocab", 16, 2, kMax, true, "symbols, 0 standing for nothing n back; sources use 1..vocab-1"},
+          {{"vocab", 16, 2, kMaxTaskSymbols, true, "symbols, 0 standing for nothing n back; sources use 1..vocab-1"},
            {"n", 2, 1, kMax, true, "how far back the label looks"},
            labels_after_source_parameter()},
           [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {

@@ -11,9 +11,14 @@ namespace lengen {
 
 namespace {
 
+// Whole numbers in full ("1000000000", not "1e+09"), so the message shows what was typed.
 std::string format_value(double value) {
   std::ostringstream out;
-  out << value;
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) {
+    out << static_cast<int64_t>(value);
+  } else {
+    out << value;
+  }
   return out.str();
 }
 

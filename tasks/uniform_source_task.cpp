@@ -1,13 +1,11 @@
 #include "uniform_source_task.h"
 
-#include <limits>
-
 #include "sampling.h"
 
 namespace lengen {
 
 std::vector<TaskParameter> uniform_source_parameters() {
-  return {{"vocab", 32, 2, std::numeric_limits<int32_t>::max(), true, "source symbols, drawn uniformly"}};
+  return {{"vocab", 32, 2, kMaxTaskSymbols, true, "source symbols, drawn uniformly"}};
 }
 
 UniformSourceTask::UniformSourceTask(std::string name, const CheckedParams& params)

@@ -379,6 +379,9 @@ TEST_F(AttentionMaps, CommandDrawsPngAndSvgAndRejectsBadOptionsInOneLine) {
   EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --layers 2 --out " + out + "_bad"), 2);
   EXPECT_EQ(err_, "lengen: error: --layers 2 is out of range: the model has 2 layers (0..1)\n");
   EXPECT_FALSE(fs::exists(out + "_bad"));
+  EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --heads 0,,1 --out " + out + "_bad"), 2);
+  EXPECT_NE(err_.find("--heads: item 2 of '0,,1' is empty"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(out + "_bad"));
   EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --sample 5 --out " + out + "_bad"), 2);
   EXPECT_NE(err_.find("--sample 5 is out of range"), std::string::npos) << err_;
 }

@@ -164,6 +164,7 @@ TEST(BenchCli, CountsOutsideTheirRangeAreUsageErrorsNamingTheValue) {
       {"bench eval --threads 0", "'0' is not a whole number from 1 to 1024"},
       {"bench eval --threads 2048", "'2048' is not a whole number from 1 to 1024"},
       {"bench eval --lengths 1024,abc", "'abc' is not a whole number from 1 to 1048576"},
+      {"bench eval --lengths 1024,,4096", "item 2 of '1024,,4096' is empty"},
       {"bench eval --lengths 9223372036854775807", "is not a whole number from 1 to 1048576"},
       {"bench eval --samples 2.5", "'2.5' is not a whole number from 1 to 1048576"},
       {"bench eval --repeats 0", "'0' is not a whole number from 1 to 1000"},

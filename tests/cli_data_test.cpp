@@ -132,7 +132,7 @@ TEST_F(CliData, BadParameterIsOneLineAndExitCodeTwo) {
 
 // Counts and lengths outside what lengen can write are one line naming the option, before any
 // file: a negative seed is not read as 2^64 - 1, a length of 2^63 - 1 is not allocated, a length
-// given twice is not two splits of one length.
+// given twice is not two splits of one length, an empty item of a list is not skipped.
 TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--seed -1 --train 5 --len-min 4 --len-max 8", "--seed: '-1' is not a whole number from 0 to 18446744073709551615"},
@@ -141,7 +141,10 @@ TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
       {"--eval-lengths 9223372036854775807", "--eval-lengths: '9223372036854775807' is not a whole number from 1 to 1048576"},
       {"--train 5 --len-min 4 --len-max 2000000", "--len-max: '2000000' is not a whole number from 1 to 1048576"},
       {"--eval-lengths 16 --eval-size 0", "--eval-size: '0' is not a whole number from 1 to 1048576"},
-      {"--eval-lengths 6,6", "--eval-lengths names 6 twice"}};
+      {"--eval-lengths 6,6", "--eval-lengths names 6 twice"},
+      {"--eval-lengths 8,,16", "--eval-lengths: item 2 of '8,,16' is empty"},
+      {"--eval-lengths 8,16,", "--eval-lengths: item 3 of '8,16,' is empty"},
+      {"--eval-lengths 8,x", "--eval-lengths: item 2 of '8,x': 'x' is not a whole number from 1 to 1048576"}};
   for (const auto& [args, expected] : cases) {
     SCOPED_TRACE(args);
     fs::remove_all(out("x"));

@@ -364,12 +364,15 @@ TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {
 }
 
 // A stop signal during an evaluation ends it as interrupted (exit 130), results.json as it was.
+// The signal is sent once the evaluation reports progress, not after a fixed sleep: on a loaded
+// machine the process may still be loading LibTorch after seconds.
 TEST_F(CliWrites, AStopSignalDuringEvaluationIsAnInterruption) {
   const std::string run = trained("run");
   const std::string results = text_of(fs::path(run) / "results.json");
   const CliResult result = lengen(
-      "eval " + run + " --lengths 4000 --samples 100000 --batch-size 1 & pid=$!; sleep 2; kill -TERM $pid; wait $pid; "
-      "echo $? > " + at("code.txt") + "; true");
+      "eval " + run + " --lengths 4000 --samples 100000 --batch-size 1 2> " + at("eval_err.txt") +
+      " & pid=$!; for i in $(seq 1200); do grep -q 'eval length' " + at("eval_err.txt") +
+      " && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo $? > " + at("code.txt") + "; true");
   (void)result;
   EXPECT_EQ(text_of(root_ / "code.txt"), "130\n");
   EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);

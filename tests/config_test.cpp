@@ -242,6 +242,9 @@ TEST(ConfigTest, UnknownKeySuggestsTheClosestKey) {
   EXPECT_EQ(config_error(R"({"lr": 0.1})"), "test.json: unknown config key 'lr' (did you mean 'train.lr'?)");
   EXPECT_EQ(config_error(R"({"train": {"normalizer": "sparsemax"}})"),
             "test.json: unknown config key 'train.normalizer' (did you mean 'model.attention.normalizer'?)");
+  // A control character in a key is shown, not obeyed: a NUL would end the message there.
+  EXPECT_EQ(config_error(R"({"task": {"na\u0000me": "copy"}})"),
+            "test.json: unknown config key 'task.na\\x00me' (did you mean 'task.name'?)");
 }
 
 TEST(ConfigTest, WrongTypesNameTheKeyAndTheValue) {

@@ -261,6 +261,20 @@ class DataParallelTraining : public testing::TempFolderTest {
   std::string err_;
 };
 
+// A rank started by hand without its peers: one line that says what to do, nothing of
+// c10d's own connection log, and no run folder.
+TEST_F(DataParallelTraining, ALoneRankSaysInOneLineThatItsPeersAreMissing) {
+  const std::string run_dir = (root_ / "lone").string();
+  const std::string env = "WORLD_SIZE=2 RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+                          std::to_string(free_port()) + " LENGEN_DIST_TIMEOUT=1";
+  EXPECT_EQ(run_cli("train " + write_config(tiny_data_parallel_config()) + " --out " + run_dir, env), 1)
+      << err_;
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  EXPECT_NE(err_.find("rank 1 of 2 could not meet the others"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("lengen launch --nproc N"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(run_dir));
+}
+
 std::vector<double> logged_losses(const std::string& path) {
   std::vector<double> losses;
   std::ifstream in(path);

@@ -278,5 +278,28 @@ TEST_F(SweepCli, CtrlCReportsTheRunningRunAsInterruptedNotFailed) {
   EXPECT_FALSE(fs::exists(out / "seed1" / "results.json"));
 }
 
+// A stop signal that reaches a run while it is still starting (before it can catch signals)
+// ends it by the signal's default action; the sweep passed that signal on, so the run is
+// interrupted, not failed, and the sweep does not claim a checkpoint it does not have.
+TEST_F(SweepCli, AStopWhileARunStartsIsAnInterruptionNotAFailure) {
+  write_tiny_config(100000);
+  const fs::path out = dir_ / "runs";
+  const pid_t sweep =
+      start_cli(LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
+  ASSERT_GT(sweep, 0);
+  wait_for(out / "seed1.log");  // the sweep opens the log as it starts the run
+  ASSERT_TRUE(fs::exists(out / "seed1.log")) << progress_so_far(out);
+  kill(sweep, SIGTERM);
+  EXPECT_EQ(wait_cli(sweep), 130) << out_;
+  EXPECT_EQ(out_.find("FAIL"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("0 failed, 1 interrupted, 2 not started"), std::string::npos) << out_;
+  EXPECT_FALSE(fs::exists(out / "seed1.failure.txt"));
+  const bool kept = fs::exists(out / "seed1" / "checkpoints") && !fs::is_empty(out / "seed1" / "checkpoints");
+  EXPECT_NE(out_.find(kept ? "stopped seed1 (interrupted, checkpoint kept)"
+                           : "stopped seed1 (interrupted before its first checkpoint)"),
+            std::string::npos)
+      << out_;
+}
+
 }  // namespace
 }  // namespace lengen

@@ -1,6 +1,7 @@
 #include "lengen/errors.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "lengen/registry.h"
 
@@ -24,6 +25,21 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+std::string printable(const std::string& text) {
+  std::string shown;
+  shown.reserve(text.size());
+  for (unsigned char byte : text) {
+    if (byte >= 0x20 && byte != 0x7f) {
+      shown += static_cast<char>(byte);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      shown += escaped;
+    }
+  }
+  return shown;
+}
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;

@@ -26,8 +26,10 @@ void add_attention_command(CLI::App& app) {
       ->check(positive_count());
   cmd->add_option("--sample", options->sample, "Which of the length's evaluation samples (default 0)")
       ->check(non_negative_count());
-  cmd->add_option("--layers", options->layers, "Layers to draw, e.g. 0,1 (default: all)")->delimiter(',');
-  cmd->add_option("--heads", options->heads, "Heads to draw, e.g. 0,2 (default: all)")->delimiter(',');
+  add_count_list_option(cmd, "--layers", options->layers, "Layers to draw, e.g. 0,1 (default: all)",
+                        non_negative_count());
+  add_count_list_option(cmd, "--heads", options->heads, "Heads to draw, e.g. 0,2 (default: all)",
+                        non_negative_count());
   cmd->add_option("--checkpoint", options->checkpoint, "last, best or a checkpoint path (default: last)");
   cmd->add_option("--max-cells", options->max_cells,
                   "Maps with more rows or columns are max-pooled to at most this many (default 256)");

@@ -282,10 +282,8 @@ void add_bench_eval_command(CLI::App& bench) {
   auto options = std::make_shared<EvalBenchOptions>();
   auto* eval = bench.add_subcommand(
       "eval", "Seconds per evaluated sample at long lengths: fused vs dense attention, vs a FLOP floor");
-  eval->add_option("--lengths", options->lengths, "task lengths to evaluate, e.g. 1024,4096,16384")
-      ->delimiter(',')
-      ->capture_default_str()
-      ->check(count_up_to(kMaxLength));
+  add_count_list_option(eval, "--lengths", options->lengths, "task lengths to evaluate (default 1024,4096,16384)",
+                        count_up_to(kMaxLength));
   eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
       ->capture_default_str()
       ->check(count_up_to(kMaxSamples));

@@ -7,7 +7,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lengen::cli {
 
@@ -85,6 +87,51 @@ inline CLI::Validator seconds_up_to(double maximum) {
       [](const char* text, char** end) { return std::strtod(text, end); },
       [maximum](double value) { return std::isfinite(value) && value >= 0 && value <= maximum; },
       "a number of seconds from 0 to " + std::to_string(static_cast<long long>(maximum)), "SECONDS");
+}
+
+// The items of a comma-separated list, empty ones kept ("8,,16" has three), so that a check
+// can name the empty one: CLI11's own delimiter drops it without a word.
+inline std::vector<std::string> comma_items(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', start)) {
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  items.push_back(text.substr(start));
+  return items;
+}
+
+// A comma-separated list whose every item passes `item_check`: "item 2 of '8,,16' is empty".
+inline CLI::Validator list_of(const CLI::Validator& item_check) {
+  return CLI::Validator(
+      [item_check](std::string& text) -> std::string {
+        const std::vector<std::string> items = comma_items(text);
+        for (size_t i = 0; i < items.size(); ++i) {
+          std::string item = items[i];
+          const std::string where = "item " + std::to_string(i + 1) + " of '" + text + "'";
+          if (item.empty()) return where + " is empty";
+          const std::string problem = item_check(item);
+          if (!problem.empty()) return items.size() == 1 ? problem : where + ": " + problem;
+        }
+        return "";
+      },
+      item_check.get_description() + ",...");
+}
+
+// `--NAME 64,128,256` into `target`, each item checked by `item_check` (a whole-number check
+// above) and none of them empty. Given once: the list is one value.
+inline CLI::Option* add_count_list_option(CLI::App* command, const std::string& name, std::vector<int64_t>& target,
+                                          const std::string& help, const CLI::Validator& item_check) {
+  return command
+      ->add_option_function<std::string>(
+          name,
+          [&target](const std::string& text) {
+            target.clear();
+            for (const std::string& item : comma_items(text)) target.push_back(std::strtoll(item.c_str(), nullptr, 10));
+          },
+          help)
+      ->check(list_of(item_check));
 }
 
 }  // namespace lengen::cli

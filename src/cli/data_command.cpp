@@ -245,9 +245,8 @@ void add_data_command(CLI::App& app) {
       ->check(non_negative_count());
   cmd->add_option("--len-min", options->len_min, "shortest training source length")->check(count_up_to(kMaxLength));
   cmd->add_option("--len-max", options->len_max, "longest training source length")->check(count_up_to(kMaxLength));
-  cmd->add_option("--eval-lengths", options->eval_lengths, "evaluation source lengths, e.g. 64,128,256")
-      ->delimiter(',')
-      ->check(count_up_to(kMaxLength));
+  add_count_list_option(cmd, "--eval-lengths", options->eval_lengths, "evaluation source lengths, e.g. 64,128,256",
+                        count_up_to(kMaxLength));
   cmd->add_option("--eval-size", options->eval_size, "samples per evaluation length")
       ->capture_default_str()
       ->check(count_up_to(kMaxSamples));

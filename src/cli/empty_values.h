@@ -15,7 +15,8 @@ inline void refuse_empty_values(CLI::App& app) {
         const bool blank = value.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
         return blank ? std::string(value.empty() ? "the value is empty" : "the value is blank") : std::string();
       },
-      "NONEMPTY", "non-empty");
+      // No description: the help's option lines stay as they are, without ":NONEMPTY" on each.
+      "", "non-empty");
   for (CLI::Option* option : app.get_options()) {
     if (option->get_type_size_max() > 0) option->check(non_empty);  // flags take no value
   }

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
     if (!lengen::cli::user_errors_quiet()) {
-      std::cerr << "lengen: error: " << lengen::cli::parse_error_line(app, argc, argv, e) << "\n";
+      std::cerr << "lengen: error: " << lengen::printable(lengen::cli::parse_error_line(app, argc, argv, e)) << "\n";
     }
     return lengen::kUserErrorExitCode;
   } catch (const lengen::cli::ExitWith& e) {
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
     // where a folder is needed, a full disk).
-    std::cerr << "lengen: error: " << e.what() << "\n";
+    std::cerr << "lengen: error: " << lengen::printable(e.what()) << "\n";
     return lengen::kUserErrorExitCode;
   } catch (const c10::Error& e) {
     // LibTorch's own errors carry a backtrace over many lines: the first line says what failed.

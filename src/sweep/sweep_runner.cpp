@@ -202,7 +202,8 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
 // where they are its own: a folder without a sweep.json holds none of them yet, and one with a
 // lengen manifest holds those of the runs it lists. Anything else is the user's, and stops the
 // sweep before it writes.
-void check_side_files_are_lengens(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
+void check_side_files_are_lengens(const Sweep& sweep, const std::vector<size_t>& mine,
+                                  const std::string& out) {
   std::set<std::string> listed;
   const std::string manifest_path = out + "/" + kSweepManifestName;
   if (fs::exists(manifest_path)) {
@@ -219,8 +220,8 @@ void check_side_files_are_lengens(const Sweep& sweep, const std::vector<size_t>&
     if (listed.count(sweep.runs[index].name) > 0) continue;
     for (const std::string& file : {paths.config, paths.log, paths.failure}) {
       if (fs::exists(file)) {
-        throw UserError(file + " exists and lengen did not write it (" + manifest_path +
-                        " lists no run " + sweep.runs[index].name + "); move it or use another --out");
+        throw UserError(file + " exists and lengen did not write it (" + manifest_path + " lists no run " +
+                        sweep.runs[index].name + "); move it or use another --out");
       }
     }
   }
@@ -307,17 +308,30 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   return queue;
 }
 
-// Records how one child ended.
-void record_exit(const PendingRun& run, int status, SweepTally& tally) {
+// Whether a child ended because of the stop signal this sweep passed on to it: it stopped as
+// asked (kInterruptedExitCode), or it was still starting up and the signal's default action
+// ended it before it could catch the signal.
+bool ended_by_forwarded_stop(int status, bool stop_forwarded) {
+  if (exit_code_of(status) == kInterruptedExitCode) return true;
+  if (!stop_forwarded) return false;
+  const int code = exit_code_of(status);
+  return code == 128 + SIGINT || code == 128 + SIGTERM;
+}
+
+// Records how one child ended; `stop_forwarded`: this sweep passed a stop signal on to it.
+void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTally& tally) {
   const int code = exit_code_of(status);
   if (code == 0) {
     ++tally.succeeded;
     fs::remove(run.paths.failure);
     std::cout << "done " << run.name << std::endl;
-  } else if (code == kInterruptedExitCode) {
-    // Ctrl-C: the run wrote a checkpoint and stopped; it has not failed.
+  } else if (ended_by_forwarded_stop(status, stop_forwarded)) {
+    // Ctrl-C: the run stopped at a checkpoint (or before its first step); it has not failed.
     tally.interrupted.push_back(run.name);
-    std::cout << "stopped " << run.name << " (interrupted, checkpoint kept)" << std::endl;
+    const bool kept = !RunFolder(run.paths.run_dir).latest_checkpoint().empty();
+    std::cout << "stopped " << run.name
+              << (kept ? " (interrupted, checkpoint kept)" : " (interrupted before its first checkpoint)")
+              << std::endl;
   } else {
     tally.failed.push_back(run.name);
     record_failure(run.paths, "exit code " + std::to_string(code),
@@ -332,6 +346,7 @@ void record_exit(const PendingRun& run, int status, SweepTally& tally) {
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
   StopSignals stop_signals;
   std::map<pid_t, const PendingRun*> running;
+  bool stop_forwarded = false;
   size_t next = 0;
   while (next < queue.size() || !running.empty()) {
     while (!stop_signal_received() && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
@@ -342,6 +357,7 @@ bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally
     if (running.empty()) break;
     const ChildWait wait = wait_for_children_or_stop();
     if (wait.stop_signal != 0) {
+      stop_forwarded = true;
       std::vector<pid_t> pids;
       for (const auto& entry : running) pids.push_back(entry.first);
       signal_children(pids, wait.stop_signal);
@@ -349,7 +365,7 @@ bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally
     for (const ChildEnd& end : wait.ended) {
       const auto it = running.find(end.pid);
       if (it == running.end()) continue;
-      record_exit(*it->second, end.status, tally);
+      record_exit(*it->second, end.status, stop_forwarded, tally);
       running.erase(it);
     }
   }

@@ -6,7 +6,11 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -185,6 +189,40 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
+// c10d logs each failed connection attempt through glog straight to stderr, lines the user
+// cannot act on and that bury the one message lengen gives when the rendezvous fails.
+// Only the main thread runs while a rank joins, so silencing stderr for that span hides
+// nothing else; the exception that follows is reported in full.
+class QuietStderr {
+ public:
+  QuietStderr() {
+    std::fflush(stderr);
+    saved_ = ::dup(STDERR_FILENO);
+    const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null_fd >= 0) ::dup2(null_fd, STDERR_FILENO);
+    if (null_fd >= 0) ::close(null_fd);
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ < 0) return;
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+// Most failed rendezvous are a rank started by hand without its peers.
+std::string start_every_rank_hint(const ProcessGroupOptions& options) {
+  return fmt::format(
+      " (all {} ranks must run, with the same MASTER_ADDR and MASTER_PORT; "
+      "`lengen launch --nproc N -- train ...` starts them)",
+      options.world_size);
+}
+
 c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options) {
   c10d::TCPStoreOptions store_options;
   store_options.port = static_cast<std::uint16_t>(options.master_port);
@@ -193,11 +231,13 @@ c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options
   store_options.waitWorkers = true;
   store_options.timeout = options.timeout;
   try {
+    const QuietStderr quiet;
     return c10::make_intrusive<c10d::TCPStore>(options.master_addr, store_options);
   } catch (const std::exception& error) {
-    throw DataParallelError(fmt::format("rank {} of {} could not meet the others at {}:{} within {:g} s: {}",
+    throw DataParallelError(fmt::format("rank {} of {} could not meet the others at {}:{} within {:g} s: {}{}",
                                         options.rank, options.world_size, options.master_addr,
-                                        options.master_port, seconds(options.timeout), short_message(error)));
+                                        options.master_port, seconds(options.timeout), short_message(error),
+                                        start_every_rank_hint(options)));
   }
 }
 
@@ -237,10 +277,12 @@ std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& opti
   auto store = connect_store(options);
   c10::intrusive_ptr<Collectives> collectives;
   try {
+    const QuietStderr quiet;
     collectives = make_collectives(options, store);
   } catch (const std::exception& error) {
-    throw DataParallelError(fmt::format("rank {} of {} could not connect to the others: {}", options.rank,
-                                        options.world_size, short_message(error)));
+    throw DataParallelError(fmt::format("rank {} of {} could not connect to the others: {}{}", options.rank,
+                                        options.world_size, short_message(error),
+                                        start_every_rank_hint(options)));
   }
   torch::Device buffer_device = torch::kCPU;
 #ifdef USE_C10D_NCCL

@@ -119,6 +119,26 @@ TEST_P(EveryTask, ParameterListGivesTheDefaultsAndTheBounds) {
   }
 }
 
+// The model's embedding grows with a task's symbols: a symbol count above kMaxTaskSymbols is
+// refused with the bound stated and the value as typed, and the largest allowed one builds.
+TEST_P(EveryTask, TheSymbolCountIsBoundedAndTheBoundIsStated) {
+  for (const TaskParameter& parameter : task_parameters(GetParam())) {
+    if (parameter.name != "vocab" && parameter.name != "alphabet") continue;
+    EXPECT_LE(parameter.max, kMaxTaskSymbols) << parameter.name;
+    EXPECT_LE(make_task(GetParam(), {{parameter.name, parameter.max}}, kTaskSeed)->num_symbols(),
+              static_cast<int64_t>(kMaxTaskSymbols))
+        << parameter.name;
+    try {
+      make_task(GetParam(), {{parameter.name, 1e9}}, kTaskSeed);
+      FAIL() << parameter.name << " = 1e9 accepted";
+    } catch (const UserError& e) {
+      const std::string bound = "in [" + std::to_string(static_cast<int64_t>(parameter.min)) + ", " +
+                                std::to_string(static_cast<int64_t>(parameter.max)) + "], got 1000000000";
+      EXPECT_NE(std::string(e.what()).find(bound), std::string::npos) << e.what();
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tasks, EveryTask, ::testing::ValuesIn(task_names()),
                          [](const auto& info) { return info.param; });
 

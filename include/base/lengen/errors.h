@@ -9,9 +9,13 @@ namespace lengen {
 
 constexpr int kUserErrorExitCode = 2;
 
+// `text` with its control characters shown as \xNN: a NUL (from a data file, a config key or
+// an argument) would end a message early, a newline would break its one line.
+std::string printable(const std::string& text);
+
 class UserError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UserError(const std::string& message) : std::runtime_error(printable(message)) {}
 };
 
 // The closest candidate by edit distance, or "" when nothing is reasonably close.

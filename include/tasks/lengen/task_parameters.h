@@ -1,5 +1,6 @@
 #pragma once
 // The parameters each task reads from task.params (lengen/task.h), as one list per task.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,11 @@ struct TaskParameter {
   bool integer;
   std::string meaning;
 };
+
+// The most symbols a task parameter may ask for (a copy task's vocab, mqmtar's alphabet). The
+// model's embedding and output layer grow with the symbol count: at 2^20 symbols and d_model
+// 512 each holds 2 GiB of fp32, already more than a synthetic task needs.
+constexpr double kMaxTaskSymbols = double(int64_t{1} << 20);
 
 // The parameters of the task `name` (UserError for an unknown task).
 const std::vector<TaskParameter>& task_parameters(const std::string& name);

@@ -1,0 +1,23 @@
+// A user error is one printable line whatever the user's input held.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lengen/errors.h"
+
+namespace lengen {
+namespace {
+
+TEST(UserError, ControlCharactersAreShownNotObeyed) {
+  const std::string key = std::string("na") + '\0' + "me\n\t\x7f";
+  EXPECT_EQ(std::string(UserError("unknown key '" + key + "'").what()), "unknown key 'na\\x00me\\x0a\\x09\\x7f'");
+}
+
+TEST(UserError, PrintableTextAndUtf8AreKeptAsTheyAre) {
+  const std::string text = "config C:\\runs/été 'x' = \"1\"";
+  EXPECT_EQ(std::string(UserError(text).what()), text);
+  EXPECT_EQ(printable(printable(std::string(1, '\0'))), "\\x00");
+}
+
+}  // namespace
+}  // namespace lengen
