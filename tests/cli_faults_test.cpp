@@ -42,6 +42,19 @@ TEST_F(CliFaults, SweepRunNamesMustBeOnePlainFolderName) {
   }
 }
 
+// A name too long for a file name is refused before anything is written (--dry-run too).
+TEST_F(CliFaults, SweepRunNamesTooLongForAFileAreRefusedFirst) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": ")" << std::string(300, 'n')
+                                  << R"("}]})";
+  for (const std::string extra : {"", " --dry-run"}) {
+    const CliResult result = lengen("sweep " + at("sweep.json") + " --out " + at("sweep_out") + extra);
+    EXPECT_EQ(result.code, 2) << result.out << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find("has 300 bytes, more than the 200"), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(root_ / "sweep_out"));
+  }
+}
+
 TEST_F(CliFaults, ForceDeletesOnlyARunFolderLengenWrote) {
   const fs::path theirs = root_ / "photos";
   fs::create_directories(theirs);

@@ -3,6 +3,7 @@
 // run it claims to be. Each refusal is one line on stderr and exit code 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -127,6 +128,9 @@ TEST_F(CliWrites, ReportAndAttentionReplaceOnlyTheirOwnFiles) {
   fs::remove(root_ / "out" / "exact_match.csv");
   EXPECT_EQ(lengen("report " + run + " --out " + at("out")).code, 0);
   EXPECT_EQ(lengen("report " + run + " --out " + at("out")).code, 0);  // its own files
+  std::ofstream(root_ / "afile") << "mine";
+  expect_refused(lengen("report " + run + " --out " + at("afile")), "is a file, not a folder");
+  EXPECT_EQ(text_of(root_ / "afile"), "mine");
 
   fs::create_directories(root_ / "maps" / "run");
   std::ofstream(root_ / "maps" / "run" / "layer0_head1.dat") << "my data";
@@ -200,7 +204,7 @@ TEST_F(CliWrites, ACheckpointOfAnotherMethodIsRefusedWhereverItLies) {
 TEST_F(CliWrites, TrainingFilesLongerThanTheConfiguredLengthAreRefused) {
   ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 8 --train 64 --out " + at("long")).code, 0);
   const CliResult result = lengen("train " + base() + " --out " + at("run") + " --data " + at("long"));
-  expect_refused(result, "longer than task.len_max=4");
+  expect_refused(result, "of a source at task.len_max=4");
   EXPECT_NE(result.err.find("train.src:"), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(root_ / "run"));
   EXPECT_EQ(lengen("train " + base() + " --set task.len_max=8 --out " + at("run") + " --data " + at("long")).code, 0);
@@ -361,6 +365,64 @@ TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {
     EXPECT_FALSE(fs::exists(root_ / "out" / (name + ".failure.txt"))) << name;
     EXPECT_TRUE(fs::exists(root_ / "out" / name / "results.json")) << name;
   }
+}
+
+// --resume continues only a run lengen started: a user's folder with a copied config.json is
+// refused before anything is written into it, so a later --force finds no marker either.
+TEST_F(CliWrites, ResumeRefusesAFolderLengenDidNotStartAndWritesNothingThere) {
+  const std::string run = trained("run");
+  const fs::path mine = root_ / "mine";
+  fs::create_directories(mine);
+  fs::copy_file(fs::path(run) / "config.json", mine / "config.json");
+  std::ofstream(mine / "results.json") << "my notes";
+  fs::create_directories(mine / "checkpoints");
+  fs::copy_file(fs::path(run) / "checkpoints" / "step_00000006.pt", mine / "checkpoints" / "step_00000006.pt");
+  const auto listing = [&mine] {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(mine)) names.push_back(entry.path().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::vector<std::string> before = listing();
+  expect_refused(lengen("train " + base() + " --out " + mine.string() + " --resume --set train.steps=9"),
+                 "is not a lengen run folder");
+  EXPECT_EQ(listing(), before);
+  expect_refused(lengen("train " + base() + " --out " + mine.string() + " --force"), "not a lengen run folder");
+  EXPECT_EQ(text_of(mine / "results.json"), "my notes");
+}
+
+// A resume whose results.json cannot be merged into is refused before the first step.
+TEST_F(CliWrites, ResumeFindsAnUnreadableResultsFileBeforeTraining) {
+  const std::string run = trained("run");
+  std::ofstream(fs::path(run) / "results.json") << "{bad";
+  const std::string log = text_of(fs::path(run) / "log.jsonl");
+  expect_refused(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"), "results.json");
+  EXPECT_EQ(text_of(fs::path(run) / "log.jsonl"), log);
+  EXPECT_FALSE(fs::exists(fs::path(run) / "checkpoints" / "step_00000009.pt"));
+}
+
+// A checkpoint of another run with the very same model (another train.seed) is refused by
+// eval, attention and a resume: its weights would be filed as this run's.
+TEST_F(CliWrites, ACheckpointOfAnotherRunOfTheSameModelIsRefused) {
+  const std::string ours = trained("ours");
+  const CliResult other = lengen("train " + base() + " --out " + at("other") + " --set train.seed=5");
+  ASSERT_EQ(other.code, 0) << other.err;
+  const std::string theirs = at("other") + "/checkpoints/step_00000006.pt";
+  const std::string results = text_of(fs::path(ours) / "results.json");
+  expect_refused(lengen("eval " + ours + " --checkpoint " + theirs), "was written by another run");
+  EXPECT_EQ(text_of(fs::path(ours) / "results.json"), results);
+  expect_refused(lengen("attention " + ours + " --length 4 --checkpoint " + theirs + " --out " + at("maps")),
+                 "was written by another run");
+  // Dropped into the run's own checkpoints/ in place of its own: not resumed from either.
+  fs::remove_all(fs::path(ours) / "checkpoints");
+  fs::create_directories(fs::path(ours) / "checkpoints");
+  fs::copy_file(theirs, fs::path(ours) / "checkpoints" / "step_00000006.pt");
+  expect_refused(lengen("train " + base() + " --out " + ours + " --resume --set train.steps=9"),
+                 "was written by another run");
+  // A copy of the whole run folder is the same run.
+  const std::string copy = at("copy");
+  fs::copy(at("other"), copy, fs::copy_options::recursive);
+  EXPECT_EQ(lengen("eval " + copy + " --checkpoint " + theirs).code, 0);
 }
 
 // A stop signal during an evaluation ends it as interrupted (exit 130), results.json as it was.

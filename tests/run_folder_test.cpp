@@ -32,7 +32,7 @@ using testing::user_error_message;
 TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
   const fs::path mine = root_ / "mine";
   fs::create_directories(mine);
-  RunFolder(mine.string()).mark();
+  RunFolder(mine.string()).mark(true);
   std::ofstream(mine / "config.json") << "{}";
   EXPECT_TRUE(RunFolder(mine.string()).is_lengen_run());
   RunFolder(mine.string()).remove_for_restart();
@@ -68,7 +68,7 @@ TEST_F(RunFolderTest, RestartDeletesOnlyTheFilesLengenWrites) {
   const fs::path run = root_ / "run";
   RunFolder folder(run.string());
   fs::create_directories(folder.checkpoint_dir());
-  folder.mark();
+  folder.mark(true);
   for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json", "notes.txt",
                                  "results.json.123-0.tmp"})
     std::ofstream(run / name) << "x";
@@ -91,7 +91,7 @@ TEST_F(RunFolderTest, RestartDoesNotDeleteThroughALinkedCheckpointFolder) {
   const fs::path run = root_ / "run";
   RunFolder folder(run.string());
   fs::create_directories(run);
-  folder.mark();
+  folder.mark(true);
   std::ofstream(run / "config.json") << "{}";
   fs::create_directory_symlink(elsewhere, folder.checkpoint_dir());
   EXPECT_NE(user_error_message([&] { folder.remove_for_restart(); }).find("is a link"), std::string::npos);

@@ -287,8 +287,13 @@ TEST_F(SweepCli, AStopWhileARunStartsIsAnInterruptionNotAFailure) {
   const pid_t sweep =
       start_cli(LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
   ASSERT_GT(sweep, 0);
-  wait_for(out / "seed1.log");  // the sweep opens the log as it starts the run
-  ASSERT_TRUE(fs::exists(out / "seed1.log")) << progress_so_far(out);
+  // "start seed1" is printed once the sweep catches stop signals, as it starts the run.
+  const auto started = [this] {
+    std::ifstream in(dir_ / "out.txt");
+    return std::string(std::istreambuf_iterator<char>(in), {}).find("start seed1") != std::string::npos;
+  };
+  for (int i = 0; i < 12000 && !started(); ++i) usleep(1000);
+  ASSERT_TRUE(started()) << progress_so_far(out);
   kill(sweep, SIGTERM);
   EXPECT_EQ(wait_cli(sweep), 130) << out_;
   EXPECT_EQ(out_.find("FAIL"), std::string::npos) << out_;

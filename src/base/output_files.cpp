@@ -31,6 +31,16 @@ bool listed_output_file(const std::string& dir, const std::string& name) {
 }
 
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
+  // The root holds the system, not a report or a data set (an --out built from an unset
+  // variable, "$OUT/", is one typo away from it).
+  std::error_code root_error;
+  const fs::path absolute = fs::absolute(dir, root_error).lexically_normal();
+  if (!root_error && absolute == absolute.root_path()) {
+    throw UserError("--out " + dir + " is the filesystem root; choose a folder to write into");
+  }
+  if (fs::exists(dir, root_error) && !fs::is_directory(dir, root_error)) {
+    throw UserError("--out " + dir + " is a file, not a folder");
+  }
   // A run folder that is being trained or evaluated has one writer, and it is not this one.
   if (run_in_use_elsewhere(dir)) {
     throw UserError(dir + " is a run folder in use by another lengen process; write into it when that ends, or "

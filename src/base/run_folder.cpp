@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <sstream>
 
 #include "lengen/atomic_write.h"
@@ -117,7 +120,33 @@ bool RunFolder::is_lengen_run() const {
   return fs::is_directory(path_, error) && fs::is_regular_file(marker_path(), error);
 }
 
-void RunFolder::mark() const { write_file_atomically(marker_path(), "lengen run folder\n"); }
+namespace {
+
+constexpr const char* kRunIdPrefix = "id ";
+
+// 64 random bits as 16 hex digits: unique among the runs a researcher will ever compare.
+std::string new_run_id() {
+  std::random_device random;
+  const uint64_t bits = (static_cast<uint64_t>(random()) << 32) ^ random();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
+  return text;
+}
+
+}  // namespace
+
+void RunFolder::mark(bool fresh) const {
+  const std::string id = fresh || run_id().empty() ? new_run_id() : run_id();
+  write_file_atomically(marker_path(), "lengen run folder\n" + std::string(kRunIdPrefix) + id + "\n");
+}
+
+std::string RunFolder::run_id() const {
+  std::ifstream in(marker_path());
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(kRunIdPrefix, 0) == 0) return line.substr(std::string(kRunIdPrefix).size());
+  }
+  return "";
+}
 
 void RunFolder::remove_for_restart() const {
   std::error_code error;

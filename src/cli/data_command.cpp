@@ -59,7 +59,9 @@ TaskParams parse_params(const std::vector<std::string>& assignments) {
     if (value.empty() || *end != '\0') {
       throw UserError("--param " + assignment + ": '" + value + "' is not a number");
     }
-    params[assignment.substr(0, equals)] = number;
+    const std::string name = assignment.substr(0, equals);
+    if (params.count(name) > 0) throw UserError("--param " + name + " is given twice");
+    params[name] = number;
   }
   return params;
 }

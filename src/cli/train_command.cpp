@@ -1,6 +1,7 @@
 // `lengen train CONFIG --out runs/NAME`: trains one model into a run folder.
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +12,8 @@
 #include "lengen/device.h"
 #include "lengen/evaluation.h"
 #include "lengen/process_group.h"
+#include "lengen/results_file.h"
+#include "lengen/run_folder.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
 #include "lengen/trainer.h"
@@ -30,6 +33,13 @@ struct TrainArgs {
 
 void run_train(const TrainArgs& args) {
   Config config = load_config(args.config_path, args.overrides);
+  // The evaluation after training merges into the run's results.json: one it cannot read is
+  // found now, not after the last step.
+  const RunFolder run(args.out);
+  // (A folder lengen did not start is refused as such when training prepares it.)
+  if (args.resume && run.is_lengen_run() && std::filesystem::exists(run.results_path())) {
+    (void)read_results_file(run.results_path());
+  }
   // From here to the end of the final evaluation a stop signal is a request to stop (the
   // trainer checkpoints, the evaluation gives up), never a kill mid-write.
   const StopSignals stop_signals;

@@ -114,7 +114,13 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
   } else if (which == "best") {
     path = run.best_checkpoint_path();
   }
-  if (!fs::is_regular_file(path)) throw UserError("checkpoint " + path + " does not exist");
+  if (fs::is_directory(path)) throw UserError("checkpoint " + path + " is a folder, not a checkpoint file");
+  if (!fs::is_regular_file(path)) {
+    // A word that is not a path is most likely a misremembered choice ("first", "latest").
+    const bool a_word = path.find('/') == std::string::npos && fs::path(path).extension() != ".pt";
+    throw UserError("checkpoint " + path + " does not exist" +
+                    (a_word ? std::string(" (the checkpoint is last, best or the path of a .pt file)") : ""));
+  }
   return path;
 }
 
@@ -132,7 +138,9 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // written from.
   evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
   check_checkpoint_belongs(config, run_dir, evaluation.checkpoint);
-  evaluation.step = load_checkpoint(evaluation.checkpoint, model, nullptr).step;
+  const TrainingProgress trained = load_checkpoint(evaluation.checkpoint, model, nullptr);
+  check_checkpoint_is_runs(evaluation.checkpoint, trained, RunFolder(run_dir));
+  evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.on_files = !data_dir.empty();
   const std::string absolute_data_dir = data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();

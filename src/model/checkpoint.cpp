@@ -122,6 +122,7 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
     archive.write("optimizer", optimizer_archive);
   }
   archive.write("model_config", c10::IValue(model_section(model).dump()));
+  if (!progress.run_id.empty()) archive.write("run_id", c10::IValue(progress.run_id));
   archive.write("step", torch::tensor(progress.step));
   archive.write("best_validation", torch::tensor(progress.best_validation, torch::kDouble));
   archive.write("best_step", torch::tensor(progress.best_step));
@@ -147,6 +148,8 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch:
     read_optional(archive, "window_loss", progress.window_loss);
     read_optional(archive, "window_steps", progress.window_steps);
     read_optional(archive, "window_tokens", progress.window_tokens);
+    c10::IValue run_id;
+    if (archive.try_read("run_id", run_id) && run_id.isString()) progress.run_id = run_id.toStringRef();
   } catch (const c10::Error& e) {
     throw CheckpointUnreadable("checkpoint " + path + " is unreadable or truncated: " + first_line(e));
   }
@@ -189,6 +192,13 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch:
     }
   }
   return progress;
+}
+
+void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress, const RunFolder& run) {
+  const std::string id = run.run_id();
+  if (progress.run_id.empty() || id.empty() || progress.run_id == id) return;
+  throw UserError("checkpoint " + path + " was written by another run (run id " + progress.run_id + "), not by " +
+                  run.path() + " (run id " + id + "); evaluate or resume it in the run folder that trained it");
 }
 
 std::string weights_hash(Decoder& model) {

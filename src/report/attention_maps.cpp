@@ -94,7 +94,9 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
   maps.sample = evaluation_sets(*task, config, "").front().samples.back();
   Decoder model(config.model, vocab_size(task->num_symbols()));
   const std::string checkpoint = resolve_checkpoint(run_dir, options.checkpoint);
-  maps.step = load_checkpoint(checkpoint, model, nullptr).step;
+  const TrainingProgress progress = load_checkpoint(checkpoint, model, nullptr);
+  check_checkpoint_is_runs(checkpoint, progress, RunFolder(run_dir));
+  maps.step = progress.step;
   maps.checkpoint = fs::path(checkpoint).filename().string();
   model->to(resolve_device(config.train.device));
   model->set_query_chunk(config.model.prefill_chunk);

@@ -43,6 +43,14 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   // A report of no results would be tables of dashes under a heading that names a decode mode.
   const bool any = std::any_of(runs.begin(), runs.end(), [&](const RunResults& run) { return run.results.count(decode) > 0; });
   if (!any) {
+    // Without --decode the mode is the report's default, not something the user asked for.
+    const bool none_at_all = options.decode.empty() &&
+                             std::all_of(runs.begin(), runs.end(), [](const RunResults& run) { return run.results.empty(); });
+    if (none_at_all) {
+      throw UserError(dir + ": no run has results" +
+                      (options.on_files ? std::string(" on --data files (results_on_files); evaluate with `lengen eval RUN --data DIR`")
+                                        : std::string(" (evaluate with `lengen eval RUN`)")));
+    }
     throw UserError(dir + ": no run has " + decode + " results" +
                     (options.on_files ? " on --data files (results_on_files); evaluate with `lengen eval RUN --data DIR`"
                                       : " (evaluate with `lengen eval RUN --decode " + decode + "`)"));

@@ -59,6 +59,19 @@ std::string mixed_checkpoints(const ResultsByDecode& results) {
   return text;
 }
 
+// Which checkpoint a run's results come from, as the report groups by it: "best", or "step N"
+// for a step checkpoint. Seeds evaluated alike share it; a run evaluated at its best checkpoint,
+// or one interrupted and then evaluated, does not share it with runs evaluated at their last.
+std::string checkpoint_kind(const ResultsByDecode& results) {
+  std::set<std::string> kinds;
+  for (const auto& [decode, by_length] : results) {
+    for (const auto& [length, entry] : by_length) {
+      kinds.insert(fs::path(entry.checkpoint).filename() == "best.pt" ? "best" : fmt::format("step {}", entry.step));
+    }
+  }
+  return fmt::format("{}", fmt::join(kinds, " and "));
+}
+
 struct ReadRun {
   RunResults run;
   std::map<std::string, std::string> config;  // flattened; empty without a config.json
@@ -93,6 +106,7 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   const fs::path data = fs::path(run.dir) / "training_data.json";
   const nlohmann::json data_record = fs::exists(data) ? read_json_file(data.string()) : nlohmann::json();
   read.config["data"] = data_record.is_object() ? "files " + data_record.value("hash", std::string("?")) : "generated";
+  read.config["checkpoint"] = checkpoint_kind(run.results);
   return read;
 }
 

@@ -211,6 +211,13 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
       throw UserError(source + ": run name '" + run.name +
                       "' is not a plain folder name; give the run a \"name\"");
     }
+    // Its side files add up to 20 bytes to the name, and a file name holds at most 255.
+    constexpr size_t kMaxRunNameBytes = 200;
+    if (run.name.size() > kMaxRunNameBytes) {
+      throw UserError(source + ": run name '" + run.name.substr(0, 40) + "...' has " + std::to_string(run.name.size()) +
+                      " bytes, more than the " + std::to_string(kMaxRunNameBytes) +
+                      " a run folder's name may have; give the run a shorter \"name\"");
+    }
     if (is_side_file_name(run.name)) {
       throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
                       kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix + ", NAME" +

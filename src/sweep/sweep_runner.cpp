@@ -236,7 +236,10 @@ void check_some_run_is_valid(const Sweep& sweep, const std::vector<size_t>& mine
       run_config(sweep, sweep.runs[index]);
       return;
     } catch (const UserError& e) {
-      if (first_problem.empty()) first_problem = "run " + sweep.runs[index].name + ": " + e.what();
+      // Most messages already start with "sweep run NAME"; the others get the run's name.
+      const std::string message = e.what(), name = sweep.runs[index].name;
+      if (first_problem.empty())
+        first_problem = message.rfind("sweep run " + name, 0) == 0 ? message : "run " + name + ": " + message;
     }
   }
   if (!first_problem.empty()) throw UserError("no run of the sweep has a valid config; " + first_problem);

@@ -18,8 +18,9 @@ namespace lengen {
 
 namespace {
 
-// What a resumed run may change: its length and its evaluation.
-const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "eval", "description"};
+// What a resumed run may change: its length, its evaluation, and the threads of the machine it
+// continues on (the sweep divides a machine's threads among its jobs).
+const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "train.threads", "eval", "description"};
 
 // What a run trained on, for training_data.json: generated data (null), or the --data folder by
 // its absolute path and the hash of its train.src and train.trg.
@@ -76,6 +77,13 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     if (!fs::exists(run.config_path())) {
       throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
     }
+    // Only a run lengen started is continued, and nothing is written into a folder that turns
+    // out not to be one: a copied config.json does not make a user's folder a run.
+    if (!run.is_lengen_run()) {
+      throw UserError("cannot resume " + run.path() + ": it is not a lengen run folder (no " +
+                      fs::path(run.marker_path()).filename().string() + "); lengen resumes only runs it started");
+    }
+    if (run.checkpoints().empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
     // Checked under the lock: a run another process is training is neither compared nor touched.
     if (writer) lock = std::make_unique<RunLock>(run.path());
     check_resume_data(run, options.data_dir);
@@ -121,7 +129,7 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   }
   if (!writer) return lock;
   fs::create_directories(run.checkpoint_dir());
-  run.mark();
+  run.mark(/*fresh=*/!options.resume);
   write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
   if (!options.resume && !options.data_dir.empty()) {
     write_file_atomically(run.training_data_path(), training_data_record(options.data_dir).dump(2) + "\n");
@@ -136,6 +144,7 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& mo
   for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
     try {
       TrainingProgress progress = load_checkpoint(*it, model, &optimizer);
+      check_checkpoint_is_runs(*it, progress, run);
       if (writer) spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
       return progress;
     } catch (const CheckpointUnreadable& e) {

@@ -45,9 +45,10 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
     for (size_t i = 0; i < samples.size(); ++i) {
       if (static_cast<int64_t>(samples[i].src.size()) > *longest) {
         throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " +
-                        std::to_string(samples[i].src.size()) + " symbols, longer than task.len_max=" +
-                        std::to_string(config.task.len_max) + " gives (" + std::to_string(*longest) +
-                        "); set task.len_max to the training data's longest length");
+                        std::to_string(samples[i].src.size()) + " symbols, more than the " +
+                        std::to_string(*longest) + " of a source at task.len_max=" +
+                        std::to_string(config.task.len_max) +
+                        "; set task.len_max to the training data's longest length");
       }
     }
   }
@@ -145,6 +146,8 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
       throw;
     }
   }
+  // Every checkpoint it writes carries the run's identity (the marker's, written above).
+  if (writer_) progress_.run_id = run_.run_id();
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);

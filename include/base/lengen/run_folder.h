@@ -50,8 +50,12 @@ class RunFolder {
 
   // True when lengen made this folder as a run folder: it holds the marker.
   bool is_lengen_run() const;
-  // Writes the marker; called when the folder is created for a run.
-  void mark() const;
+  // Writes the marker with the run's identity: a new one for a run that starts (`fresh`), the
+  // one it has for a run that resumes. Checkpoints carry it, so that one of another run (another
+  // seed of the same model, say) is not evaluated or resumed under this run's config.
+  void mark(bool fresh) const;
+  // The identity the marker holds, or "" (no marker, or one without an identity).
+  std::string run_id() const;
   // Empties the run for `--force`: deletes the files training and evaluation write (config.json,
   // log.jsonl, results.json, lengen's checkpoints and their temporary
   // files), keeping the marker, the lock and anything else. Refuses (UserError, nothing

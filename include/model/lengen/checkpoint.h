@@ -8,6 +8,7 @@
 
 #include "lengen/errors.h"
 #include "lengen/model.h"
+#include "lengen/run_folder.h"
 
 namespace lengen {
 
@@ -20,6 +21,8 @@ struct TrainingProgress {
   double window_loss = 0.0;
   int64_t window_steps = 0;
   int64_t window_tokens = 0;
+  // The identity of the run that wrote the checkpoint (RunFolder::run_id); "" when unknown.
+  std::string run_id;
 };
 
 // A checkpoint file that cannot be read at all (truncated, not a checkpoint), as opposed to
@@ -41,6 +44,11 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
 // CheckpointUnreadable; one of another model (a parameter missing or of another shape) throws
 // UserError naming the first mismatched parameter.
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer);
+
+// Refuses (UserError) a checkpoint written by another run than `run`: its weights would be filed
+// under this run's config (another seed counted as this one). Not checked when either identity
+// is unknown (a run folder or checkpoint without one).
+void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress, const RunFolder& run);
 
 // A 64-bit FNV-1a hash of every parameter and buffer (names, shapes and float values), as 16
 // hex digits: two checkpoints with the same weights have the same hash on every machine.
