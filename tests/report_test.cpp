@@ -193,6 +193,35 @@ TEST_F(Report, ARunScoredWithTwoCheckpointsIsMarked) {
       << md;
 }
 
+// Seeds are averaged only when scored with the same kind of checkpoint: a run evaluated at its
+// best checkpoint, or one interrupted early and then evaluated, is a row of its own.
+TEST_F(Report, RunsScoredWithOtherCheckpointsAreGroupsOfTheirOwn) {
+  const auto set_checkpoint = [this](const std::string& run, int64_t step, const std::string& file) {
+    ResultsFile results = read_results_file((dir_ / run / "results.json").string());
+    for (auto& [length, entry] : results.results["teacher_forced"]) {
+      entry.step = step;
+      entry.checkpoint = (dir_ / run / "checkpoints" / file).string();
+    }
+    write_results_file((dir_ / run / "results.json").string(), results);
+  };
+  set_checkpoint("asentmax-seed1", 4, "step_00000004.pt");
+  set_checkpoint("asentmax-seed2", 2, "step_00000002.pt");
+  set_checkpoint("asentmax-seed3", 4, "step_00000004.pt");
+  set_checkpoint("softmax-seed1", 3, "best.pt");
+  const auto runs = collect_runs(dir_.string());
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].group.variant, "checkpoint=step 4");
+  EXPECT_EQ(runs[1].group.variant, "checkpoint=step 2");
+  EXPECT_EQ(runs[3].group.variant, "checkpoint=best");
+  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, checkpoint=step 4 | 100.0 ± 0.0 (n=2) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, checkpoint=step 2 | 100.0 ± 0.0 (n=1) |"),
+            std::string::npos)
+      << md;
+}
+
 TEST_F(Report, WritesMarkdownCsvAndPlots) {
   ReportOptions options;
   options.gnuplot = "";
