@@ -7,6 +7,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
 
 namespace fs = std::filesystem;
@@ -38,9 +39,7 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   if (!root_error && absolute == absolute.root_path()) {
     throw UserError("--out " + dir + " is the filesystem root; choose a folder to write into");
   }
-  if (fs::exists(dir, root_error) && !fs::is_directory(dir, root_error)) {
-    throw UserError("--out " + dir + " is a file, not a folder");
-  }
+  check_out_folder(dir, "folder");
   // A run folder that is being trained or evaluated has one writer, and it is not this one.
   if (run_in_use_elsewhere(dir)) {
     throw UserError(dir + " is a run folder in use by another lengen process; write into it when that ends, or "

@@ -315,10 +315,9 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
 // asked (kInterruptedExitCode), or it was still starting up and the signal's default action
 // ended it before it could catch the signal.
 bool ended_by_forwarded_stop(int status, bool stop_forwarded) {
-  if (exit_code_of(status) == kInterruptedExitCode) return true;
-  if (!stop_forwarded) return false;
   const int code = exit_code_of(status);
-  return code == 128 + SIGINT || code == 128 + SIGTERM;
+  if (code == kInterruptedExitCode) return true;
+  return stop_forwarded && (code == 128 + SIGINT || code == 128 + SIGTERM);
 }
 
 // Records how one child ended; `stop_forwarded`: this sweep passed a stop signal on to it.
