@@ -330,7 +330,7 @@ TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {
 TEST_F(CliWrites, ASweepWhoseEveryRunIsInvalidIsOneLine) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "grid": {"model.bogus": [1, 2]}})";
   const CliResult result = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  expect_refused(result, "no run of the sweep has a valid config; run ");
+  expect_refused(result, "no run of the sweep has a valid config; sweep run bogus1: ");
   EXPECT_NE(result.err.find("model.bogus"), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(at("out")));
 }
