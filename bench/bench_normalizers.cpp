@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lengen/normalizers.h"
+#include "lengen/normalizer_registry.h"
 
 namespace {
 
@@ -51,8 +51,8 @@ void register_benchmark(const std::string& name,
 
 void register_all() {
   register_benchmark("torch_softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); });
-  for (const lengen::NormalizerBenchCase& bench_case : lengen::normalizer_bench_cases()) {
-    register_benchmark(benchmark_name(bench_case.label), lengen::bench_normalizer(bench_case));
+  for (const lengen::NormalizerVariant& variant : lengen::normalizer_variants(/*timed_only=*/true)) {
+    register_benchmark(benchmark_name(variant.label), lengen::variant_normalizer(variant));
   }
 }
 

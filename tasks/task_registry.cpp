@@ -1,5 +1,5 @@
 // The tasks by name: adding a task is one file and one line here.
-#include "lengen/registry.h"
+#include "lengen/named_entries.h"
 #include "lengen/task_parameters.h"
 #include "task_factories.h"
 

@@ -102,7 +102,8 @@ TEST_F(CliFaults, OutOfRangeValuesAreRefusedBeforeAnythingIsWritten) {
 // Only a launched worker above rank 0 keeps a user error to itself: the variable left set in a
 // shell silences nothing.
 TEST_F(CliFaults, QuietUserErrorsOnlyForALaunchedWorkerAboveRankZero) {
-  const CliResult shell = lengen("train " + at("missing.json") + " --out " + at("run"), "LENGEN_QUIET_USER_ERRORS=1");
+  const CliResult shell =
+      lengen("train " + at("missing.json") + " --out " + at("run"), "LENGEN_QUIET_USER_ERRORS=1");
   EXPECT_EQ(shell.code, 2);
   EXPECT_EQ(shell.err_lines(), 1) << shell.err;
   const CliResult worker =
@@ -127,7 +128,8 @@ TEST_F(CliFaults, SweepBaseThatIsAFolderAndCommentsInSweeps) {
   EXPECT_EQ(result.err_lines(), 1) << result.err;
   EXPECT_NE(result.err.find("is a directory"), std::string::npos) << result.err;
 
-  std::ofstream(at("commented.json")) << "// seeds\n{\"base\": \"base.json\", \"grid\": {\"train.seed\": [1, 2]}}";
+  std::ofstream(at("commented.json"))
+      << "// seeds\n{\"base\": \"base.json\", \"grid\": {\"train.seed\": [1, 2]}}";
   result = lengen("sweep " + at("commented.json") + " --out " + at("out") + " --dry-run");
   EXPECT_EQ(result.code, 0) << result.err;
   std::ofstream(at("broken.json")) << "{\n\"base\": \"base.json\",,\n}";
@@ -154,7 +156,8 @@ TEST_F(CliFaults, CommandLineMistakesAreOneLine) {
   CliResult result = lengen("trian " + base());
   EXPECT_EQ(result.code, 2);
   EXPECT_EQ(result.err_lines(), 1) << result.err;
-  EXPECT_NE(result.err.find("unknown command 'trian' (did you mean 'train'?)"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("unknown command 'trian' (did you mean 'train'?)"), std::string::npos)
+      << result.err;
   result = lengen("train " + base());
   EXPECT_EQ(result.code, 2);
   EXPECT_EQ(result.err_lines(), 1) << result.err;
@@ -162,6 +165,28 @@ TEST_F(CliFaults, CommandLineMistakesAreOneLine) {
   result = lengen("train " + base() + " --out " + at("run") + " --steps 5");
   EXPECT_EQ(result.code, 2);
   EXPECT_EQ(result.err_lines(), 1) << result.err;
+  // An unknown inner command is named, not reported as a missing one.
+  result = lengen("bench stpe");
+  EXPECT_EQ(result.code, 2);
+  EXPECT_NE(result.err.find("unknown lengen bench command 'stpe' (did you mean 'step'?)"), std::string::npos)
+      << result.err;
+}
+
+// A path that cannot be created is one line saying what, where and why; a dangling link is named
+// as one, where the system's "File exists" would mislead.
+TEST_F(CliFaults, AnOutputFolderThatCannotBeCreatedIsNamedWithItsReason) {
+  fs::create_symlink("nowhere", root_ / "dangling");
+  CliResult result = lengen("train " + base() + " --out " + at("dangling"));
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("cannot create directories " + at("dangling") +
+                            ": it is a link to nowhere, which does not exist"),
+            std::string::npos)
+      << result.err;
+  result = lengen("train " + base() + " --out " + at(std::string(300, 'a')));
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_NE(result.err.find(": File name too long"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("filesystem error"), std::string::npos) << result.err;
 }
 
 // launch's grace period: negative, not a number, NaN or beyond an hour (a deadline past the
@@ -201,8 +226,8 @@ TEST_F(CliFaults, NumbersOutOfRangeAreOneLine) {
   EXPECT_EQ(result.err_lines(), 1) << result.err;
   EXPECT_NE(result.err.find(at("huge.json")), std::string::npos) << result.err;
   EXPECT_EQ(result.err.find("internal error"), std::string::npos) << result.err;
-  for (const std::string set : {"train.lr=1e39", "model.init_std=1e300", "model.d_model=2000000000",
-                                "train.steps=100000000"}) {
+  for (const std::string set :
+       {"train.lr=1e39", "model.init_std=1e300", "model.d_model=2000000000", "train.steps=100000000"}) {
     SCOPED_TRACE(set);
     result = lengen("train " + base() + " --out " + at("run") + " --set " + set);
     EXPECT_EQ(result.code, 2) << result.err;
@@ -252,7 +277,8 @@ TEST_F(CliFaults, AnEvaluationLengthBelowTheTasksMinimumIsFoundBeforeTraining) {
                                   " --set 'eval.lengths=[2]' --set train.steps=1 --set train.warmup=0");
   EXPECT_EQ(result.code, 2) << result.err;
   EXPECT_EQ(result.err_lines(), 1) << result.err;
-  EXPECT_NE(result.err.find("eval.lengths entry 2 is shorter than mqmtar allows"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("eval.lengths entry 2 is shorter than mqmtar allows"), std::string::npos)
+      << result.err;
   EXPECT_FALSE(fs::exists(at("run")));
 }
 

@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "lengen/attention.h"
+#include "lengen/attention_choices.h"
 #include "lengen/compute_threads.h"
 #include "lengen/decode.h"
 #include "lengen/errors.h"
 #include "lengen/model.h"
+#include "lengen/normalizer_registry.h"
 #include "lengen/row_kernels.h"
 #include "model_test_util.h"
 
@@ -33,7 +35,8 @@ Outputs attend(Attention& attention, const torch::Tensor& x, const torch::Tensor
   // A comparison of the fused path with the dense one must run the fused path: a normalizer the
   // fused kernel stopped serving would otherwise compare the dense path with itself.
   if (kernel == AttentionKernel::kFused) {
-    EXPECT_TRUE(attention->uses_fused_kernel(x.to(torch::kFloat))) << "the fused kernel does not serve this attention";
+    EXPECT_TRUE(attention->uses_fused_kernel(x.to(torch::kFloat)))
+        << "the fused kernel does not serve this attention";
   }
   Outputs outputs;
   outputs.out = attention(x, positions, nullptr, &outputs.stats);
@@ -57,28 +60,24 @@ void expect_same(const Outputs& dense, const Outputs& fused, const std::string& 
       << label;
 }
 
-struct Method {
-  std::string normalizer;
-  double alpha = 1.5;
-  bool learn_alpha = false;
-};
-
-std::string name_of(const Method& method) {
-  if (method.normalizer != "entmax") return method.normalizer;
-  return "entmax alpha=" + std::to_string(method.alpha) + (method.learn_alpha ? " learned" : "");
-}
-
-const std::vector<Method>& fused_methods() {
-  static const std::vector<Method> methods = {{"softmax"},      {"sparsemax"},   {"entmax15"},
-                                              {"entmax", 1.25}, {"entmax", 1.5}, {"entmax", 1.7, true}};
-  return methods;
-}
-
-ModelConfig config_for(const Method& method, const std::string& scaling, const std::string& positions) {
-  ModelConfig config = testing::tiny_model_config(method.normalizer, scaling, positions);
-  config.attention.alpha = method.alpha;
-  config.attention.learn_alpha = method.learn_alpha;
+// A registered normalizer variant as a model.attention config: a variant whose alpha is a tensor
+// is a learned alpha.
+ModelConfig config_for(const NormalizerVariant& variant, const std::string& scaling,
+                       const std::string& positions) {
+  ModelConfig config = testing::tiny_model_config(variant.spec.name, scaling, positions);
+  config.attention.alpha = variant.spec.alpha;
+  config.attention.topk = variant.spec.topk;
+  config.attention.learn_alpha = variant.alpha_as_tensor;
   return config;
+}
+
+// Every registered variant with a fused row kernel: a normalizer is tested here by being registered.
+std::vector<NormalizerVariant> fused_methods() {
+  std::vector<NormalizerVariant> methods;
+  for (const NormalizerVariant& variant : normalizer_variants()) {
+    if (fused_row_kernel(variant.spec, variant.alpha_as_tensor).has_value()) methods.push_back(variant);
+  }
+  return methods;
 }
 
 // Three sequences of `length`: whole, left-padded (as greedy decoding pads prompts) and
@@ -92,10 +91,13 @@ torch::Tensor padded_positions(int64_t length) {
 }
 
 TEST(FusedAttention, MatchesDenseForEveryNormalizerScalingAndPositions) {
-  for (const Method& method : fused_methods()) {
-    for (std::string scaling : {"none", "ssmax", "learned", "asentmax"}) {
-      for (std::string positions : {"nope", "rope", "alibi", "nape"}) {
-        const std::string label = name_of(method) + " / " + scaling + " / " + positions;
+  ASSERT_GE(fused_methods().size(), 4u);
+  for (const NormalizerVariant& method : fused_methods()) {
+    for (const std::string& scaling : scaling_names()) {
+      for (const std::string& positions : position_names()) {
+        if (scaling_choice(scaling).fused == FusedTerm::kDenseOnly) continue;
+        if (position_choice(positions).fused == FusedTerm::kDenseOnly) continue;
+        const std::string label = method.label + " / " + scaling + " / " + positions;
         const ModelConfig config = config_for(method, scaling, positions);
         torch::manual_seed(3);
         Attention attention(config);
@@ -112,7 +114,7 @@ TEST(FusedAttention, MatchesDenseForEveryNormalizerScalingAndPositions) {
 // Blocks of queries, groups of four within them and key rows padded to eight all have
 // remainders here; d_head 6 is not a multiple of the vector width.
 TEST(FusedAttention, MatchesDenseAcrossBlocksAndOddHeadSizes) {
-  for (const Method& method : fused_methods()) {
+  for (const NormalizerVariant& method : fused_methods()) {
     for (int64_t d_head : {6, 16}) {
       ModelConfig config = config_for(method, "asentmax", "nape");
       config.d_head = d_head;
@@ -122,7 +124,7 @@ TEST(FusedAttention, MatchesDenseAcrossBlocksAndOddHeadSizes) {
       const auto pos = padded_positions(301);
       expect_same(attend(attention, x, pos, AttentionKernel::kDense),
                   attend(attention, x, pos, AttentionKernel::kFused),
-                  name_of(method) + " d_head " + std::to_string(d_head));
+                  method.label + " d_head " + std::to_string(d_head));
     }
   }
 }
@@ -134,7 +136,7 @@ TEST(FusedAttention, MatchesDenseAcrossBlocksAndOddHeadSizes) {
 TEST(FusedAttention, MatchesDenseOnRowsThatSwitchBetweenSpreadAndPeaked) {
   for (const std::string normalizer : {"sparsemax", "entmax15"}) {
     for (int64_t d_head : {8, 16}) {
-      ModelConfig config = config_for(Method{normalizer}, "asentmax", "nape");
+      ModelConfig config = testing::tiny_model_config(normalizer, "asentmax", "nape");
       config.d_head = d_head;
       torch::manual_seed(11);
       Attention attention(config);
@@ -172,7 +174,7 @@ TEST(FusedAttention, MatchesDenseOnRowsThatSwitchBetweenSpreadAndPeaked) {
 // at one key, the queries before that key see all-equal rows and the ones after it one key
 // that wins by far.
 TEST(FusedAttention, MatchesDenseOnASingleWinningKeyAndAllEqualRows) {
-  for (const Method& method : fused_methods()) {
+  for (const NormalizerVariant& method : fused_methods()) {
     for (std::string positions : {"nope", "alibi"}) {
       const ModelConfig config = config_for(method, "none", positions);
       Attention attention(config);
@@ -191,7 +193,7 @@ TEST(FusedAttention, MatchesDenseOnASingleWinningKeyAndAllEqualRows) {
       const auto pos = padded_positions(20);
       const Outputs dense = attend(attention, x, pos, AttentionKernel::kDense);
       const Outputs fused = attend(attention, x, pos, AttentionKernel::kFused);
-      expect_same(dense, fused, name_of(method) + " / " + positions);
+      expect_same(dense, fused, method.label + " / " + positions);
     }
   }
 }
@@ -202,7 +204,7 @@ TEST(FusedAttention, MatchesDenseOnASingleWinningKeyAndAllEqualRows) {
 // queries see the NaN key's whole tile of sixteen keys, which the kernel scores without the
 // mask when the scores are known to be finite.
 TEST(FusedAttention, ANonFiniteScoreGivesNaNAsOnTheDensePath) {
-  for (const Method& method : fused_methods()) {
+  for (const NormalizerVariant& method : fused_methods()) {
     const ModelConfig config = config_for(method, "none", "nope");
     torch::manual_seed(9);
     Attention attention(config);
@@ -213,13 +215,13 @@ TEST(FusedAttention, ANonFiniteScoreGivesNaNAsOnTheDensePath) {
     const Outputs fused = attend(attention, x, pos, AttentionKernel::kFused);
     for (const Outputs* outputs : {&dense, &fused}) {
       const auto finite = torch::isfinite(outputs->out[0]).all(-1);
-      EXPECT_FALSE(finite.narrow(0, 6, 34).any().item<bool>()) << name_of(method);
+      EXPECT_FALSE(finite.narrow(0, 6, 34).any().item<bool>()) << method.label;
     }
   }
 }
 
 TEST(FusedAttention, MatchesDenseWithTheKeyValueCache) {
-  for (const Method& method : fused_methods()) {
+  for (const NormalizerVariant& method : fused_methods()) {
     const ModelConfig config = config_for(method, "asentmax", "nape");
     torch::manual_seed(9);
     Attention attention(config);
@@ -240,7 +242,7 @@ TEST(FusedAttention, MatchesDenseWithTheKeyValueCache) {
       dense.out = attention(xs, ps, &dense_cache, &dense.stats);
       attention->set_kernel(AttentionKernel::kFused);
       fused.out = attention(xs, ps, &fused_cache, &fused.stats);
-      expect_same(dense, fused, name_of(method) + " at token " + std::to_string(start));
+      expect_same(dense, fused, method.label + " at token " + std::to_string(start));
     }
   }
 }
@@ -254,10 +256,10 @@ TEST(FusedAttention, SameBitsForEveryThreadCount) {
   const auto v = torch::randn({2, heads, length, d_head});
   auto positions = torch::arange(length).unsqueeze(0).repeat({2, 1});
   positions[1].narrow(0, length - 9, 9).fill_(-1);
-  for (FusedNormalizer normalizer : {FusedNormalizer::kSoftmax, FusedNormalizer::kSparsemax,
-                                     FusedNormalizer::kEntmax15, FusedNormalizer::kEntmax}) {
+  for (FusedRowKernel normalizer : {FusedRowKernel::kSoftmax, FusedRowKernel::kSparsemax,
+                                    FusedRowKernel::kEntmax15, FusedRowKernel::kEntmax}) {
     FusedAttentionPlan plan;
-    plan.normalizer = normalizer;
+    plan.row_kernel = normalizer;
     plan.alphas = {1.25, 1.5, 1.75, 2.5};
     plan.slopes = {1.0, 0.5, 0.0, 0.0};
     plan.score_scale = 0.25;
@@ -278,28 +280,46 @@ TEST(FusedAttention, SameBitsForEveryThreadCount) {
   }
 }
 
-// Training (grad on) and the normalizers without a fused kernel keep the dense path.
-TEST(FusedAttention, GradModeAndUnfusedNormalizersUseTheDensePath) {
+// Training (grad on), double precision and the dense kernel keep the dense path.
+TEST(FusedAttention, GradModeDoubleAndTheDenseKernelUseTheDensePath) {
   torch::manual_seed(13);
   Attention fused_softmax(testing::tiny_model_config("softmax", "none", "nape"));
   const auto q = torch::randn({1, 4, 3, 8});
   EXPECT_TRUE(fused_softmax->uses_fused_kernel(q) == false);  // grad mode is on here
-  {
-    torch::NoGradGuard no_grad;
-    EXPECT_TRUE(fused_softmax->uses_fused_kernel(q));
-    EXPECT_FALSE(fused_softmax->uses_fused_kernel(q.to(torch::kDouble)));
-    fused_softmax->set_kernel(AttentionKernel::kDense);
-    EXPECT_FALSE(fused_softmax->uses_fused_kernel(q));
-    for (std::string normalizer : {"topk", "adaptive_softmax", "stickbreaking"}) {
-      Attention attention(testing::tiny_model_config(normalizer, "none", "nape"));
-      EXPECT_FALSE(attention->uses_fused_kernel(q)) << normalizer;
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(fused_softmax->uses_fused_kernel(q));
+  EXPECT_FALSE(fused_softmax->uses_fused_kernel(q.to(torch::kDouble)));
+  fused_softmax->set_kernel(AttentionKernel::kDense);
+  EXPECT_FALSE(fused_softmax->uses_fused_kernel(q));
+}
+
+// For every registered normalizer variant, length scaling and position encoding: the fused kernel
+// serves exactly the combinations whose normalizer has a row kernel and whose other terms are
+// ones it computes (FusedTerm); a term it does not compute is never dropped.
+TEST(FusedAttention, EachRegisteredCombinationTakesTheDeclaredPath) {
+  torch::NoGradGuard no_grad;
+  const auto q = torch::randn({1, 4, 3, 8});
+  int fused = 0, dense = 0;
+  for (const NormalizerVariant& variant : normalizer_variants()) {
+    for (const std::string& scaling : scaling_names()) {
+      for (const std::string& positions : position_names()) {
+        const bool declared = fused_row_kernel(variant.spec, variant.alpha_as_tensor).has_value() &&
+                              scaling_choice(scaling).fused != FusedTerm::kDenseOnly &&
+                              position_choice(positions).fused != FusedTerm::kDenseOnly;
+        Attention attention(config_for(variant, scaling, positions));
+        EXPECT_EQ(attention->uses_fused_kernel(q), declared)
+            << variant.label << " / " << scaling << " / " << positions;
+        (declared ? fused : dense) += 1;
+      }
     }
   }
+  EXPECT_GT(fused, 0);
+  EXPECT_GT(dense, 0);  // topk, adaptive_softmax and stickbreaking have no row kernel
 }
 
 // Whole models: the same greedy tokens and teacher-forced predictions from both kernels.
 TEST(FusedAttention, RandomModelsDecodeTheSameTokens) {
-  for (const Method& method : fused_methods()) {
+  for (const NormalizerVariant& method : fused_methods()) {
     ModelConfig config = config_for(method, "asentmax", "nape");
     torch::manual_seed(17);
     Decoder model(config, 12);
@@ -313,10 +333,10 @@ TEST(FusedAttention, RandomModelsDecodeTheSameTokens) {
     const auto tokens = testing::random_tokens(3, 40, 12, 19);
     const auto dense_logits = model->forward(tokens);
     model->set_attention_kernel(AttentionKernel::kFused);
-    EXPECT_EQ(greedy_decode(model, prompts, caps, nullptr), dense_tokens) << name_of(method);
+    EXPECT_EQ(greedy_decode(model, prompts, caps, nullptr), dense_tokens) << method.label;
     const auto fused_logits = model->forward(tokens);
-    EXPECT_TRUE(torch::equal(fused_logits.argmax(-1), dense_logits.argmax(-1))) << name_of(method);
-    EXPECT_LE((fused_logits - dense_logits).abs().max().item<double>(), 1e-4) << name_of(method);
+    EXPECT_TRUE(torch::equal(fused_logits.argmax(-1), dense_logits.argmax(-1))) << method.label;
+    EXPECT_LE((fused_logits - dense_logits).abs().max().item<double>(), 1e-4) << method.label;
   }
 }
 

@@ -1,13 +1,15 @@
 // The decoder: incremental decoding, chunked prefill and padding give the same numbers as
 // one full pass, for every normalizer x scaling x position encoding; and it can learn.
+#include "lengen/model.h"
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <tuple>
 
+#include "lengen/attention_choices.h"
 #include "lengen/decode.h"
 #include "lengen/loss.h"
-#include "lengen/model.h"
 #include "lengen/sequence.h"
 #include "model_test_util.h"
 
@@ -34,7 +36,8 @@ TEST_P(ModelCombinations, CacheEqualsFullForward) {
   // The fused kernel scores a block of queries and a single query with different float
   // summation orders, and a sparse normalizer's support can amplify that last-bit difference:
   // its tolerance is a little wider than the dense reference's.
-  for (auto [kernel, tolerance] : {std::pair{AttentionKernel::kDense, 1e-5}, std::pair{AttentionKernel::kFused, 5e-5}}) {
+  for (auto [kernel, tolerance] :
+       {std::pair{AttentionKernel::kDense, 1e-5}, std::pair{AttentionKernel::kFused, 5e-5}}) {
     model->set_attention_kernel(kernel);
     auto full = model->forward(tokens);
     KVCache cache;
@@ -79,15 +82,14 @@ TEST_P(ModelCombinations, LeftPaddingDoesNotChangeAnySequence) {
   EXPECT_TRUE(torch::allclose(batched[0], model->forward(long_row)[0], 1e-5, 1e-5));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllChoices, ModelCombinations,
-    ::testing::Combine(::testing::Values("softmax", "sparsemax", "entmax15", "entmax", "topk", "adaptive_softmax",
-                                         "stickbreaking"),
-                       ::testing::Values("none", "ssmax", "learned", "asentmax"),
-                       ::testing::Values("nope", "rope", "alibi", "nape")),
-    [](const ::testing::TestParamInfo<Combination>& info) {
-      return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(AllChoices, ModelCombinations,
+                         ::testing::Combine(::testing::ValuesIn(normalizer_names()),
+                                            ::testing::ValuesIn(scaling_names()),
+                                            ::testing::ValuesIn(position_names())),
+                         [](const ::testing::TestParamInfo<Combination>& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" +
+                                  std::get<2>(info.param);
+                         });
 
 TEST(Model, LearnedAlphaIsTrainedAndCached) {
   auto config = testing::tiny_model_config("entmax", "none", "nape");
@@ -120,7 +122,8 @@ TEST(Model, TargetOnlyLossEqualsTheMaskedMeanOverAllPositions) {
     model->zero_grad();
     loss.backward();
     std::vector<torch::Tensor> grads;
-    for (auto& param : model->parameters()) grads.push_back(param.grad().defined() ? param.grad().clone() : param.grad());
+    for (auto& param : model->parameters())
+      grads.push_back(param.grad().defined() ? param.grad().clone() : param.grad());
     return grads;
   };
   auto full = model->forward(tokens);
@@ -180,7 +183,9 @@ double overfit_loss(const std::string& normalizer, const std::string& scaling) {
 
 TEST(Model, OverfitsAHandfulOfSequencesWithSoftmax) { EXPECT_LT(overfit_loss("softmax", "none"), 0.05); }
 
-TEST(Model, OverfitsAHandfulOfSequencesWithAsentmax) { EXPECT_LT(overfit_loss("entmax15", "asentmax"), 0.05); }
+TEST(Model, OverfitsAHandfulOfSequencesWithAsentmax) {
+  EXPECT_LT(overfit_loss("entmax15", "asentmax"), 0.05);
+}
 
 TEST(GreedyDecode, StopsEachSequenceAtEosOrItsCap) {
   auto config = testing::tiny_model_config("softmax", "none", "nape");

@@ -1,5 +1,7 @@
 // Normalizers by name: every name builds, bad names and parameters are user errors. The choices
 // of each attention axis: described once, each with its factory or kind.
+#include "lengen/normalizer_registry.h"
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -91,16 +93,35 @@ TEST(Registries, EveryDescribedScalingAndPositionBuildsAsItsKind) {
 // BENCHMARKS.md quotes: they stay as they are.
 TEST(NormalizerRegistry, BenchCasesKeepTheirTableNames) {
   std::vector<std::string> labels;
-  for (const NormalizerBenchCase& bench_case : normalizer_bench_cases()) labels.push_back(bench_case.label);
+  for (const NormalizerVariant& variant : normalizer_variants(true)) labels.push_back(variant.label);
   EXPECT_EQ(labels, std::vector<std::string>({"softmax", "sparsemax", "entmax15", "entmax alpha=1.5",
                                               "entmax alpha=1.25", "entmax alpha=[1.5]", "topk k=32",
                                               "adaptive_softmax", "stickbreaking"}));
   const torch::Tensor z = torch::randn({3, 10});
-  for (const NormalizerBenchCase& bench_case : normalizer_bench_cases()) {
-    EXPECT_EQ(bench_normalizer(bench_case)(z).sizes(), z.sizes()) << bench_case.label;
+  for (const NormalizerVariant& variant : normalizer_variants(true)) {
+    EXPECT_EQ(variant_normalizer(variant)(z).sizes(), z.sizes()) << variant.label;
   }
   EXPECT_TRUE(
-      torch::equal(bench_normalizer(normalizer_bench_cases()[5])(z), entmax(z, torch::full({}, 1.5))));
+      torch::equal(variant_normalizer(normalizer_variants(true)[5])(z), entmax(z, torch::full({}, 1.5))));
+}
+
+// The fused row of a normalizer carries the alpha the kernel must use: entmax's own closed forms
+// where its alpha has one, the general solver with the configured alpha otherwise, and none for
+// the normalizers without a row kernel.
+TEST(NormalizerRegistry, FusedRowsFollowEntmaxsDispatchAndCarryTheirAlpha) {
+  EXPECT_EQ(fused_row_kernel({"softmax"}, false)->kernel, FusedRowKernel::kSoftmax);
+  EXPECT_EQ(fused_row_kernel({"entmax", 1.5}, false)->kernel, FusedRowKernel::kEntmax15);
+  EXPECT_EQ(fused_row_kernel({"entmax", 2.0}, false)->kernel, FusedRowKernel::kSparsemax);
+  EXPECT_EQ(fused_row_kernel({"entmax", 1.0004}, false)->kernel, FusedRowKernel::kSoftmax);
+  const std::optional<FusedRow> general = fused_row_kernel({"entmax", 1.25}, false);
+  ASSERT_TRUE(general.has_value());
+  EXPECT_EQ(general->kernel, FusedRowKernel::kEntmax);
+  EXPECT_EQ(general->alpha, 1.25);
+  EXPECT_EQ(fused_row_kernel({"entmax", 1.5}, true)->kernel, FusedRowKernel::kEntmax);
+  for (const std::string name : {"topk", "adaptive_softmax", "stickbreaking"}) {
+    EXPECT_FALSE(fused_row_kernel({name}, false).has_value()) << name;
+  }
+  EXPECT_THROW(fused_row_kernel({"softmaxx"}, false), UserError);
 }
 
 // The paper's method names come from the normalizer and scaling entries.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lengen/attention_choices.h"
+#include "lengen/normalizer_registry.h"
 
 namespace lengen {
 namespace {
@@ -24,15 +25,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 enum class Mask { kNone, kCausal, kRandom, kFullRows };
 
 struct Case {
-  std::string normalizer;
+  NormalizerVariant variant;
   std::vector<int64_t> shape;
   torch::ScalarType dtype;
   Mask mask;
-  double alpha;
 
+  const NormalizerTraits& traits() const { return normalizer_factory(variant.spec.name).traits; }
   std::string describe() const {
     std::ostringstream out;
-    out << normalizer << " alpha=" << alpha << " shape=" << torch::IntArrayRef(shape) << " dtype=" << dtype
+    out << variant.label << " shape=" << torch::IntArrayRef(shape) << " dtype=" << dtype
         << " mask=" << static_cast<int>(mask);
     return out.str();
   }
@@ -57,17 +58,16 @@ torch::Tensor mask_for(const Case& c) {
   return {};
 }
 
+// Every registered variant (normalizer_registry.h) x shape x dtype x mask: a normalizer is tested
+// here by being registered.
 std::vector<Case> table() {
-  const std::vector<std::pair<std::string, double>> normalizers = {
-      {"softmax", 0},  {"sparsemax", 0}, {"entmax15", 0}, {"entmax", 1.25},        {"entmax", 1.5},
-      {"entmax", 2.0}, {"entmax", 3.0},  {"topk", 0},     {"adaptive_softmax", 0}, {"stickbreaking", 0}};
   const std::vector<std::vector<int64_t>> shapes = {{1, 1}, {3, 7}, {2, 3, 5, 33}, {4, 300}};
   std::vector<Case> cases;
-  for (const auto& [name, alpha] : normalizers) {
+  for (const NormalizerVariant& variant : normalizer_variants()) {
     for (const auto& shape : shapes) {
       for (auto dtype : {torch::kFloat, torch::kDouble, torch::kBFloat16}) {
         for (auto mask : {Mask::kNone, Mask::kCausal, Mask::kRandom, Mask::kFullRows}) {
-          cases.push_back({name, shape, dtype, mask, alpha});
+          cases.push_back({variant, shape, dtype, mask});
         }
       }
     }
@@ -75,11 +75,16 @@ std::vector<Case> table() {
   return cases;
 }
 
-TEST(NormalizerTable, CoversEveryRegisteredNormalizer) {
+// The alpha a variant passes as a tensor (a learned one), or none.
+torch::Tensor alpha_tensor_of(const NormalizerVariant& variant) {
+  return variant.alpha_as_tensor ? torch::full({}, variant.spec.alpha) : torch::Tensor();
+}
+
+TEST(NormalizerTable, CoversEveryNormalizerOfTheConfig) {
   const std::vector<Case> cases = table();
   for (const std::string& name : normalizer_names()) {
     const bool covered =
-        std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.normalizer == name; });
+        std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.variant.spec.name == name; });
     EXPECT_TRUE(covered) << name << " has no row in the normalizer table";
   }
 }
@@ -88,16 +93,12 @@ TEST(NormalizerTable, InvariantsHoldForEveryCase) {
   torch::manual_seed(0);
   for (const Case& c : table()) {
     SCOPED_TRACE(c.describe());
-    NormalizerSpec spec;
-    spec.name = c.normalizer;
-    spec.alpha = c.alpha > 0 ? c.alpha : 1.5;
-    spec.topk = 4;
-    const NormalizerFn normalize = make_normalizer(spec);
+    const NormalizerFn normalize = make_normalizer(c.variant.spec);
 
     const torch::Tensor mask = mask_for(c);
     const torch::Tensor z =
         (torch::randn(c.shape) * 2).masked_fill(mask, -kInf).to(c.dtype).requires_grad_(true);
-    const torch::Tensor p = normalize(z, torch::Tensor());
+    const torch::Tensor p = normalize(z, alpha_tensor_of(c.variant));
     ASSERT_EQ(p.scalar_type(), c.dtype);
     ASSERT_EQ(p.sizes(), z.sizes());
 
@@ -108,10 +109,10 @@ TEST(NormalizerTable, InvariantsHoldForEveryCase) {
     EXPECT_GE(pd.min().item<double>(), 0.0);
     EXPECT_EQ(pd.masked_select(mask).abs().sum().item<double>(), 0.0) << "masked entries must be exactly 0";
     EXPECT_EQ(pd.sum(-1).masked_select(full_rows).abs().sum().item<double>(), 0.0);
-    // Stick-breaking leaves the unassigned stick unused: its rows sum to at most 1.
+    // Rows sum to 1, or to at most 1 where the normalizer declares so (stick-breaking).
     const torch::Tensor sums = pd.sum(-1).masked_select(full_rows.logical_not());
     if (sums.numel() > 0) {
-      const torch::Tensor excess = c.normalizer == "stickbreaking" ? sums - 1 : (sums - 1).abs();
+      const torch::Tensor excess = c.traits().rows_sum_to_one ? (sums - 1).abs() : sums - 1;
       EXPECT_LT(excess.max().item<double>(), tolerance);
     }
 
@@ -165,11 +166,12 @@ TEST(NormalizerTable, AlphaTendingToOneTendsToSoftmax) {
 TEST(NormalizerTable, ShiftInvariant) {
   torch::manual_seed(3);
   const torch::Tensor z = torch::randn({5, 40}, torch::kDouble);
-  for (const std::string& name : normalizer_names()) {
-    if (name == "stickbreaking") continue;  // sigmoid gates are not shift invariant
-    const NormalizerFn normalize = make_normalizer({name, 1.3, 8});
-    const double error = (normalize(z + 7.5, {}) - normalize(z, {})).abs().max().item<double>();
-    EXPECT_LT(error, 1e-10) << name;
+  for (const NormalizerVariant& variant : normalizer_variants()) {
+    if (!normalizer_factory(variant.spec.name).traits.shift_invariant) continue;  // stick-breaking's gates
+    const NormalizerFn normalize = make_normalizer(variant.spec);
+    const torch::Tensor alpha = alpha_tensor_of(variant);
+    const double error = (normalize(z + 7.5, alpha) - normalize(z, alpha)).abs().max().item<double>();
+    EXPECT_LT(error, 1e-10) << variant.label;
   }
 }
 
@@ -182,7 +184,8 @@ TEST(NormalizerTable, AppliesAlongAnyDim) {
   EXPECT_TRUE(torch::allclose(entmax(z, alpha, 1), entmax(z.transpose(1, 2), alpha).transpose(1, 2)));
 }
 
-// One case's inputs: scores with the case's mask, a per-row alpha, and the upstream gradient.
+// One case's inputs: scores with the case's mask, a per-row alpha (used by a variant whose alpha
+// is a tensor), and the upstream gradient.
 struct CaseInputs {
   torch::Tensor z, alpha, weight;
 };
@@ -193,25 +196,26 @@ CaseInputs case_inputs(const Case& c) {
   alpha_shape.back() = 1;
   const auto dtype = c.dtype == torch::kDouble ? torch::kDouble : torch::kFloat;
   return {(torch::randn(c.shape) * 2).masked_fill(mask, -kInf).to(dtype),
-          (c.alpha > 0 ? c.alpha : 1.5) + 0.3 * torch::rand(alpha_shape, dtype), torch::randn(c.shape, dtype)};
+          c.variant.spec.alpha + 0.3 * torch::rand(alpha_shape, dtype), torch::randn(c.shape, dtype)};
 }
 
-// p, the gradient for z and, for entmax, for alpha: computed from `inputs` cast to `dtype` on
+// p, the gradient for z and, for a tensor alpha, for alpha: computed from `inputs` cast to `dtype` on
 // `device` (the fused CPU kernels, or the composed-ATen path where `aten` or off the CPU), and
 // returned on the CPU in double.
 std::vector<torch::Tensor> run_case(const Case& c, const CaseInputs& inputs, torch::ScalarType dtype,
                                     const torch::Device& device, bool aten) {
   set_force_aten_normalizers(aten);
   // Copies, so that the gradients of two runs on the same inputs never accumulate together.
-  const torch::Tensor z = inputs.z.to(device, dtype, /*non_blocking=*/false, /*copy=*/true).requires_grad_(true);
+  const torch::Tensor z =
+      inputs.z.to(device, dtype, /*non_blocking=*/false, /*copy=*/true).requires_grad_(true);
   const torch::Tensor alpha =
       inputs.alpha.to(device, dtype, /*non_blocking=*/false, /*copy=*/true).requires_grad_(true);
-  NormalizerSpec spec{c.normalizer, c.alpha > 0 ? c.alpha : 1.5, 4};
-  const torch::Tensor p = make_normalizer(spec)(z, c.normalizer == "entmax" ? alpha : torch::Tensor());
+  const bool tensor_alpha = c.variant.alpha_as_tensor;
+  const torch::Tensor p = make_normalizer(c.variant.spec)(z, tensor_alpha ? alpha : torch::Tensor());
   (p * inputs.weight.to(device, dtype)).sum().backward();
   set_force_aten_normalizers(false);
   std::vector<torch::Tensor> results = {p.detach(), z.grad()};
-  if (c.normalizer == "entmax") results.push_back(alpha.grad());
+  if (tensor_alpha) results.push_back(alpha.grad());
   for (auto& result : results) result = result.to(torch::kCPU, torch::kDouble);
   return results;
 }
@@ -233,11 +237,13 @@ void expect_close(const std::vector<torch::Tensor>& actual, const std::vector<to
 TEST(NormalizerTable, FusedCpuKernelsMatchTheAtenPath) {
   torch::manual_seed(9);
   for (const Case& c : table()) {
-    if (c.dtype == torch::kBFloat16 || c.normalizer == "topk") continue;
+    // Rounding to float can tie scores that differ in double, and which tied score top-k keeps
+    // is arbitrary.
+    if (c.dtype == torch::kBFloat16 || c.traits().picks_among_ties) continue;
     SCOPED_TRACE(c.describe());
     const CaseInputs inputs = case_inputs(c);
-    expect_close(run_case(c, inputs, c.dtype, torch::kCPU, true), run_case(c, inputs, c.dtype, torch::kCPU, false),
-                 c.dtype == torch::kFloat ? 2e-5 : 1e-10);
+    expect_close(run_case(c, inputs, c.dtype, torch::kCPU, true),
+                 run_case(c, inputs, c.dtype, torch::kCPU, false), c.dtype == torch::kFloat ? 2e-5 : 1e-10);
   }
 }
 
@@ -250,7 +256,7 @@ TEST(NormalizerTable, CudaMatchesTheFusedCpuKernels) {
   int cases = 0;
   for (const Case& c : table()) {
     // bf16 rounding makes ties among the scores, and which of them top-k keeps is arbitrary.
-    if (c.dtype == torch::kBFloat16 && c.normalizer == "topk") continue;
+    if (c.dtype == torch::kBFloat16 && c.traits().picks_among_ties) continue;
     SCOPED_TRACE(c.describe() + " on cuda");
     CaseInputs inputs = case_inputs(c);
     const bool bf16 = c.dtype == torch::kBFloat16;

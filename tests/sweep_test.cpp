@@ -1,5 +1,7 @@
 // Sweeps: grid expansion and naming, shards, and `lengen sweep` end to end with a failing run
 // and a resumed one.
+#include "lengen/sweep.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +16,6 @@
 
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
-#include "lengen/sweep.h"
 
 namespace lengen {
 namespace {
@@ -44,10 +45,11 @@ TEST(SweepExpansion, GridIsACartesianProductInFileOrderWithReadableNames) {
   })");
   const Sweep sweep = sweep_from_json(json, ".");
   EXPECT_EQ(sweep.description, "methods x positions x seeds");
-  EXPECT_EQ(names(sweep), (std::vector<std::string>{
-                              "softmax-nape-seed1", "softmax-nape-seed2", "softmax-rope-seed1", "softmax-rope-seed2",
-                              "asentmax-nape-seed1", "asentmax-nape-seed2", "asentmax-rope-seed1",
-                              "asentmax-rope-seed2", "sparsemax-vocab8", "softmax-nape-seed1-2"}));
+  EXPECT_EQ(names(sweep),
+            (std::vector<std::string>{"softmax-nape-seed1", "softmax-nape-seed2", "softmax-rope-seed1",
+                                      "softmax-rope-seed2", "asentmax-nape-seed1", "asentmax-nape-seed2",
+                                      "asentmax-rope-seed1", "asentmax-rope-seed2", "sparsemax-vocab8",
+                                      "softmax-nape-seed1-2"}));
   const SweepRun& run = sweep.runs[5];
   ASSERT_EQ(run.overrides.size(), 5u);
   EXPECT_EQ(run.overrides[0], SweepOverride("train.steps", 400));  // "set" first
@@ -74,11 +76,47 @@ TEST(SweepExpansion, OverrideNamesAndInvalidValues) {
   EXPECT_EQ(override_name("eval.lengths", nlohmann::json::array({16, 32})), "lengths16_32");
   EXPECT_EQ(override_name("description", "a b/c"), "a_b_c");
 
-  const Sweep sweep = sweep_from_json(ordered_json::parse(R"({"base": {}, "grid": {"train.lr": [-1]}})"), ".");
+  const Sweep sweep =
+      sweep_from_json(ordered_json::parse(R"({"base": {}, "grid": {"train.lr": [-1]}})"), ".");
   ASSERT_EQ(sweep.runs.size(), 1u);
   EXPECT_THROW(run_config(sweep, sweep.runs[0]), UserError);
-  EXPECT_THROW(sweep_from_json(ordered_json::parse(R"({"base": {}, "grid": {"train.lr": []}})"), "."), UserError);
+  EXPECT_THROW(sweep_from_json(ordered_json::parse(R"({"base": {}, "grid": {"train.lr": []}})"), "."),
+               UserError);
   EXPECT_THROW(sweep_from_json(ordered_json::parse(R"({"base": {}, "gird": {}})"), "."), UserError);
+}
+
+// The message of the UserError that expanding `text` throws, or "" when it expands.
+std::string expansion_error(const std::string& text) {
+  try {
+    sweep_from_json(ordered_json::parse(text), ".");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A key set in two places (the later value would win while the name keeps the earlier one) and
+// runs that get one name from the same settings (one run trained twice, averaged as two seeds)
+// are refused; runs the user names apart may share settings.
+TEST(SweepExpansion, KeysSetTwiceAndRepeatedRunsAreRefused) {
+  EXPECT_EQ(
+      expansion_error(
+          R"({"base": {}, "grid": {"train.seed": [2], "method": [{"name": "a", "train.seed": 1}]}})"),
+      "sweep: run 'seed2-a' sets train.seed twice (2, then 1); set each key in one place (set, one grid "
+      "axis or one list entry)");
+  EXPECT_NE(expansion_error(R"({"base": {}, "set": {"train.seed": 3}, "grid": {"train.seed": [1]}})")
+                .find("sets train.seed twice (3, then 1)"),
+            std::string::npos);
+  EXPECT_EQ(
+      expansion_error(R"({"base": {}, "grid": {"train.seed": [1, 1]}})"),
+      "sweep: two runs named 'seed1' have the same settings (a value given twice in a grid list, or a list "
+      "entry repeated)");
+  EXPECT_NE(
+      expansion_error(R"({"base": {}, "list": [{"train.seed": 3}, {"train.seed": 3}]})").find("'seed3'"),
+      std::string::npos);
+  EXPECT_EQ(expansion_error(R"({"base": {}, "list": []})"),
+            "sweep: \"list\" must be a non-empty list of override objects");
+  EXPECT_EQ(expansion_error(R"({"base": {}, "list": [{"name": "a"}, {"name": "b"}]})"), "");
 }
 
 TEST(SweepExpansion, ShardsTakeEveryNthRun) {
@@ -106,8 +144,8 @@ class SweepCli : public ::testing::Test {
   }
 
   int run_cli(const std::string& args) {
-    const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " + (dir_ / "out.txt").string() +
-                                " 2> " + (dir_ / "err.txt").string();
+    const std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " +
+                                (dir_ / "out.txt").string() + " 2> " + (dir_ / "err.txt").string();
     const int status = std::system(command.c_str());
     std::ifstream out(dir_ / "out.txt"), err(dir_ / "err.txt");
     out_ = std::string(std::istreambuf_iterator<char>(out), {});
@@ -118,7 +156,8 @@ class SweepCli : public ::testing::Test {
   // `program ARGS` in the background (exec'd, so the pid is the program's), output to out.txt,
   // in a process group of its own with the runs it starts.
   pid_t start_cli(const std::string& program, const std::string& args) {
-    const std::string command = "exec " + program + " " + args + " > " + (dir_ / "out.txt").string() + " 2>&1";
+    const std::string command =
+        "exec " + program + " " + args + " > " + (dir_ / "out.txt").string() + " 2>&1";
     const pid_t pid = fork();
     if (pid == 0) {
       setpgid(0, 0);
@@ -163,7 +202,8 @@ class SweepCli : public ::testing::Test {
                 "checkpoint_every": 3, "val_samples": 4, "threads": 1},
       "eval": {"lengths": [4], "samples": 4, "batch_size": 4}
     })";
-    std::ofstream(dir_ / "sweep.json") << R"({"base": "configs/tiny.json", "grid": {"train.seed": [1, 2, 3]}})";
+    std::ofstream(dir_ / "sweep.json")
+        << R"({"base": "configs/tiny.json", "grid": {"train.seed": [1, 2, 3]}})";
   }
 
   fs::path dir_;
@@ -211,9 +251,11 @@ TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
 
   // An interrupted run (checkpoint, no results) is resumed; a finished one is skipped.
   fs::remove(out / "seed2" / "results.json");
-  EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --jobs 1 --shard 0/3"), 0) << out_ << err_;
+  EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --jobs 1 --shard 0/3"), 0)
+      << out_ << err_;
   EXPECT_NE(out_.find("skip seed1 (finished)"), std::string::npos) << out_;
-  EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --jobs 1 --shard 1/3"), 0) << out_ << err_;
+  EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --jobs 1 --shard 1/3"), 0)
+      << out_ << err_;
   EXPECT_NE(out_.find("done seed2"), std::string::npos) << out_;
   EXPECT_TRUE(fs::exists(out / "seed2" / "results.json"));
   std::ifstream log(out / "seed2.log");
@@ -232,7 +274,9 @@ TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
             std::string::npos)
       << out_;
   EXPECT_EQ(run_cli("sweep " + changed + " --out " + out.string()), 2) << out_ << err_;
-  EXPECT_NE(err_.find((out / "seed1").string() + " finished with another config (train.lr"), std::string::npos) << err_;
+  EXPECT_NE(err_.find((out / "seed1").string() + " finished with another config (train.lr"),
+            std::string::npos)
+      << err_;
   EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
   EXPECT_TRUE(fs::exists(out / "seed1" / "results.json"));
   EXPECT_EQ(read_json_file((out / "sweep.json").string())["runs"].size(), 3u);  // the first sweep's manifest
@@ -247,7 +291,7 @@ TEST_F(SweepCli, LaterRunsUseTheSweepsOwnBinaryAfterItsFileIsReplaced) {
   write_tiny_config(6);
   const fs::path out = dir_ / "runs";
   const pid_t sweep = start_cli(binary.string(), "sweep " + (dir_ / "sweep.json").string() + " --out " +
-                                                      out.string() + " --jobs 1 --shard 0/2");
+                                                     out.string() + " --jobs 1 --shard 0/2");
   ASSERT_GT(sweep, 0);
   // As soon as the first run has started, "rebuild": a new file at the binary's path.
   wait_for(out / "seed1.log");
@@ -265,8 +309,8 @@ TEST_F(SweepCli, LaterRunsUseTheSweepsOwnBinaryAfterItsFileIsReplaced) {
 TEST_F(SweepCli, CtrlCReportsTheRunningRunAsInterruptedNotFailed) {
   write_tiny_config(100000);
   const fs::path out = dir_ / "runs";
-  const pid_t sweep =
-      start_cli(LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
+  const pid_t sweep = start_cli(
+      LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
   ASSERT_GT(sweep, 0);
   wait_for(out / "seed1" / "checkpoints" / "step_00000003.pt");
   ASSERT_TRUE(fs::exists(out / "seed1" / "checkpoints" / "step_00000003.pt")) << progress_so_far(out);
@@ -284,8 +328,8 @@ TEST_F(SweepCli, CtrlCReportsTheRunningRunAsInterruptedNotFailed) {
 TEST_F(SweepCli, AStopWhileARunStartsIsAnInterruptionNotAFailure) {
   write_tiny_config(100000);
   const fs::path out = dir_ / "runs";
-  const pid_t sweep =
-      start_cli(LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
+  const pid_t sweep = start_cli(
+      LENGEN_CLI_PATH, "sweep " + (dir_ / "sweep.json").string() + " --out " + out.string() + " --jobs 1");
   ASSERT_GT(sweep, 0);
   // "start seed1" is printed once the sweep catches stop signals, as it starts the run.
   const auto started = [this] {

@@ -10,8 +10,8 @@
 #include "lengen/attention_choices.h"
 #include "lengen/autocast.h"
 #include "lengen/errors.h"
+#include "lengen/named_entries.h"
 #include "lengen/precision.h"
-#include "lengen/registry.h"
 
 namespace lengen {
 
@@ -23,6 +23,14 @@ NormalizerSpec normalizer_spec(const AttentionConfig& config) {
   spec.alpha = config.alpha;
   spec.topk = config.topk;
   return spec;
+}
+
+// The fused kernel computes the configured attention when it has a row kernel for the normalizer
+// and each other term is one it computes (FusedTerm); otherwise the dense path serves every forward.
+std::optional<FusedRow> fused_kernel_for(const AttentionConfig& config) {
+  if (scaling_choice(config.scaling).fused == FusedTerm::kDenseOnly) return std::nullopt;
+  if (position_choice(config.positions).fused == FusedTerm::kDenseOnly) return std::nullopt;
+  return fused_row_kernel(normalizer_spec(config), config.learn_alpha);
 }
 
 torch::nn::Linear projection(int64_t in, int64_t out) {
@@ -76,27 +84,21 @@ AttentionImpl::AttentionImpl(const ModelConfig& config)
       query_chunk_(config.prefill_chunk),
       positions_(config.attention, config.heads, config.d_head),
       normalizer_(make_normalizer(normalizer_spec(config.attention))),
-      fused_normalizer_(fused_normalizer(normalizer_spec(config.attention), config.attention.learn_alpha)),
-      normalizer_spec_(normalizer_spec(config.attention)) {
+      fused_kernel_(fused_kernel_for(config.attention)) {
   const int64_t inner = config.heads * config.d_head;
   q_proj_ = register_module("q_proj", projection(config.d_model, inner));
   k_proj_ = register_module("k_proj", projection(config.d_model, inner));
   v_proj_ = register_module("v_proj", projection(config.d_model, inner));
   out_proj_ = register_module("out_proj", projection(inner, config.d_model));
-  scaling_ = register_module(
-      "scaling", LengthScaling(config.attention, config.d_model, config.heads, positions_.first_scaled_head()));
+  scaling_ = register_module("scaling", LengthScaling(config.attention, config.d_model, config.heads,
+                                                      positions_.first_scaled_head()));
   if (config.attention.learn_alpha) {
-    const std::vector<std::string> learners = normalizers_reading("learn_alpha");
-    if (std::find(learners.begin(), learners.end(), config.attention.normalizer) == learners.end()) {
-      throw UserError("model.attention.learn_alpha needs normalizer '" + joined_names(learners) + "', got '" +
-                      config.attention.normalizer + "'");
-    }
     learned_alpha_ = register_module("alpha", LearnedAlpha(config.heads, config.attention.alpha));
   }
 }
 
-torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache,
-                                     HeadStats* stats) {
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& positions,
+                                     LayerCache* cache, HeadStats* stats) {
   const int64_t batch = x.size(0), length = x.size(1);
   auto split_heads = [&](const torch::Tensor& t) {
     return t.view({batch, length, heads_, d_head_}).transpose(1, 2);  // [B, H, T, d_head]
@@ -132,9 +134,10 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
   return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
 }
 
-torch::Tensor AttentionImpl::attend_chunks(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                                           const torch::Tensor& positions, const torch::Tensor& key_positions,
-                                           int64_t first, HeadStats* stats) {
+torch::Tensor AttentionImpl::attend_chunks(const torch::Tensor& q, const torch::Tensor& k,
+                                           const torch::Tensor& v, const torch::Tensor& positions,
+                                           const torch::Tensor& key_positions, int64_t first,
+                                           HeadStats* stats) {
   const int64_t length = q.size(2);
   const int64_t cached = k.size(2) - length;
   const int64_t chunk = query_chunk(query_chunk_, q.size(0), heads_, k.size(2), length - first);
@@ -151,22 +154,22 @@ torch::Tensor AttentionImpl::attend_chunks(const torch::Tensor& q, const torch::
 }
 
 bool AttentionImpl::uses_fused_kernel(const torch::Tensor& q) const {
-  return kernel_ == AttentionKernel::kFused && fused_normalizer_.has_value() && !torch::GradMode::is_enabled() &&
+  return kernel_ == AttentionKernel::kFused && fused_kernel_.has_value() && !torch::GradMode::is_enabled() &&
          q.device().is_cpu() && q.scalar_type() == torch::kFloat;
 }
 
-torch::Tensor AttentionImpl::attend_fused(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                                          const torch::Tensor& query_positions, const torch::Tensor& key_positions,
-                                          HeadStats* stats) {
+torch::Tensor AttentionImpl::attend_fused(const torch::Tensor& q, const torch::Tensor& k,
+                                          const torch::Tensor& v, const torch::Tensor& query_positions,
+                                          const torch::Tensor& key_positions, HeadStats* stats) {
   FusedAttentionPlan plan;
-  plan.normalizer = *fused_normalizer_;
+  plan.row_kernel = fused_kernel_->kernel;
   plan.slopes = positions_.slopes();
   plan.score_scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
   if (learned_alpha_) {
     const torch::Tensor alphas = learned_alpha_->forward().to(torch::kDouble).contiguous();
     plan.alphas.assign(alphas.data_ptr<double>(), alphas.data_ptr<double>() + alphas.numel());
   } else {
-    plan.alphas.assign(heads_, normalizer_spec_.alpha);
+    plan.alphas.assign(heads_, fused_kernel_->alpha);
   }
   return fused_attention(q, k, v, query_positions, key_positions, plan, stats);
 }
@@ -180,11 +183,13 @@ torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor&
   torch::Tensor scores;
   {
     const AutocastScope fp32_scores(q.device().type(), false);
-    scores = torch::matmul(to_at_least_fp32(q), to_at_least_fp32(k).transpose(-2, -1)) / std::sqrt(double(d_head_));
+    scores = torch::matmul(to_at_least_fp32(q), to_at_least_fp32(k).transpose(-2, -1)) /
+             std::sqrt(double(d_head_));
   }
   auto bias = positions_.bias(query_positions, key_positions, scores.scalar_type());
   if (bias.defined()) scores = scores + bias;
-  auto visible = (key_positions.unsqueeze(1) <= query_positions.unsqueeze(2)) & (key_positions.unsqueeze(1) >= 0);
+  auto visible =
+      (key_positions.unsqueeze(1) <= query_positions.unsqueeze(2)) & (key_positions.unsqueeze(1) >= 0);
   scores = scores.masked_fill(visible.logical_not().unsqueeze(1), -std::numeric_limits<float>::infinity());
   torch::Tensor alpha;
   if (learned_alpha_) alpha = learned_alpha_->forward().view({1, -1, 1, 1});

@@ -21,18 +21,6 @@
 
 namespace lengen {
 
-std::optional<FusedNormalizer> fused_normalizer(const NormalizerSpec& spec, bool learned) {
-  if (spec.name == "softmax") return FusedNormalizer::kSoftmax;
-  if (spec.name == "sparsemax") return FusedNormalizer::kSparsemax;
-  if (spec.name == "entmax15") return FusedNormalizer::kEntmax15;
-  if (spec.name != "entmax") return std::nullopt;
-  if (learned) return FusedNormalizer::kEntmax;
-  if (std::abs(spec.alpha - 1) < detail::kSoftmaxAlphaTolerance) return FusedNormalizer::kSoftmax;
-  if (spec.alpha == 1.5) return FusedNormalizer::kEntmax15;
-  if (spec.alpha == 2.0) return FusedNormalizer::kSparsemax;
-  return FusedNormalizer::kEntmax;
-}
-
 namespace {
 
 using namespace fused;  // NOLINT: the kernel's own pieces (fused/)
@@ -67,14 +55,14 @@ bool attend_row(const Layout& in, const FusedAttentionPlan& plan, int64_t h, con
     std::fill(out_row, out_row + in.d_head, 0.0f);
     return false;
   }
-  switch (plan.normalizer) {
-    case FusedNormalizer::kSoftmax:  // never here: softmax takes a group at a time (attend_softmax_group)
+  switch (plan.row_kernel) {
+    case FusedRowKernel::kSoftmax:  // never here: softmax takes a group at a time (attend_softmax_group)
       return false;
-    case FusedNormalizer::kSparsemax:
-    case FusedNormalizer::kEntmax15:
-      return attend_sparse_row(in, plan.normalizer == FusedNormalizer::kEntmax15, x, end, max, values,
-                               buffers, group_slot, out_row, previous_tau, stats);
-    case FusedNormalizer::kEntmax: {
+    case FusedRowKernel::kSparsemax:
+    case FusedRowKernel::kEntmax15:
+      return attend_sparse_row(in, plan.row_kernel == FusedRowKernel::kEntmax15, x, end, max, values, buffers,
+                               group_slot, out_row, previous_tau, stats);
+    case FusedRowKernel::kEntmax: {
       // A learned or unusual alpha: the general solver writes the whole row, then its support.
       const int64_t padded_end = round_up(end, kWidth);
       float* w = at_least(buffers.weights, padded_end);
@@ -151,7 +139,7 @@ void attend_block(const Layout& in, const FusedAttentionPlan& plan, int64_t b, i
                              slope, scale, end, x + r * n, n, scan + r);
       }
     }
-    if (plan.normalizer == FusedNormalizer::kSoftmax) {
+    if (plan.row_kernel == FusedRowKernel::kSoftmax) {
       attend_softmax_group(in, x, n, group, end, scan, query_position + g, values, out + g * in.d_head,
                            stats);
       continue;

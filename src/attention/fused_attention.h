@@ -8,27 +8,18 @@
 // statistics are reduced in item order, so the result is the same for every thread count.
 #include <torch/types.h>
 
-#include <optional>
 #include <vector>
 
 #include "lengen/attention.h"
 
 namespace lengen {
 
-enum class FusedNormalizer { kSoftmax, kSparsemax, kEntmax15, kEntmax };
-
 struct FusedAttentionPlan {
-  FusedNormalizer normalizer = FusedNormalizer::kSoftmax;
+  FusedRowKernel row_kernel = FusedRowKernel::kSoftmax;
   std::vector<double> alphas;  // per head, for kEntmax
   std::vector<double> slopes;  // per head ALiBi slope, 0 for a head without a bias
   double score_scale = 1.0;    // 1/sqrt(d_head)
 };
-
-// The fused normalizer that computes what `spec` (with an alpha learned per head when
-// `learned` is set) computes, or nothing for the normalizers that keep the dense path (topk,
-// adaptive_softmax, stickbreaking). Mirrors entmax's own dispatch: alpha near 1 is softmax,
-// 1.5 and 2 have their closed forms, a learned alpha always takes the general solver.
-std::optional<FusedNormalizer> fused_normalizer(const NormalizerSpec& spec, bool learned);
 
 // q [B, H, Tq, d_head] rotated and multiplied by the length scaling; k, v [B, H, S, d_head] with
 // k rotated; query positions [B, Tq] and key positions [B, S] (int64, -1 for padding). The

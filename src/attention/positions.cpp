@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lengen/attention_choices.h"
+#include "lengen/config_io.h"
 #include "lengen/errors.h"
 
 namespace lengen {
@@ -17,7 +18,8 @@ std::vector<double> alibi_slopes(int64_t count, const std::string& kind) {
   }
   std::vector<double> slopes;
   for (int64_t h = 0; h < count; ++h) {
-    slopes.push_back(kind == "linear" ? 1.0 / static_cast<double>(h + 1) : std::ldexp(1.0, -static_cast<int>(h)));
+    slopes.push_back(kind == "linear" ? 1.0 / static_cast<double>(h + 1)
+                                      : std::ldexp(1.0, -static_cast<int>(h)));
   }
   return slopes;
 }
@@ -27,6 +29,8 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
       d_head_(d_head),
       rope_base_(config.rope_base),
       slopes_(heads, 0.0) {
+  const std::string problem = attention_problem(config, heads);
+  if (!problem.empty()) throw UserError(problem);
   // One case per kind of position_choices(): the compiler names a kind without one (-Wswitch).
   switch (kind_) {
     case PositionKind::kNope:
@@ -38,11 +42,7 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
       slopes_ = alibi_slopes(heads, config.alibi_slopes);
       break;
     case PositionKind::kNape: {
-      int64_t alibi_heads = config.alibi_heads < 0 ? heads / 2 : config.alibi_heads;
-      if (alibi_heads > heads) {
-        throw UserError("model.attention.alibi_heads (" + std::to_string(alibi_heads) +
-                        ") exceeds model.heads (" + std::to_string(heads) + ")");
-      }
+      const int64_t alibi_heads = config.alibi_heads < 0 ? heads / 2 : config.alibi_heads;
       auto alibi = alibi_slopes(alibi_heads, config.alibi_slopes);
       std::copy(alibi.begin(), alibi.end(), slopes_.begin());
       first_scaled_head_ = alibi_heads;
@@ -52,13 +52,44 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
   slope_tensor_ = torch::tensor(slopes_, torch::kDouble);
 }
 
+namespace {
+
+// Whether the kind rotates q and k, and whether it adds a per-head distance bias: one case per
+// kind, so that the compiler names a new kind here too (-Wswitch).
+bool rotates(PositionKind kind) {
+  switch (kind) {
+    case PositionKind::kRope:
+      return true;
+    case PositionKind::kNope:
+    case PositionKind::kAlibi:
+    case PositionKind::kNape:
+      return false;
+  }
+  return false;
+}
+
+bool has_slopes(PositionKind kind) {
+  switch (kind) {
+    case PositionKind::kAlibi:
+    case PositionKind::kNape:
+      return true;
+    case PositionKind::kNope:
+    case PositionKind::kRope:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tensor& positions) const {
-  if (kind_ != PositionKind::kRope) return x;
+  if (!rotates(kind_)) return x;
   const int64_t half = d_head_ / 2;
   // Angles in fp32 from integer positions (double when x is double, so gradient checks stay exact):
   // exact enough for every position a model will see, whatever the activation dtype.
   const auto angle_dtype = x.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
-  auto inv_freq = torch::pow(rope_base_, -torch::arange(0, half, x.options().dtype(angle_dtype)) * 2.0 / d_head_);
+  auto inv_freq =
+      torch::pow(rope_base_, -torch::arange(0, half, x.options().dtype(angle_dtype)) * 2.0 / d_head_);
   auto angles = positions.to(angle_dtype).unsqueeze(-1) * inv_freq;  // [B, T, half]
   auto cos = torch::cos(angles).unsqueeze(1).to(x.dtype());          // [B, 1, T, half]
   auto sin = torch::sin(angles).unsqueeze(1).to(x.dtype());
@@ -69,7 +100,7 @@ torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tens
 
 torch::Tensor PositionEncoding::bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                                      torch::ScalarType dtype) const {
-  if (kind_ != PositionKind::kAlibi && kind_ != PositionKind::kNape) return {};
+  if (!has_slopes(kind_)) return {};
   auto distance = (query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2)).to(dtype);  // [B, Tq, Tk]
   auto slopes = slope_tensor_.to(distance.device(), dtype).view({1, -1, 1, 1});
   return -slopes * distance.unsqueeze(1);

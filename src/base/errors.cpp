@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "lengen/registry.h"
+#include "lengen/named_entries.h"
 
 namespace lengen {
 

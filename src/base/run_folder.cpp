@@ -1,8 +1,8 @@
 #include "lengen/run_folder.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -34,7 +34,8 @@ bool is_temporary_of(const std::string& file, const std::string& name) {
   }
   const std::string middle = file.substr(name.size() + 1, file.size() - name.size() - 1 - suffix.size());
   const size_t dash = middle.find('-');
-  return dash != std::string::npos && all_digits(middle.substr(0, dash)) && all_digits(middle.substr(dash + 1));
+  return dash != std::string::npos && all_digits(middle.substr(0, dash)) &&
+         all_digits(middle.substr(dash + 1));
 }
 
 // A name training writes into checkpoints/: a step checkpoint, best.pt, one set aside as
@@ -42,7 +43,8 @@ bool is_temporary_of(const std::string& file, const std::string& name) {
 bool is_lengen_checkpoint_file(const std::string& name) {
   if (is_step_checkpoint_name(name) || name == "best.pt") return true;
   const std::string unreadable = ".unreadable";
-  if (name.size() > unreadable.size() && name.compare(name.size() - unreadable.size(), unreadable.size(), unreadable) == 0) {
+  if (name.size() > unreadable.size() &&
+      name.compare(name.size() - unreadable.size(), unreadable.size(), unreadable) == 0) {
     const std::string kept = name.substr(0, name.size() - unreadable.size());
     return is_step_checkpoint_name(kept) || kept == "best.pt";
   }
@@ -101,7 +103,8 @@ bool RunFolder::training_completed(int64_t steps) const {
 
 void RunFolder::prune_checkpoints(int64_t keep) const {
   auto paths = checkpoints();
-  for (size_t i = 0; i + static_cast<size_t>(std::max<int64_t>(keep, 1)) < paths.size(); ++i) fs::remove(paths[i]);
+  for (size_t i = 0; i + static_cast<size_t>(std::max<int64_t>(keep, 1)) < paths.size(); ++i)
+    fs::remove(paths[i]);
 }
 
 bool RunFolder::has_content() const {
@@ -136,8 +139,11 @@ std::string new_run_id() {
 }  // namespace
 
 void RunFolder::mark(bool fresh) const {
-  const std::string id = fresh || run_id().empty() ? new_run_id() : run_id();
-  write_file_atomically(marker_path(), "lengen run folder\n" + std::string(kRunIdPrefix) + id + "\n");
+  // A resumed run keeps its marker as it is: a marker whose identity is missing or damaged must
+  // not take a new one, under which the run's own checkpoints would read as another run's.
+  if (!fresh && is_lengen_run()) return;
+  write_file_atomically(marker_path(),
+                        "lengen run folder\n" + std::string(kRunIdPrefix) + new_run_id() + "\n");
 }
 
 std::string RunFolder::run_id() const {

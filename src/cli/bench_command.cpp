@@ -18,6 +18,7 @@
 #include "count_validators.h"
 #include "lengen/compute_threads.h"
 #include "lengen/errors.h"
+#include "lengen/normalizer_registry.h"
 #include "lengen/normalizers.h"
 
 namespace lengen::cli {
@@ -49,8 +50,8 @@ struct Contender {
 std::vector<Contender> all_contenders() {
   std::vector<Contender> all = {
       {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }}};
-  for (const NormalizerBenchCase& bench_case : normalizer_bench_cases()) {
-    all.push_back({bench_case.label, bench_normalizer(bench_case)});
+  for (const NormalizerVariant& variant : normalizer_variants(/*timed_only=*/true)) {
+    all.push_back({variant.label, variant_normalizer(variant)});
   }
   return all;
 }

@@ -1,8 +1,8 @@
 // The `lengen` command: one subcommand per job. User errors end with one line and exit 2.
+#include <c10/util/Exception.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
-#include <c10/util/Exception.h>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "empty_values.h"
+#include "filesystem_error_line.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
@@ -39,9 +40,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(e);  // --help, --version
     if (!lengen::cli::user_errors_quiet()) {
-      std::cerr << "lengen: error: " << lengen::printable(lengen::cli::parse_error_line(app, argc, argv, e)) << "\n";
+      std::cerr << "lengen: error: " << lengen::printable(lengen::cli::parse_error_line(app, argc, argv, e))
+                << "\n";
     }
     return lengen::kUserErrorExitCode;
   } catch (const lengen::cli::ExitWith& e) {
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
     // where a folder is needed, a full disk).
-    std::cerr << "lengen: error: " << lengen::printable(e.what()) << "\n";
+    std::cerr << "lengen: error: " << lengen::printable(lengen::cli::filesystem_error_line(e)) << "\n";
     return lengen::kUserErrorExitCode;
   } catch (const c10::Error& e) {
     // LibTorch's own errors carry a backtrace over many lines: the first line says what failed.

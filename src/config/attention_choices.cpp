@@ -1,6 +1,6 @@
 // The one table of each attention axis: the config's choices, the errors and the report's names
 // all come from it. Adding a normalizer, a scaling or a position encoding adds one entry here
-// and its factory (normalizers/registry.cpp) or kind (length_scaling.cpp, positions.cpp).
+// and its factory (normalizers/normalizer_registry.cpp) or kind (length_scaling.cpp, positions.cpp).
 #include "lengen/attention_choices.h"
 
 namespace lengen {
@@ -23,31 +23,38 @@ const std::vector<NormalizerChoice>& normalizer_choices() {
 
 const std::vector<ScalingChoice>& scaling_choices() {
   static const std::vector<ScalingChoice> choices = {
-      {{"none", "queries as they are", {}, ScalingKind::kNone}, {}},
-      {{"ssmax", "s_h * log length (Scalable-Softmax)", {}, ScalingKind::kSsmax}, {{"softmax", "SSMax"}}},
+      {{"none", "queries as they are", {}, ScalingKind::kNone}, {}, FusedTerm::kNone},
+      {{"ssmax", "s_h * log length (Scalable-Softmax)", {}, ScalingKind::kSsmax},
+       {{"softmax", "SSMax"}},
+       FusedTerm::kQueryFactor},
       {{"learned",
         "delta + beta_h * (log length)^gamma_h, per head",
         {"scaling_delta"},
         ScalingKind::kLearned},
-       {}},
+       {},
+       FusedTerm::kQueryFactor},
       {{"asentmax",
         "delta + beta * (log length)^gamma, beta and gamma projected from each query's input",
         {"scaling_delta", "scaling_gamma_range", "scaling_bias", "scaling_init_std"},
         ScalingKind::kAsentmax},
-       {{"entmax15", "ASEntmax"}}},
+       {{"entmax15", "ASEntmax"}},
+       FusedTerm::kQueryFactor},
   };
   return choices;
 }
 
 const std::vector<PositionChoice>& position_choices() {
   static const std::vector<PositionChoice> choices = {
-      {"nope", "no encoding, the causal mask only", {}, PositionKind::kNope},
-      {"rope", "GPT-NeoX rotate-half on q and k of every head", {"rope_base"}, PositionKind::kRope},
-      {"alibi", "a distance bias on every head", {"alibi_slopes"}, PositionKind::kAlibi},
-      {"nape",
-       "ALiBi on the first heads, NoPE on the rest, which are the ones length scaling touches",
-       {"alibi_heads", "alibi_slopes"},
-       PositionKind::kNape},
+      {{"nope", "no encoding, the causal mask only", {}, PositionKind::kNope}, FusedTerm::kNone},
+      {{"rope", "GPT-NeoX rotate-half on q and k of every head", {"rope_base"}, PositionKind::kRope},
+       FusedTerm::kRotation},
+      {{"alibi", "a distance bias on every head", {"alibi_slopes"}, PositionKind::kAlibi},
+       FusedTerm::kHeadSlopes},
+      {{"nape",
+        "ALiBi on the first heads, NoPE on the rest, which are the ones length scaling touches",
+        {"alibi_heads", "alibi_slopes"},
+        PositionKind::kNape},
+       FusedTerm::kHeadSlopes},
   };
   return choices;
 }
@@ -61,13 +68,17 @@ std::vector<std::string> normalizers_reading(const std::string& parameter) {
   return names_reading(normalizer_choices(), parameter);
 }
 
-ScalingKind scaling_kind(const std::string& name) {
-  return entry_named(scaling_choices(), "scaling", name).kind;
+const ScalingChoice& scaling_choice(const std::string& name) {
+  return entry_named(scaling_choices(), "scaling", name);
 }
 
-PositionKind position_kind(const std::string& name) {
-  return entry_named(position_choices(), "positions", name).kind;
+const PositionChoice& position_choice(const std::string& name) {
+  return entry_named(position_choices(), "positions", name);
 }
+
+ScalingKind scaling_kind(const std::string& name) { return scaling_choice(name).kind; }
+
+PositionKind position_kind(const std::string& name) { return position_choice(name).kind; }
 
 std::string method_common_name(const std::string& normalizer, const std::string& scaling) {
   const ScalingChoice* scaling_choice = find_entry(scaling_choices(), scaling);

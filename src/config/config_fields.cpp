@@ -4,7 +4,7 @@
 
 #include "config_field.h"
 #include "lengen/attention_choices.h"
-#include "lengen/registry.h"
+#include "lengen/named_entries.h"
 #include "lengen/task.h"
 
 namespace lengen::config {
@@ -105,7 +105,8 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(task.len_min), "shortest training source length; lengths are uniform in [len_min, len_max]",
             closed(1, kMaxLength)),
       field(KEY(task.len_max), "longest training source length", closed(1, kMaxLength)),
-      field(KEY(task.seed), "fixes the data streams and what a task draws once per split (mqmtar's vocabularies)"),
+      field(KEY(task.seed),
+            "fixes the data streams and what a task draws once per split (mqmtar's vocabularies)"),
 
       field(KEY(model.layers), "decoder blocks", closed(1, kMaxModelSize)),
       field(KEY(model.d_model), "width of the residual stream", closed(1, kMaxModelSize)),

@@ -7,7 +7,7 @@
 #include "lengen/attention_choices.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
-#include "lengen/registry.h"
+#include "lengen/named_entries.h"
 
 namespace lengen {
 
@@ -19,8 +19,6 @@ constexpr double kLearnedAlphaHigh = 2.0;
 
 std::string cross_field_problem(const Config& config) {
   const auto& task = config.task;
-  const auto& model = config.model;
-  const auto& attention = config.model.attention;
   const auto& train = config.train;
   if (task.len_min > task.len_max) {
     return "task.len_min (" + std::to_string(task.len_min) + ") must be <= task.len_max (" +
@@ -34,9 +32,16 @@ std::string cross_field_problem(const Config& config) {
     return "eval.long_from (" + std::to_string(config.eval.long_from) + ") and eval.long_samples (" +
            std::to_string(config.eval.long_samples) + ") go together: set both or neither";
   }
-  if (attention.positions == "nape" && attention.alibi_heads > model.heads) {
+  return attention_problem(config.model.attention, config.model.heads);
+  return "";
+}
+
+}  // namespace
+
+std::string attention_problem(const AttentionConfig& attention, int64_t heads) {
+  if (attention.positions == "nape" && attention.alibi_heads > heads) {
     return "model.attention.alibi_heads (" + std::to_string(attention.alibi_heads) +
-           ") must be <= model.heads (" + std::to_string(model.heads) + ") with nape positions";
+           ") must be <= model.heads (" + std::to_string(heads) + ") with nape positions";
   }
   const std::vector<std::string> learners = normalizers_reading("learn_alpha");
   if (attention.learn_alpha &&
@@ -49,8 +54,6 @@ std::string cross_field_problem(const Config& config) {
   }
   return "";
 }
-
-}  // namespace
 
 void validate_config(const Config& config, const std::string& source) {
   for (const auto& field : config::config_fields()) {

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "lengen/attention_on_target.h"
 #include "lengen/checkpoint.h"
@@ -81,7 +84,8 @@ class EvaluationProgress {
 // A checkpoint from another run folder (RUN2/checkpoints/step_N.pt) is that run's model: when
 // its task or model differs from this run's, even in a choice without parameters of its own
 // (softmax and entmax15 hold the same tensors), its results would be labelled as this run's.
-void check_checkpoint_belongs(const Config& config, const std::string& run_dir, const std::string& checkpoint) {
+void check_checkpoint_belongs(const Config& config, const std::string& run_dir,
+                              const std::string& checkpoint) {
   const fs::path folder = fs::path(checkpoint).parent_path();
   if (folder.filename() != "checkpoints") return;
   const fs::path other_run = folder.parent_path();
@@ -93,13 +97,58 @@ void check_checkpoint_belongs(const Config& config, const std::string& run_dir, 
   const nlohmann::json ours = config_to_json(config);
   for (const char* section : {"task", "model"}) {
     if (!theirs.contains(section)) continue;
-    const std::string key = first_config_difference({{section, theirs[section]}}, {{section, ours[section]}}, {});
+    const std::string key =
+        first_config_difference({{section, theirs[section]}}, {{section, ours[section]}}, {});
     if (key.empty()) continue;
     const nlohmann::json::json_pointer pointer(config_key_pointer(key));
-    throw UserError("checkpoint " + checkpoint + " is a model of " + other_run.string() + ", whose " + key + " is " +
-                    theirs.value(pointer, nlohmann::json()).dump() + " (" + run_dir + ": " +
+    throw UserError("checkpoint " + checkpoint + " is a model of " + other_run.string() + ", whose " + key +
+                    " is " + theirs.value(pointer, nlohmann::json()).dump() + " (" + run_dir + ": " +
                     ours.value(pointer, nlohmann::json()).dump() +
                     "): its results would be labelled as this run's");
+  }
+}
+
+// A checkpoint past the run's train.steps is not a model of the run as its config.json describes
+// it (a copy of the run folder trained further carries the same run identity).
+void check_checkpoint_within_steps(const Config& config, const std::string& checkpoint, int64_t step) {
+  if (step <= config.train.steps) return;
+  throw UserError("checkpoint " + checkpoint + " is from step " + std::to_string(step) +
+                  ", past this run's train.steps (" + std::to_string(config.train.steps) +
+                  "): it is not a model of this run as configured (a copy of the run trained further?)");
+}
+
+// results.json holds one run's results: a config.json edited since (another task, seed, training
+// lengths or method) would file new results beside old ones under one label, and results on
+// files from two data folders would share one table.
+void check_results_are_this_runs(const ResultsFile& existing, const Config& config, const std::string& path,
+                                 const std::string& data_dir) {
+  if (existing.results.empty() && existing.results_on_files.empty()) return;
+  const AttentionConfig& attention = config.model.attention;
+  const std::vector<std::tuple<std::string, std::string, std::string>> fields = {
+      {"task", existing.task, config.task.name},
+      {"seed", std::to_string(existing.seed), std::to_string(config.train.seed)},
+      {"training lengths",
+       std::to_string(existing.train_len_min) + "-" + std::to_string(existing.train_len_max),
+       std::to_string(config.task.len_min) + "-" + std::to_string(config.task.len_max)},
+      {"method",
+       existing.method.normalizer + " + " + existing.method.scaling + " / " + existing.method.positions,
+       attention.normalizer + " + " + attention.scaling + " / " + attention.positions}};
+  for (const auto& [what, theirs, ours] : fields) {
+    if (theirs == ours) continue;
+    throw UserError(path + " holds results of " + what + " " + theirs +
+                    ", but the run's config.json now says " + ours +
+                    ": new results would be filed under the old ones' label; restore config.json, or move " +
+                    "results.json aside to start it anew");
+  }
+  if (data_dir.empty()) return;
+  for (const auto& [decode, by_length] : existing.results_on_files) {
+    for (const auto& [length, entry] : by_length) {
+      const std::string dir = entry.data.is_object() ? entry.data.value("dir", std::string()) : std::string();
+      if (dir.empty() || dir == data_dir) continue;
+      throw UserError(path + " holds results on the files of " + dir + " (length " + std::to_string(length) +
+                      "); results on " + data_dir +
+                      " would share their table: move results.json aside first");
+    }
   }
 }
 
@@ -140,13 +189,17 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   check_checkpoint_belongs(config, run_dir, evaluation.checkpoint);
   const TrainingProgress trained = load_checkpoint(evaluation.checkpoint, model, nullptr);
   check_checkpoint_is_runs(evaluation.checkpoint, trained, RunFolder(run_dir));
+  check_checkpoint_within_steps(config, evaluation.checkpoint, trained.step);
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.on_files = !data_dir.empty();
-  const std::string absolute_data_dir = data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
+  const std::string absolute_data_dir =
+      data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
   const std::string results_path = RunFolder(run_dir).results_path();
-  if (fs::exists(results_path)) read_results_file(results_path);
+  if (fs::exists(results_path)) {
+    check_results_are_this_runs(read_results_file(results_path), config, results_path, absolute_data_dir);
+  }
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
   model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
@@ -156,16 +209,17 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
     std::optional<AttentionOnTargetMeter> target_meter;
     if (config.eval.attention_on_target_samples > 0)
       target_meter.emplace(*task, config.model, config.eval.attention_on_target_samples);
-    evaluation.results.push_back(evaluate_samples(model, set.samples, set.length, config.eval,
-                                                  [&](int64_t done) {
-                                                    // Ctrl-C or SIGTERM: stop between batches, results.json
-                                                    // left as it was.
-                                                    if (stop_signal_received()) {
-                                                      throw StopRequested("evaluation of " + run_dir + " stopped; results.json left as it was");
-                                                    }
-                                                    progress.update(set, done);
-                                                  },
-                                                  target_meter ? &*target_meter : nullptr));
+    evaluation.results.push_back(evaluate_samples(
+        model, set.samples, set.length, config.eval,
+        [&](int64_t done) {
+          // Ctrl-C or SIGTERM: stop between batches, results.json
+          // left as it was.
+          if (stop_signal_received()) {
+            throw StopRequested("evaluation of " + run_dir + " stopped; results.json left as it was");
+          }
+          progress.update(set, done);
+        },
+        target_meter ? &*target_meter : nullptr));
     if (target_meter) {
       evaluation.results.back().attention_on_target = target_attention(target_meter->result(), task->name());
     }
@@ -182,6 +236,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   progress.finish();
   // Merged into the file as it is now, not as it was read at the start.
   ResultsFile existing = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
+  check_results_are_this_runs(existing, config, results_path, absolute_data_dir);
   write_results_file(results_path, merge_results(std::move(existing), config, evaluation));
   return evaluation;
 }

@@ -4,9 +4,8 @@
 
 #include <filesystem>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "lengen/atomic_write.h"
 #include "lengen/config_io.h"
@@ -111,7 +110,8 @@ bool weights_are_finite(Decoder& model) {
 
 void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer,
                      const TrainingProgress& progress) {
-  if (!weights_are_finite(model)) throw UserError("refusing to write " + path + ": the weights are not finite");
+  if (!weights_are_finite(model))
+    throw UserError("refusing to write " + path + ": the weights are not finite");
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive;
   model->save(model_archive);
@@ -136,7 +136,8 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   write_file_atomically(path, bytes.str());
 }
 
-TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer) {
+TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
+                                 torch::optim::Optimizer* optimizer) {
   if (!std::filesystem::is_regular_file(path)) throw CheckpointUnreadable("checkpoint not found: " + path);
   torch::serialize::InputArchive archive;
   TrainingProgress progress;
@@ -177,7 +178,8 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch:
   for (const auto& [name, tensor] : named_state(model)) {
     if (tensor.sizes().vec() != expected[name]) {
       throw UserError("checkpoint " + path + " does not fit this model: parameter " + name + " has shape " +
-                      shape_text(tensor.sizes()) + " there, " + shape_text(expected[name]) + " in this model");
+                      shape_text(tensor.sizes()) + " there, " + shape_text(expected[name]) +
+                      " in this model");
     }
   }
   // After the tensors: a checkpoint of another shape is named by its first parameter that differs.
@@ -194,11 +196,21 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch:
   return progress;
 }
 
-void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress, const RunFolder& run) {
+void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress,
+                              const RunFolder& run) {
   const std::string id = run.run_id();
-  if (progress.run_id.empty() || id.empty() || progress.run_id == id) return;
-  throw UserError("checkpoint " + path + " was written by another run (run id " + progress.run_id + "), not by " +
-                  run.path() + " (run id " + id + "); evaluate or resume it in the run folder that trained it");
+  // A checkpoint from before runs had an identity belongs to whichever run holds it.
+  if (progress.run_id.empty() || progress.run_id == id) return;
+  if (id.empty()) {
+    throw UserError(
+        "checkpoint " + path + " belongs to run id " + progress.run_id + ", but " + run.path() +
+        "/.lengen_run holds no run id (missing or damaged), so lengen cannot tell whether it is this "
+        "run's; restore the marker (its line 'id " +
+        progress.run_id + "' if the checkpoint is this run's own)");
+  }
+  throw UserError("checkpoint " + path + " was written by another run (run id " + progress.run_id +
+                  "), not by " + run.path() + " (run id " + id +
+                  "); evaluate or resume it in the run folder that trained it");
 }
 
 std::string weights_hash(Decoder& model) {

@@ -40,7 +40,8 @@ bool is_plain_name(const std::string& name) {
 }
 
 bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A run folder named like one of the sweep folder's own files (the sweep's, and those `lengen
@@ -51,8 +52,8 @@ bool is_side_file_name(const std::string& name) {
   for (const char* report_extension : {".md", ".csv", ".dat", ".gp", ".png", ".svg"}) {
     if (ends_with(name, report_extension)) return true;
   }
-  return name == kSweepManifestName || ends_with(name, kSweepConfigSuffix) || ends_with(name, kSweepLogSuffix) ||
-         ends_with(name, kSweepFailureSuffix);
+  return name == kSweepManifestName || ends_with(name, kSweepConfigSuffix) ||
+         ends_with(name, kSweepLogSuffix) || ends_with(name, kSweepFailureSuffix);
 }
 
 // One choice on an axis or one list entry: its overrides and its name component.
@@ -119,6 +120,36 @@ void set_path(nlohmann::json& config, const std::string& key, const nlohmann::js
     leaf.merge_patch(value);
   } else {
     leaf = value;
+  }
+}
+
+// A key set twice in one run (by "set" and a grid axis, by two axes, or twice in one entry):
+// the later value would win while the run's name may carry the earlier one.
+void check_each_key_set_once(const SweepRun& run, const std::string& source) {
+  std::map<std::string, nlohmann::json> seen;
+  for (const auto& [key, value] : run.overrides) {
+    const auto [it, fresh] = seen.emplace(key, value);
+    if (!fresh) {
+      throw UserError(source + ": run '" + run.name + "' sets " + key + " twice (" + it->second.dump() +
+                      ", then " + value.dump() +
+                      "); set each key in one place (set, one grid axis or one list entry)");
+    }
+  }
+}
+
+// Two runs that get one name from the same settings (a value repeated in a grid list, a list
+// entry given twice) are one run trained twice, which the report would average as two seeds.
+// Runs named apart by the user may share settings.
+void check_same_names_differ(const std::vector<SweepRun>& runs, const std::string& source) {
+  std::set<std::pair<std::string, std::map<std::string, std::string>>> seen;
+  for (const auto& run : runs) {
+    std::map<std::string, std::string> settings;
+    for (const auto& [key, value] : run.overrides) settings[key] = value.dump();
+    if (!seen.emplace(run.name, settings).second) {
+      throw UserError(
+          source + ": two runs named '" + run.name +
+          "' have the same settings (a value given twice in a grid list, or a list entry repeated)");
+    }
   }
 }
 
@@ -191,7 +222,9 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
     }
   }
   if (json.contains("list")) {
-    if (!json["list"].is_array()) throw UserError(source + ": \"list\" must be a list of override objects");
+    if (!json["list"].is_array() || json["list"].empty()) {
+      throw UserError(source + ": \"list\" must be a non-empty list of override objects");
+    }
     for (size_t i = 0; i < json["list"].size(); ++i) {
       const std::string where = source + ": list entry " + std::to_string(i);
       if (!json["list"][i].is_object()) throw UserError(where + " must be an object of overrides");
@@ -205,6 +238,8 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   for (auto& run : sweep.runs) {
     if (run.name.empty()) run.name = "run";
   }
+  for (const auto& run : sweep.runs) check_each_key_set_once(run, source);
+  check_same_names_differ(sweep.runs, source);
   make_names_unique(sweep.runs);
   for (const auto& run : sweep.runs) {
     if (!is_plain_name(run.name)) {
@@ -214,14 +249,16 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
     // Its side files add up to 20 bytes to the name, and a file name holds at most 255.
     constexpr size_t kMaxRunNameBytes = 200;
     if (run.name.size() > kMaxRunNameBytes) {
-      throw UserError(source + ": run name '" + run.name.substr(0, 40) + "...' has " + std::to_string(run.name.size()) +
-                      " bytes, more than the " + std::to_string(kMaxRunNameBytes) +
+      throw UserError(source + ": run name '" + run.name.substr(0, 40) + "...' has " +
+                      std::to_string(run.name.size()) + " bytes, more than the " +
+                      std::to_string(kMaxRunNameBytes) +
                       " a run folder's name may have; give the run a shorter \"name\"");
     }
     if (is_side_file_name(run.name)) {
       throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
-                      kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix + ", NAME" +
-                      kSweepFailureSuffix + ", the report's *.md, *.csv, *.dat, *.gp, *.png, *.svg, hidden names); "
+                      kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix +
+                      ", NAME" + kSweepFailureSuffix +
+                      ", the report's *.md, *.csv, *.dat, *.gp, *.png, *.svg, hidden names); "
                       "give the run another \"name\"");
     }
   }

@@ -56,6 +56,18 @@ bool is_finished(const RunPaths& paths) {
   return steps.is_number_integer() && folder.training_completed(steps.get<int64_t>());
 }
 
+// A run that was evaluated but has no step checkpoint left to resume from (deleted to save space,
+// say): neither finished by the rule above nor safe to start over, which would replace its
+// results.json (a user's notes and lengths evaluated by hand among them).
+bool has_results_but_no_checkpoint(const RunPaths& paths) {
+  const RunFolder folder(paths.run_dir);
+  return fs::exists(folder.results_path()) && folder.latest_checkpoint().empty();
+}
+
+constexpr const char* kKeptResultsReason =
+    "it has results.json but no step checkpoint to resume from; lengen does not train over its results: move "
+    "the run folder away (or delete it) to train the run anew";
+
 // A sweep's hold on one run for as long as it runs it: an flock on the run's NAME.log. Two
 // sweeps started together on one folder both find the run free before either child has taken
 // the run's own lock; the claim makes one of them skip it, before it writes the run's files.
@@ -146,7 +158,7 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_
 }
 
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
-// Returns false (after recording why) when its config is invalid.
+// Returns false (after recording why) when its config is invalid or its results would be lost.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, PendingRun& pending) {
   Config config;
   try {
@@ -157,6 +169,11 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
   }
   config.train.threads = std::max<int64_t>(1, config.train.threads / args.jobs);
   RunFolder folder(pending.paths.run_dir);
+  if (has_results_but_no_checkpoint(pending.paths)) {
+    record_failure(pending.paths, "kept as it is (not started)",
+                   pending.paths.run_dir + ": " + kKeptResultsReason + "\n");
+    return false;
+  }
   const bool resume = !folder.latest_checkpoint().empty();
   if (resume && fs::exists(folder.config_path())) {
     // A resumed run keeps its thread count: the trainer refuses a config that changed.
@@ -181,7 +198,8 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
     std::string state;
     try {
       const Config wanted = run_config(sweep, run);
-      state = is_finished(paths)                                      ? "finished"
+      state = is_finished(paths)                     ? "finished"
+              : has_results_but_no_checkpoint(paths) ? std::string("kept: ") + kKeptResultsReason
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                       : "new";
       if (state == "finished") {
@@ -303,7 +321,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
     }
     if (!prepare(sweep, run, args, pending)) {
       tally.failed.push_back(run.name);
-      std::cout << "FAIL " << run.name << ": invalid config, see " << pending.paths.failure << "\n";
+      std::cout << "FAIL " << run.name << ": not started, see " << pending.paths.failure << "\n";
       continue;
     }
     queue.push_back(std::move(pending));

@@ -14,7 +14,7 @@
 #include "lengen/config.h"
 #include "lengen/learned_alpha.h"
 #include "lengen/length_scaling.h"
-#include "lengen/normalizers.h"
+#include "lengen/normalizer_registry.h"
 #include "lengen/positions.h"
 
 namespace lengen {
@@ -43,8 +43,6 @@ enum class AttentionKernel { kFused, kDense };
 // "fused" or "dense" (eval.attention_kernel); UserError naming the value otherwise.
 AttentionKernel attention_kernel_named(const std::string& name);
 std::vector<std::string> attention_kernel_names();
-
-enum class FusedNormalizer;
 
 // Sees each chunk of weights the dense path computes: weights [B, H, queries, keys] with the
 // queries' and keys' positions [B, queries], [B, keys]. Inspection only (lengen attention,
@@ -78,12 +76,13 @@ class AttentionImpl : public torch::nn::Module {
 
  private:
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                       const torch::Tensor& query_positions, const torch::Tensor& key_positions, HeadStats* stats);
+                       const torch::Tensor& query_positions, const torch::Tensor& key_positions,
+                       HeadStats* stats);
 
   // The dense path over the queries from index `first` on, `query_chunk_` queries at a time.
   torch::Tensor attend_chunks(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                              const torch::Tensor& positions, const torch::Tensor& key_positions, int64_t first,
-                              HeadStats* stats);
+                              const torch::Tensor& positions, const torch::Tensor& key_positions,
+                              int64_t first, HeadStats* stats);
 
   torch::Tensor attend_fused(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                              const torch::Tensor& query_positions, const torch::Tensor& key_positions,
@@ -96,8 +95,7 @@ class AttentionImpl : public torch::nn::Module {
   LengthScaling scaling_{nullptr};
   PositionEncoding positions_;
   NormalizerFn normalizer_;
-  std::optional<FusedNormalizer> fused_normalizer_;
-  NormalizerSpec normalizer_spec_;
+  std::optional<FusedRow> fused_kernel_;
   AttentionKernel kernel_ = AttentionKernel::kFused;
   LearnedAlpha learned_alpha_{nullptr};
   WeightObserver weight_observer_;

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "lengen/registry.h"
+#include "lengen/named_entries.h"
 
 namespace lengen {
 
@@ -22,18 +22,28 @@ struct NormalizerChoice {
   std::string label;                    // the report's name without length scaling; "" for none
 };
 
+// What a length scaling or a position encoding asks of the attention beyond q k^T. The fused
+// evaluation kernel (attention/fused_attention.h) computes exactly these terms: q and k rotated
+// before it, a bias of -slope_h * (query position - key position) per head, q multiplied by a
+// factor per query. A choice with any other term declares kDenseOnly, and the attention keeps the
+// dense path for it instead of dropping the term.
+enum class FusedTerm { kNone, kRotation, kHeadSlopes, kQueryFactor, kDenseOnly };
+
 enum class ScalingKind { kNone, kSsmax, kLearned, kAsentmax };
 
-// One length scaling, and the paper's names of the methods it makes with a normalizer (softmax
-// with ssmax is "SSMax").
+// One length scaling, the paper's names of the methods it makes with a normalizer (softmax with
+// ssmax is "SSMax") and what it asks of the fused kernel.
 struct ScalingChoice : KindEntry<ScalingKind> {
   std::vector<std::pair<std::string, std::string>> method_names;  // normalizer, method name
+  FusedTerm fused;
 };
 
 enum class PositionKind { kNope, kRope, kAlibi, kNape };
 
-// One position encoding.
-using PositionChoice = KindEntry<PositionKind>;
+// One position encoding and what it asks of the fused kernel.
+struct PositionChoice : KindEntry<PositionKind> {
+  FusedTerm fused;
+};
 
 // Every choice of each axis, in the order the config reference and the errors list them.
 const std::vector<NormalizerChoice>& normalizer_choices();
@@ -53,6 +63,9 @@ std::vector<std::string> normalizers_reading(const std::string& parameter);
 // (did you mean ...); known: ..." otherwise.
 ScalingKind scaling_kind(const std::string& name);
 PositionKind position_kind(const std::string& name);
+// The whole entry, likewise.
+const ScalingChoice& scaling_choice(const std::string& name);
+const PositionChoice& position_choice(const std::string& name);
 
 // The paper's name of a normalizer with a length scaling ("Softmax", "ASEntmax"): with "none" the
 // normalizer's own label, otherwise the scaling's method name for it; "" when it has none (or

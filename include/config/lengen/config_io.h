@@ -44,6 +44,11 @@ void set_config_value(Config& config, const std::string& key, const nlohmann::js
 // (len_min <= len_max, warmup <= steps, ...). Task parameters are left to the task.
 void validate_config(const Config& config, const std::string& source = "config");
 
+// The rules of model.attention that involve other keys (alibi_heads against model.heads,
+// learn_alpha against the normalizer and alpha): the message, or "" when they hold. The one
+// definition of those rules, for validate_config and for an attention built from a config in code.
+std::string attention_problem(const AttentionConfig& attention, int64_t heads);
+
 // One documented key of the schema; `default_value` is JSON text.
 struct ConfigKeyInfo {
   std::string key;

@@ -1,0 +1,123 @@
+// A run's results.json holds that run's results only: eval refuses a checkpoint it cannot tell
+// is the run's (a damaged marker, a copy of the run trained further), a config.json edited since
+// the results were written, and results on a second data folder; a sweep never trains over an
+// evaluated run whose step checkpoints were deleted.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_folder_test.h"
+#include "lengen/json_file.h"
+#include "lengen/run_folder.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+
+class CliResultsBelong : public testing::CliFolderTest {
+ protected:
+  CliResultsBelong() : CliFolderTest("lengen_cli_results_belong") {}
+  static std::string text_of(const fs::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string trained(const std::string& name, const std::string& extra = "") {
+    const CliResult result = lengen("train " + base() + " --out " + at(name) + extra);
+    EXPECT_EQ(result.code, 0) << result.err;
+    return at(name);
+  }
+  // Exit 2, one line holding `expected`, and the run's results.json as it was.
+  void expect_refused(const std::string& args, const std::string& run, const std::string& expected) {
+    SCOPED_TRACE(args);
+    const std::string before = text_of(RunFolder(run).results_path());
+    const CliResult result = lengen(args);
+    EXPECT_EQ(result.code, 2) << result.out << result.err;
+    EXPECT_EQ(result.err_lines(), 1) << result.err;
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    EXPECT_EQ(text_of(RunFolder(run).results_path()), before);
+  }
+};
+
+// Without the run identity in its marker, eval cannot tell the run's checkpoints from another
+// run's of the same config: it refuses them (naming the marker) instead of filing another seed's
+// model under this run; a failed --resume leaves the damaged marker as it was.
+TEST_F(CliResultsBelong, ADamagedMarkerRefusesCheckpointsAndIsNotReplaced) {
+  const std::string a = trained("a");
+  const std::string b = trained("b", " --set train.seed=2");
+  std::ofstream(RunFolder(a).marker_path()) << "";
+  expect_refused("eval " + a + " --lengths 3 --checkpoint " + b + "/checkpoints/step_00000006.pt", a,
+                 ".lengen_run holds no run id (missing or damaged)");
+  expect_refused("eval " + a + " --lengths 3", a, ".lengen_run holds no run id");
+  const CliResult resume = lengen("train " + base() + " --out " + a + " --resume --set train.steps=9");
+  EXPECT_EQ(resume.code, 2) << resume.err;
+  EXPECT_NE(resume.err.find(".lengen_run holds no run id"), std::string::npos) << resume.err;
+  EXPECT_EQ(text_of(RunFolder(a).marker_path()), "");
+}
+
+// A copy of the run folder carries the run's identity; trained further, its checkpoints are past
+// the run's train.steps and are not the run's model as configured.
+TEST_F(CliResultsBelong, ACopyTrainedFurtherIsNotTheRunsModel) {
+  const std::string a = trained("a");
+  fs::copy(a, at("copy"), fs::copy_options::recursive);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("copy") + " --resume --set train.steps=9").code, 0);
+  expect_refused("eval " + a + " --checkpoint " + at("copy") + "/checkpoints/step_00000009.pt", a,
+                 "is from step 9, past this run's train.steps (6)");
+}
+
+// A config.json edited after the results were written (another task, another seed) would file new
+// results beside the old ones under one label.
+TEST_F(CliResultsBelong, AnEditedConfigDoesNotRelabelTheResults) {
+  const std::string a = trained("a");
+  const std::string config = RunFolder(a).config_path();
+  const std::string saved = text_of(config);
+  nlohmann::json edited = read_json_file(config);
+  edited["task"]["name"] = "reverse";
+  std::ofstream(config) << edited.dump(2);
+  expect_refused("eval " + a + " --lengths 3", a,
+                 "holds results of task copy, but the run's config.json now says reverse");
+  edited = nlohmann::json::parse(saved);
+  edited["train"]["seed"] = 5;
+  std::ofstream(config) << edited.dump(2);
+  expect_refused("eval " + a + " --lengths 3", a,
+                 "holds results of seed 1, but the run's config.json now says 5");
+}
+
+// Results on the files of one folder and of another would share one table in the report.
+TEST_F(CliResultsBelong, ResultsOnTwoDataFoldersDoNotShareATable) {
+  const std::string a = trained("a");
+  for (const std::string name : {"one", "two"}) {
+    fs::create_directories(at(name));
+    std::ofstream(at(name) + "/test_0_4.src") << "1 2 3 0\n";
+    std::ofstream(at(name) + "/test_0_4.trg") << "1 2 3 0\n";
+  }
+  ASSERT_EQ(lengen("eval " + a + " --data " + at("one")).code, 0);
+  expect_refused("eval " + a + " --data " + at("two"), a, "holds results on the files of ");
+  EXPECT_EQ(lengen("eval " + a + " --data " + at("one")).code, 0);  // the same folder again is fine
+}
+
+// An evaluated sweep run whose step checkpoints were deleted to save space is kept as it is
+// (a failure naming why), not trained anew over its results.json.
+TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  const fs::path run = root_ / "out" / "a";
+  for (const auto& entry : fs::directory_iterator(run / "checkpoints")) {
+    if (entry.path().filename().string().rfind("step_", 0) == 0) fs::remove(entry.path());
+  }
+  const std::string results = text_of(run / "results.json");
+  const CliResult plan = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(plan.out.find("a  [kept: it has results.json but no step checkpoint"), std::string::npos)
+      << plan.out;
+  const CliResult rerun = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  EXPECT_EQ(rerun.code, 1) << rerun.out << rerun.err;
+  EXPECT_EQ(text_of(run / "results.json"), results);
+  EXPECT_NE(text_of(root_ / "out" / "a.failure.txt").find("no step checkpoint to resume from"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace lengen
