@@ -104,5 +104,5 @@ for shard in 0 1 2 3 4 5 6 7; do
 done
 cat "$out"/suite_*.tmp >"$out/suite.log" && rm -f "$out"/suite_*.tmp
 grep -E "^\[  FAILED  \] [A-Za-z]" "$out/suite.log" | sort -u | head -20
-timeout 120 "$build/lengen_task_tests" --gtest_brief=1 2>&1 | tail -2
+timeout 120 "$build/lengen_torch_free_tests" --gtest_brief=1 2>&1 | tail -2
 fi

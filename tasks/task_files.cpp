@@ -27,6 +27,11 @@ std::string system_error(const std::string& what, const std::string& path) {
 }
 
 std::string read_file(const std::string& path) {
+  // A FIFO would block until a writer came, a device might never end.
+  std::error_code error;
+  if (fs::exists(path, error) && !fs::is_regular_file(path, error)) {
+    throw UserError(path + ": not a regular file (a FIFO, device, socket or folder), not a data file");
+  }
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw UserError(system_error("read", path));
   std::string text;
@@ -221,7 +226,8 @@ std::vector<EvalSplit> list_eval_splits(const std::string& dir) {
     if (ends_with(".trg")) {
       // Its split is read through the .src; a lone .trg would be one split fewer with no word.
       const fs::path source = entry.path().parent_path() / (name.substr(0, name.size() - 4) + ".src");
-      if (!fs::exists(source)) throw UserError(source.string() + ": missing (" + entry.path().string() + " exists)");
+      if (!fs::exists(source))
+        throw UserError(source.string() + ": missing (" + entry.path().string() + " exists)");
       continue;
     }
     if (!ends_with(suffix)) continue;

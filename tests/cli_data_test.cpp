@@ -72,7 +72,8 @@ TEST_F(CliData, WritesEveryTasksSplits) {
       std::vector<Sample> samples = read_samples(split.stem, task->num_symbols());
       ASSERT_EQ(samples.size(), 5u);
       for (const Sample& sample : samples) {
-        EXPECT_EQ(static_cast<int64_t>(sample.src.size()), task->source_length(split.length).value_or(split.length));
+        EXPECT_EQ(static_cast<int64_t>(sample.src.size()),
+                  task->source_length(split.length).value_or(split.length));
       }
     }
   }
@@ -96,9 +97,10 @@ TEST_F(CliData, SameSeedWritesTheSameFiles) {
 // (mqmtar draws its vocabularies per split), and mqmtar's keys carry a value per sample.
 TEST_F(CliData, FilesHoldTheSamplesTrainingAndEvaluationDraw) {
   const TaskParams params = {{"alphabet", 8}, {"num_pairs", 64}, {"num_queries", 1}};
-  ASSERT_EQ(run("--task mqmtar --param alphabet=8 --param num_pairs=64 --param num_queries=1 --seed 5 --out " +
-                out("m") + " --train 300 --len-min 64 --len-max 64 --eval-lengths 96 --eval-size 4"),
-            0)
+  ASSERT_EQ(
+      run("--task mqmtar --param alphabet=8 --param num_pairs=64 --param num_queries=1 --seed 5 --out " +
+          out("m") + " --train 300 --len-min 64 --len-max 64 --eval-lengths 96 --eval-size 4"),
+      0)
       << err_;
   auto task = make_task("mqmtar", params, 5);
   const std::vector<Sample> test = read_samples(out("m") + "/test_0_96", task->num_symbols());
@@ -135,11 +137,14 @@ TEST_F(CliData, BadParameterIsOneLineAndExitCodeTwo) {
 // given twice is not two splits of one length, an empty item of a list is not skipped.
 TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--seed -1 --train 5 --len-min 4 --len-max 8", "--seed: '-1' is not a whole number from 0 to 18446744073709551615"},
+      {"--seed -1 --train 5 --len-min 4 --len-max 8",
+       "--seed: '-1' is not a whole number from 0 to 18446744073709551615"},
       {"--seed 18446744073709551616 --train 5 --len-min 4 --len-max 8", "is not a whole number from 0 to"},
       {"--train -3 --len-min 4 --len-max 8", "--train: '-3' is not a whole number, 0 or more"},
-      {"--eval-lengths 9223372036854775807", "--eval-lengths: '9223372036854775807' is not a whole number from 1 to 1048576"},
-      {"--train 5 --len-min 4 --len-max 2000000", "--len-max: '2000000' is not a whole number from 1 to 1048576"},
+      {"--eval-lengths 9223372036854775807",
+       "--eval-lengths: '9223372036854775807' is not a whole number from 1 to 1048576"},
+      {"--train 5 --len-min 4 --len-max 2000000",
+       "--len-max: '2000000' is not a whole number from 1 to 1048576"},
       {"--eval-lengths 16 --eval-size 0", "--eval-size: '0' is not a whole number from 1 to 1048576"},
       {"--eval-lengths 6,6", "--eval-lengths names 6 twice"},
       {"--eval-lengths 8,,16", "--eval-lengths: item 2 of '8,,16' is empty"},
@@ -159,7 +164,9 @@ TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
 
 // Every seed a config takes, up to 2^64 - 1, writes its data.
 TEST_F(CliData, TheLargestSeedWritesData) {
-  EXPECT_EQ(run("--task copy --seed 18446744073709551615 --out " + out("big") + " --train 3 --len-min 4 --len-max 8"), 0)
+  EXPECT_EQ(run("--task copy --seed 18446744073709551615 --out " + out("big") +
+                " --train 3 --len-min 4 --len-max 8"),
+            0)
       << err_;
   EXPECT_TRUE(fs::exists(out("big/train.src")));
 }
@@ -180,6 +187,29 @@ TEST_F(CliData, ForceLeavesTheUsersFilesAlone) {
   EXPECT_NE(err_.find("train.src exists and lengen did not write it"), std::string::npos) << err_;
   std::ifstream kept(out("d/train.src"));
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine\n");
+}
+
+// SIGTERM (twice, as an impatient user or a scheduler sends it) stops a long write with exit 130
+// and leaves no .part file behind, nor the splits it had yet to write.
+TEST_F(CliData, AStopSignalLeavesNoPartialFiles) {
+  const std::string data = out("d");
+  const std::string script = "(" + std::string(LENGEN_CLI_PATH) + " data --task copy --out " + data +
+                             " --eval-lengths 4 --train 200000000 --len-min 4 --len-max 8 > /dev/null 2> " +
+                             out("stderr.txt") + " & pid=$!; for i in $(seq 600); do [ -e " + data +
+                             "/train.src.part ] && break; sleep 0.1; done; kill -TERM $pid; kill -TERM $pid; "
+                             "wait $pid; echo $? > " +
+                             out("rc.txt") + ")";
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  std::ifstream rc(out("rc.txt")), err(out("stderr.txt"));
+  int code = -1;
+  rc >> code;
+  const std::string message(std::istreambuf_iterator<char>(err), {});
+  EXPECT_EQ(code, 130) << message;
+  EXPECT_NE(message.find("lengen data stopped"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(data + "/train.src.part"));
+  EXPECT_FALSE(fs::exists(data + "/train.trg.part"));
+  EXPECT_FALSE(fs::exists(data + "/train.src"));
+  EXPECT_FALSE(fs::exists(data + "/test_0_4.src"));
 }
 
 TEST_F(CliData, RefusesToOverwriteWithoutForce) {

@@ -31,33 +31,29 @@ using testing::CliResult;
 class CliEvalFaults : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    trained_ = new testing::TrainedRun("lengen_cli_eval_faults", config_from_string(testing::tiny_copy_json(6), "tiny"));
+    trained_ = new testing::TrainedRun("lengen_cli_eval_faults",
+                                       config_from_string(testing::tiny_copy_json(6), "tiny"));
     dir_ = trained_->scratch();
     config_ = trained_->config();
   }
   static void TearDownTestSuite() { delete trained_; }
   static std::string run_dir() { return trained_->run_dir(); }
-  static std::string results_text() {
-    std::ifstream in(RunFolder(run_dir()).results_path());
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  static std::string results_text() { return testing::text_of(RunFolder(run_dir()).results_path()); }
   CliResult lengen(const std::string& args) { return testing::run_lengen(*dir_, args); }
 
   // Exit 2, one line that contains `expected`, and results.json untouched.
   void expect_refused(const std::string& args, const std::string& expected) {
     SCOPED_TRACE(args);
     const std::string before = results_text();
-    const CliResult result = lengen(args);
-    EXPECT_EQ(result.code, 2) << result.out << result.err;
-    EXPECT_EQ(result.err_lines(), 1) << result.err;
-    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    testing::expect_one_line_refusal(lengen(args), expected);
     EXPECT_EQ(results_text(), before);
     for (const auto& entry : fs::directory_iterator(run_dir()))
       EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   }
 
   // A folder of test files: test_0_{length} with the given source lines (targets copy them).
-  static std::string data_dir(const std::string& name, int64_t length, const std::vector<std::string>& lines) {
+  static std::string data_dir(const std::string& name, int64_t length,
+                              const std::vector<std::string>& lines) {
     const fs::path dir = *dir_ / name;
     fs::create_directories(dir);
     std::ofstream src(dir / ("test_0_" + std::to_string(length) + ".src"));
@@ -87,9 +83,11 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
   expect_refused("eval " + run_dir() + " --lengths 10000000", "eval.lengths");
   expect_refused("eval " + run_dir() + " --checkpoint ''", "--checkpoint: the value is empty");
   // A problem with an option's value names the option typed, never a --set nobody wrote.
-  for (const auto& [args, typed] : std::vector<std::pair<std::string, std::string>>{
-           {" --lengths 4,,8", "--lengths 4,,8: "}, {" --samples 0", "--samples 0: "}, {" --batch-size 0", "--batch-size 0: "},
-           {" --decode sideways", "--decode sideways: "}}) {
+  for (const auto& [args, typed] :
+       std::vector<std::pair<std::string, std::string>>{{" --lengths 4,,8", "--lengths 4,,8: "},
+                                                        {" --samples 0", "--samples 0: "},
+                                                        {" --batch-size 0", "--batch-size 0: "},
+                                                        {" --decode sideways", "--decode sideways: "}}) {
     const CliResult result = lengen("eval " + run_dir() + args);
     EXPECT_EQ(result.err.rfind("lengen: error: " + typed, 0), 0u) << result.err;
     EXPECT_EQ(result.err.find("--set"), std::string::npos) << result.err;
@@ -99,8 +97,8 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
 // An evaluation changes how it runs, not what the run is: results.json is labelled with the run's
 // task and method, and other results there would sit under a label that is not theirs.
 TEST_F(CliEvalFaults, OverridesOfTheRunsOwnKeysAreRefused) {
-  for (const std::string key : {"task.name=reverse", "task.len_max=8", "model.attention.normalizer=softmax",
-                                "train.seed=3"}) {
+  for (const std::string key :
+       {"task.name=reverse", "task.len_max=8", "model.attention.normalizer=softmax", "train.seed=3"}) {
     expect_refused("eval " + run_dir() + " --lengths 4 --set " + key,
                    "--set " + key.substr(0, key.find('=')) + ": lengen eval changes only eval.*");
   }
@@ -142,7 +140,8 @@ TEST_F(CliEvalFaults, AnotherModelsCheckpointIsRefusedNamingTheParameter) {
 // label.
 TEST_F(CliEvalFaults, AnotherRunsCheckpointOfAnotherMethodIsRefused) {
   Config theirs = *config_;
-  theirs.model.attention.normalizer = config_->model.attention.normalizer == "sparsemax" ? "softmax" : "sparsemax";
+  theirs.model.attention.normalizer =
+      config_->model.attention.normalizer == "sparsemax" ? "softmax" : "sparsemax";
   const fs::path other = *dir_ / "other_run";
   fs::create_directories(other / "checkpoints");
   std::ofstream(other / "config.json") << config_to_json(theirs).dump(2);

@@ -20,9 +20,18 @@ class CliFolderTest : public TempFolderTest {
     std::ofstream(root_ / "base.json") << tiny_copy_json();
   }
   // `lengen ARGS` run from the folder, after `prefix` (an environment, a wrapper).
-  CliResult lengen(const std::string& args, const std::string& prefix = "") { return run_lengen(root_, args, prefix); }
+  CliResult lengen(const std::string& args, const std::string& prefix = "") {
+    return run_lengen(root_, args, prefix);
+  }
   std::string base() const { return (root_ / "base.json").string(); }
   std::string at(const std::string& name) const { return (root_ / name).string(); }
+
+  // A tiny run trained (and evaluated) from base.json at ROOT/NAME, with `extra` options.
+  std::string trained(const std::string& name, const std::string& extra = "") {
+    const CliResult result = lengen("train " + base() + " --out " + at(name) + extra);
+    EXPECT_EQ(result.code, 0) << result.err;
+    return at(name);
+  }
 };
 
 }  // namespace lengen::testing

@@ -17,27 +17,17 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CliResult;
+using testing::expect_one_line_refusal;
+using testing::text_of;
 
 class CliResultsBelong : public testing::CliFolderTest {
  protected:
   CliResultsBelong() : CliFolderTest("lengen_cli_results_belong") {}
-  static std::string text_of(const fs::path& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  std::string trained(const std::string& name, const std::string& extra = "") {
-    const CliResult result = lengen("train " + base() + " --out " + at(name) + extra);
-    EXPECT_EQ(result.code, 0) << result.err;
-    return at(name);
-  }
   // Exit 2, one line holding `expected`, and the run's results.json as it was.
   void expect_refused(const std::string& args, const std::string& run, const std::string& expected) {
     SCOPED_TRACE(args);
     const std::string before = text_of(RunFolder(run).results_path());
-    const CliResult result = lengen(args);
-    EXPECT_EQ(result.code, 2) << result.out << result.err;
-    EXPECT_EQ(result.err_lines(), 1) << result.err;
-    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    expect_one_line_refusal(lengen(args), expected);
     EXPECT_EQ(text_of(RunFolder(run).results_path()), before);
   }
 };
@@ -68,6 +58,23 @@ TEST_F(CliResultsBelong, ACopyTrainedFurtherIsNotTheRunsModel) {
                  "is from step 9, past this run's train.steps (6)");
 }
 
+// A copy of the run folder keeps the run's identity; trained on under an edited config, its
+// checkpoints are models of another run, wherever the file is put.
+TEST_F(CliResultsBelong, ACopyTrainedOnUnderAnotherConfigIsNotTheRun) {
+  const std::string a = trained("a");
+  fs::copy(a, at("branch"), fs::copy_options::recursive);
+  fs::remove(at("branch") + "/checkpoints/step_00000006.pt");
+  nlohmann::json edited = read_json_file(at("branch") + "/config.json");
+  edited["train"]["lr"] = 0.01;
+  std::ofstream(at("branch") + "/config.json") << edited.dump(2);
+  std::ofstream(at("lr.json")) << edited.dump(2);
+  ASSERT_EQ(lengen("train " + at("lr.json") + " --out " + at("branch") + " --resume").code, 0);
+  fs::copy_file(at("branch") + "/checkpoints/step_00000006.pt", at("elsewhere.pt"));
+  expect_refused("eval " + a + " --lengths 3 --checkpoint " + at("elsewhere.pt"), a,
+                 "was trained with train.lr=0.01, this run's config.json has 0.001");
+  EXPECT_EQ(lengen("eval " + a + " --lengths 3").code, 0);  // the run's own checkpoints still are
+}
+
 // A config.json edited after the results were written (another task, another seed) would file new
 // results beside the old ones under one label.
 TEST_F(CliResultsBelong, AnEditedConfigDoesNotRelabelTheResults) {
@@ -77,13 +84,14 @@ TEST_F(CliResultsBelong, AnEditedConfigDoesNotRelabelTheResults) {
   nlohmann::json edited = read_json_file(config);
   edited["task"]["name"] = "reverse";
   std::ofstream(config) << edited.dump(2);
+  // The checkpoint names what it was trained with, before the results file is read.
   expect_refused("eval " + a + " --lengths 3", a,
-                 "holds results of task copy, but the run's config.json now says reverse");
+                 "was trained with task.name=\"copy\", this run's config.json has \"reverse\"");
   edited = nlohmann::json::parse(saved);
   edited["train"]["seed"] = 5;
   std::ofstream(config) << edited.dump(2);
   expect_refused("eval " + a + " --lengths 3", a,
-                 "holds results of seed 1, but the run's config.json now says 5");
+                 "was trained with train.seed=1, this run's config.json has 5");
 }
 
 // Results on the files of one folder and of another would share one table in the report.

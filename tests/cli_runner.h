@@ -1,12 +1,14 @@
 #pragma once
 // Runs the built `lengen` binary through /bin/sh and keeps its exit code, stdout and stderr,
 // for tests of what a user sees: one line on stderr and exit code 2 for every user error.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace lengen::testing {
@@ -23,8 +25,8 @@ struct CliResult {
 inline CliResult run_lengen(const std::filesystem::path& scratch, const std::string& args,
                             const std::string& prefix = "") {
   const std::filesystem::path out = scratch / "cli_stdout.txt", err = scratch / "cli_stderr.txt";
-  const std::string command = prefix + " " + std::string(LENGEN_CLI_PATH) + " " + args + " > " + out.string() +
-                              " 2> " + err.string();
+  const std::string command =
+      prefix + " " + std::string(LENGEN_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string();
   const int status = std::system(command.c_str());
   CliResult result;
   result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -32,6 +34,19 @@ inline CliResult run_lengen(const std::filesystem::path& scratch, const std::str
   result.out.assign(std::istreambuf_iterator<char>(out_in), {});
   result.err.assign(std::istreambuf_iterator<char>(err_in), {});
   return result;
+}
+
+// A file's whole text ("" when it cannot be read).
+inline std::string text_of(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A user error: exit 2 and one line on stderr holding `expected`.
+inline void expect_one_line_refusal(const CliResult& result, const std::string& expected) {
+  EXPECT_EQ(result.code, 2) << result.out << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
 }
 
 // A tiny copy config as JSON text, trained in a second or two on one thread.

@@ -21,26 +21,23 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CliResult;
+using testing::expect_one_line_refusal;
+using testing::text_of;
 
 class CliWrites : public testing::CliFolderTest {
  protected:
   CliWrites() : CliFolderTest("lengen_cli_writes") {}
-  static std::string text_of(const fs::path& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  // A trained and evaluated tiny run at ROOT/NAME.
-  std::string trained(const std::string& name) {
-    const CliResult result = lengen("train " + base() + " --out " + at(name));
-    EXPECT_EQ(result.code, 0) << result.err;
-    return at(name);
-  }
-  void expect_refused(const CliResult& result, const std::string& expected) {
-    EXPECT_EQ(result.code, 2) << result.out << result.err;
-    EXPECT_EQ(result.err_lines(), 1) << result.err;
-    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
-  }
 };
+
+// A path that is not UTF-8 cannot be recorded in config.json or results.json: it is refused
+// before any folder is made, not after training as an internal error.
+TEST_F(CliWrites, APathThatIsNotUtf8IsRefusedFirst) {
+  const std::string run =
+      at("u8\xff"
+         "dir");
+  expect_one_line_refusal(lengen("train " + base() + " --out '" + run + "'"), "is not UTF-8 text");
+  EXPECT_FALSE(fs::exists(run));
+}
 
 // config.json and log.jsonl are names anyone may use: only lengen's marker lets --force in.
 TEST_F(CliWrites, ForceTrustsOnlyTheMarker) {
@@ -49,7 +46,8 @@ TEST_F(CliWrites, ForceTrustsOnlyTheMarker) {
   std::ofstream(theirs / "config.json") << R"({"task": "x", "model": "y", "train": {}})";
   std::ofstream(theirs / "log.jsonl") << "";
   std::ofstream(theirs / "thesis.tex") << "years of work";
-  expect_refused(lengen("train " + base() + " --out " + theirs.string() + " --force"), "not a lengen run folder");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + theirs.string() + " --force"),
+                          "not a lengen run folder");
   EXPECT_EQ(text_of(theirs / "thesis.tex"), "years of work");
 
   // In a run folder lengen made, --force still keeps a file of the user's.
@@ -65,13 +63,14 @@ TEST_F(CliWrites, ARunHasOneWriterAtATime) {
   const std::string results = text_of(fs::path(run) / "results.json");
   {
     const RunLock held(run);
-    expect_refused(lengen("eval " + run + " --lengths 3"), run + " is in use by another lengen process");
-    expect_refused(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
-                   run + " is in use by another lengen process");
-    expect_refused(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
+    expect_one_line_refusal(lengen("eval " + run + " --lengths 3"),
+                            run + " is in use by another lengen process");
+    expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
+                            run + " is in use by another lengen process");
+    expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
     // Nor do a report or attention maps go into a run folder another process is writing.
-    expect_refused(lengen("report " + run), "is a run folder in use by another lengen process");
-    expect_refused(lengen("report " + run + " --out " + run), "in use by another lengen process");
+    expect_one_line_refusal(lengen("report " + run), "is a run folder in use by another lengen process");
+    expect_one_line_refusal(lengen("report " + run + " --out " + run), "in use by another lengen process");
     EXPECT_FALSE(fs::exists(fs::path(run) / "report.md"));
     EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
   }
@@ -87,8 +86,7 @@ TEST_F(CliWrites, OnlyLengensCheckpointNamesAreCheckpoints) {
   const fs::path checkpoints = fs::path(run) / "checkpoints";
   fs::copy_file(checkpoints / "step_00000003.pt", checkpoints / "step_00000200_backup.pt");
   std::ofstream(checkpoints / "step_old.pt") << "not a checkpoint";
-  const CliResult resumed =
-      lengen("train " + base() + " --out " + run + " --resume --set train.steps=12");
+  const CliResult resumed = lengen("train " + base() + " --out " + run + " --resume --set train.steps=12");
   EXPECT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_NE((resumed.out + resumed.err).find("from step 6"), std::string::npos) << resumed.out << resumed.err;
   EXPECT_TRUE(fs::exists(checkpoints / "step_00000200_backup.pt"));
@@ -103,9 +101,9 @@ TEST_F(CliWrites, EmptyPathsAreRefused) {
   const std::string run = trained("run");
   for (const std::string& args : std::vector<std::string>{
            "train " + base() + " --out ''", "train " + base() + " --out " + at("other") + " --data ''",
-        "eval ''", "eval " + run + " --data ''", "report ''", "report " + run + " --out ''",
-        "attention " + run + " --length 4 --out ''", "data --task copy --out ''",
-        "sweep " + base() + " --out ''"}) {
+           "eval ''", "eval " + run + " --data ''", "report ''", "report " + run + " --out ''",
+           "attention " + run + " --length 4 --out ''", "data --task copy --out ''",
+           "sweep " + base() + " --out ''"}) {
     SCOPED_TRACE(args);
     const CliResult result = lengen(args);
     EXPECT_EQ(result.code, 2) << result.err;
@@ -121,7 +119,7 @@ TEST_F(CliWrites, ReportAndAttentionReplaceOnlyTheirOwnFiles) {
   fs::create_directories(root_ / "out");
   std::ofstream(root_ / "out" / "report.md") << "my report";
   std::ofstream(root_ / "out" / "exact_match.csv") << "my table";
-  expect_refused(lengen("report " + run + " --out " + at("out")), "lengen did not write it");
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("out")), "lengen did not write it");
   EXPECT_EQ(text_of(root_ / "out" / "report.md"), "my report");
   EXPECT_EQ(text_of(root_ / "out" / "exact_match.csv"), "my table");
   fs::remove(root_ / "out" / "report.md");
@@ -129,12 +127,13 @@ TEST_F(CliWrites, ReportAndAttentionReplaceOnlyTheirOwnFiles) {
   EXPECT_EQ(lengen("report " + run + " --out " + at("out")).code, 0);
   EXPECT_EQ(lengen("report " + run + " --out " + at("out")).code, 0);  // its own files
   std::ofstream(root_ / "afile") << "mine";
-  expect_refused(lengen("report " + run + " --out " + at("afile")), "is a file, not a folder");
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("afile")), "is a file, not a folder");
   EXPECT_EQ(text_of(root_ / "afile"), "mine");
 
   fs::create_directories(root_ / "maps" / "run");
   std::ofstream(root_ / "maps" / "run" / "layer0_head1.dat") << "my data";
-  expect_refused(lengen("attention " + run + " --length 4 --out " + at("maps")), "lengen did not write it");
+  expect_one_line_refusal(lengen("attention " + run + " --length 4 --out " + at("maps")),
+                          "lengen did not write it");
   EXPECT_EQ(text_of(root_ / "maps" / "run" / "layer0_head1.dat"), "my data");
 }
 
@@ -147,7 +146,7 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
   EXPECT_TRUE(fs::exists(root_ / "maps" / "run" / "layer0_head0.dat"));
   // A length out of range is named as the option typed.
   const CliResult too_long = lengen("attention " + run + " --length 2000000 --out " + at("maps"));
-  expect_refused(too_long, "--length 2000000");
+  expect_one_line_refusal(too_long, "--length 2000000");
   EXPECT_EQ(too_long.err.find("--set"), std::string::npos) << too_long.err;
   for (const auto& entry : fs::recursive_directory_iterator(run))
     EXPECT_EQ(entry.path().filename().string().rfind("layer", 0), std::string::npos) << entry.path();
@@ -156,11 +155,12 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
     fs::create_directories(root_ / copy);
     fs::copy(run, root_ / copy, fs::copy_options::recursive);
   }
-  const CliResult three =
-      lengen("attention " + at("p/x_3") + " " + at("q/x") + " " + at("r/x") + " --length 4 --out " + at("three"));
+  const CliResult three = lengen("attention " + at("p/x_3") + " " + at("q/x") + " " + at("r/x") +
+                                 " --length 4 --out " + at("three"));
   EXPECT_EQ(three.code, 0) << three.err;
   for (const std::string name : {"x_3", "x", "x_2"}) {
-    EXPECT_NE(text_of(root_ / "three" / name / "layer0_head0.dat").find("run " + name + ","), std::string::npos)
+    EXPECT_NE(text_of(root_ / "three" / name / "layer0_head0.dat").find("run " + name + ","),
+              std::string::npos)
         << name;
   }
   // A run folder named like the page, or hidden like lengen's list of outputs, keeps the page whole.
@@ -180,7 +180,8 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
 // by eval and attention even loose, renamed or linked, where its tensors alone would fit.
 TEST_F(CliWrites, ACheckpointOfAnotherMethodIsRefusedWhereverItLies) {
   const std::string softmax = trained("softmax");
-  ASSERT_EQ(lengen("train " + base() + " --set model.attention.normalizer=entmax15 --out " + at("entmax")).code, 0);
+  ASSERT_EQ(
+      lengen("train " + base() + " --set model.attention.normalizer=entmax15 --out " + at("entmax")).code, 0);
   const fs::path theirs = fs::path(at("entmax")) / "checkpoints";
   fs::path last;
   for (const auto& entry : fs::directory_iterator(theirs))
@@ -189,62 +190,74 @@ TEST_F(CliWrites, ACheckpointOfAnotherMethodIsRefusedWhereverItLies) {
   fs::copy_file(last, root_ / "loose.pt");
   fs::create_symlink(last, root_ / "linked.pt");
   for (const std::string checkpoint : {"loose.pt", "linked.pt"}) {
-    expect_refused(lengen("eval " + softmax + " --checkpoint " + at(checkpoint) + " --lengths 4"),
-                   "model.attention.normalizer");
-    expect_refused(lengen("attention " + softmax + " --checkpoint " + at(checkpoint) + " --length 4 --out " + at("maps")),
-                   "model.attention.normalizer");
+    expect_one_line_refusal(lengen("eval " + softmax + " --checkpoint " + at(checkpoint) + " --lengths 4"),
+                            "model.attention.normalizer");
+    expect_one_line_refusal(lengen("attention " + softmax + " --checkpoint " + at(checkpoint) +
+                                   " --length 4 --out " + at("maps")),
+                            "model.attention.normalizer");
   }
   // Renamed into the run as one of its own checkpoints.
   fs::copy_file(last, fs::path(softmax) / "checkpoints" / "step_99999999.pt");
-  expect_refused(lengen("eval " + softmax + " --lengths 4"), "model.attention.normalizer");
+  expect_one_line_refusal(lengen("eval " + softmax + " --lengths 4"), "model.attention.normalizer");
 }
 
 // Evaluation multiples count from task.len_max: training files with longer sources are refused
 // (file and line named) before a run folder is made.
 TEST_F(CliWrites, TrainingFilesLongerThanTheConfiguredLengthAreRefused) {
-  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 8 --train 64 --out " + at("long")).code, 0);
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 8 --train 64 --out " + at("long")).code,
+      0);
   const CliResult result = lengen("train " + base() + " --out " + at("run") + " --data " + at("long"));
-  expect_refused(result, "of a source at task.len_max=4");
+  expect_one_line_refusal(result, "of a source at task.len_max=4");
   EXPECT_NE(result.err.find("train.src:"), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(root_ / "run"));
-  EXPECT_EQ(lengen("train " + base() + " --set task.len_max=8 --out " + at("run") + " --data " + at("long")).code, 0);
+  EXPECT_EQ(
+      lengen("train " + base() + " --set task.len_max=8 --out " + at("run") + " --data " + at("long")).code,
+      0);
   // A folder without training files is named as the option, not as a file that cannot be read.
   fs::create_directories(root_ / "empty");
-  expect_refused(lengen("train " + base() + " --out " + at("run2") + " --data " + at("empty")),
-                 "--data " + at("empty") + " has no train.src/.trg");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("run2") + " --data " + at("empty")),
+                          "--data " + at("empty") + " has no train.src/.trg");
   EXPECT_FALSE(fs::exists(root_ / "run2"));
 }
 
 // Training data given with --data is recorded (absolute path and hash); a resume on other data
 // or on none is refused before anything is written.
 TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
-  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("data")).code, 0);
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("data")).code,
+      0);
   ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --seed 5 --out " +
                    at("other"))
                 .code,
             0);
-  const CliResult trained_on_files = lengen("train " + base() + " --out " + at("run") + " --data " + at("data"));
+  const CliResult trained_on_files =
+      lengen("train " + base() + " --out " + at("run") + " --data " + at("data"));
   ASSERT_EQ(trained_on_files.code, 0) << trained_on_files.err;
-  EXPECT_NE(text_of(root_ / "run" / "training_data.json").find(fs::absolute(at("data")).string()), std::string::npos);
+  EXPECT_NE(text_of(root_ / "run" / "training_data.json").find(fs::absolute(at("data")).string()),
+            std::string::npos);
   const std::string log = text_of(root_ / "run" / "log.jsonl");
-  expect_refused(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9"),
-                 "it was trained on --data " + at("data") + ", not on generated data");
-  expect_refused(
-      lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("other")),
-      "it was trained on --data " + at("data"));
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9"),
+                          "it was trained on --data " + at("data") + ", not on generated data");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") +
+                                 " --resume --set train.steps=9 --data " + at("other")),
+                          "it was trained on --data " + at("data"));
   EXPECT_EQ(text_of(root_ / "run" / "log.jsonl"), log);
   // The same folder with other contents is named as such.
   fs::copy_file(at("data/train.src"), at("data/train.src.kept"));
   std::ofstream(at("data/train.src"), std::ios::app) << "1 2\n";
   std::ofstream(at("data/train.trg"), std::ios::app) << "1 2\n";
-  expect_refused(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("data")),
-                 "the files in --data " + fs::absolute(at("data")).lexically_normal().string() + " changed since it started");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") +
+                                 " --resume --set train.steps=9 --data " + at("data")),
+                          "the files in --data " + fs::absolute(at("data")).lexically_normal().string() +
+                              " changed since it started");
   fs::remove(at("data/train.src"));
   fs::rename(at("data/train.src.kept"), at("data/train.src"));
   std::string targets = text_of(at("data/train.trg"));
   targets.resize(targets.size() - 4);
   std::ofstream(at("data/train.trg"), std::ios::trunc) << targets;
-  const CliResult same = lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " + at("data"));
+  const CliResult same = lengen("train " + base() + " --out " + at("run") +
+                                " --resume --set train.steps=9 --data " + at("data"));
   EXPECT_EQ(same.code, 0) << same.err;
 }
 
@@ -252,8 +265,8 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
 TEST_F(CliWrites, AResumeCannotShortenARun) {
   const std::string run = trained("run");
   const std::string config = text_of(fs::path(run) / "config.json");
-  expect_refused(lengen("train " + base() + " --out " + run + " --resume --set train.steps=3"),
-                 "it has trained 6 steps already");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=3"),
+                          "it has trained 6 steps already");
   EXPECT_EQ(text_of(fs::path(run) / "config.json"), config);
 }
 
@@ -286,12 +299,13 @@ TEST_F(CliWrites, ASweepResumesAnEvaluatedButUnfinishedRun) {
 
 // A run named like one of the sweep folder's own files is refused before anything is written.
 TEST_F(CliWrites, RunNamesCannotBeTheSweepsOwnFiles) {
-  for (const std::string name :
-       {"a.log", "a.failure.txt", "sweep.json", "a.config.json", "report.md", "exact_match.csv", ".lengen_outputs"}) {
+  for (const std::string name : {"a.log", "a.failure.txt", "sweep.json", "a.config.json", "report.md",
+                                 "exact_match.csv", ".lengen_outputs"}) {
     SCOPED_TRACE(name);
     std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": ")" << name
                                     << R"("}]})";
-    expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "taken by the sweep folder's own files");
+    expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out")),
+                            "taken by the sweep folder's own files");
     EXPECT_FALSE(fs::exists(at("out")));
   }
 }
@@ -302,12 +316,14 @@ TEST_F(CliWrites, ASweepLeavesTheUsersFilesInItsFolderAlone) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
   fs::create_directories(root_ / "out");
   std::ofstream(root_ / "out" / "a.log") << "my notes";
-  expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "a.log exists and lengen did not write it");
+  expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out")),
+                          "a.log exists and lengen did not write it");
   EXPECT_EQ(text_of(root_ / "out" / "a.log"), "my notes");
   EXPECT_FALSE(fs::exists(root_ / "out" / "sweep.json"));
   fs::remove(root_ / "out" / "a.log");
   std::ofstream(root_ / "out" / "sweep.json") << R"({"mine": 1})";
-  expect_refused(lengen("sweep " + at("sweep.json") + " --out " + at("out")), "is not a lengen sweep manifest");
+  expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out")),
+                          "is not a lengen sweep manifest");
   EXPECT_EQ(text_of(root_ / "out" / "sweep.json"), R"({"mine": 1})");
 }
 
@@ -330,7 +346,7 @@ TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {
 TEST_F(CliWrites, ASweepWhoseEveryRunIsInvalidIsOneLine) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "grid": {"model.bogus": [1, 2]}})";
   const CliResult result = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  expect_refused(result, "no run of the sweep has a valid config; sweep run bogus1: ");
+  expect_one_line_refusal(result, "no run of the sweep has a valid config; sweep run bogus1: ");
   EXPECT_NE(result.err.find("model.bogus"), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(at("out")));
 }
@@ -343,8 +359,8 @@ TEST_F(CliWrites, ASecondSweepSkipsARunInUse) {
   fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");  // unfinished again
   const std::string log = text_of(root_ / "out" / "a.log");
   // Hold the run's lock from another process (flock(1)), as a running training holds it.
-  const CliResult busy = lengen("sweep " + at("sweep.json") + " --out " + at("out"),
-                                "flock -o " + at("out/a/.lengen_lock"));
+  const CliResult busy =
+      lengen("sweep " + at("sweep.json") + " --out " + at("out"), "flock -o " + at("out/a/.lengen_lock"));
   EXPECT_EQ(busy.code, 0) << busy.out << busy.err;
   EXPECT_NE(busy.out.find("skip a (in use by another lengen process)"), std::string::npos) << busy.out;
   EXPECT_FALSE(fs::exists(root_ / "out" / "a.failure.txt"));
@@ -355,9 +371,10 @@ TEST_F(CliWrites, ASecondSweepSkipsARunInUse) {
 // of them, the other skips it as in use or finished; neither records a failure.
 TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": "b"}]})";
-  const std::string sweep = std::string(LENGEN_CLI_PATH) + " sweep " + at("sweep.json") + " --out " + at("out");
-  const std::string both = "cd " + root_.string() + " && (" + sweep + " > one.txt 2>&1 & " + sweep +
-                           " > two.txt 2>&1 & wait)";
+  const std::string sweep =
+      std::string(LENGEN_CLI_PATH) + " sweep " + at("sweep.json") + " --out " + at("out");
+  const std::string both =
+      "cd " + root_.string() + " && (" + sweep + " > one.txt 2>&1 & " + sweep + " > two.txt 2>&1 & wait)";
   ASSERT_EQ(std::system(both.c_str()), 0);
   const std::string one = text_of(root_ / "one.txt"), two = text_of(root_ / "two.txt");
   EXPECT_EQ((one + two).find("FAIL"), std::string::npos) << one << two;
@@ -376,7 +393,8 @@ TEST_F(CliWrites, ResumeRefusesAFolderLengenDidNotStartAndWritesNothingThere) {
   fs::copy_file(fs::path(run) / "config.json", mine / "config.json");
   std::ofstream(mine / "results.json") << "my notes";
   fs::create_directories(mine / "checkpoints");
-  fs::copy_file(fs::path(run) / "checkpoints" / "step_00000006.pt", mine / "checkpoints" / "step_00000006.pt");
+  fs::copy_file(fs::path(run) / "checkpoints" / "step_00000006.pt",
+                mine / "checkpoints" / "step_00000006.pt");
   const auto listing = [&mine] {
     std::vector<std::string> names;
     for (const auto& entry : fs::recursive_directory_iterator(mine)) names.push_back(entry.path().string());
@@ -384,10 +402,12 @@ TEST_F(CliWrites, ResumeRefusesAFolderLengenDidNotStartAndWritesNothingThere) {
     return names;
   };
   const std::vector<std::string> before = listing();
-  expect_refused(lengen("train " + base() + " --out " + mine.string() + " --resume --set train.steps=9"),
-                 "is not a lengen run folder");
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + mine.string() + " --resume --set train.steps=9"),
+      "is not a lengen run folder");
   EXPECT_EQ(listing(), before);
-  expect_refused(lengen("train " + base() + " --out " + mine.string() + " --force"), "not a lengen run folder");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + mine.string() + " --force"),
+                          "not a lengen run folder");
   EXPECT_EQ(text_of(mine / "results.json"), "my notes");
 }
 
@@ -396,7 +416,8 @@ TEST_F(CliWrites, ResumeFindsAnUnreadableResultsFileBeforeTraining) {
   const std::string run = trained("run");
   std::ofstream(fs::path(run) / "results.json") << "{bad";
   const std::string log = text_of(fs::path(run) / "log.jsonl");
-  expect_refused(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"), "results.json");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
+                          "results.json");
   EXPECT_EQ(text_of(fs::path(run) / "log.jsonl"), log);
   EXPECT_FALSE(fs::exists(fs::path(run) / "checkpoints" / "step_00000009.pt"));
 }
@@ -409,16 +430,17 @@ TEST_F(CliWrites, ACheckpointOfAnotherRunOfTheSameModelIsRefused) {
   ASSERT_EQ(other.code, 0) << other.err;
   const std::string theirs = at("other") + "/checkpoints/step_00000006.pt";
   const std::string results = text_of(fs::path(ours) / "results.json");
-  expect_refused(lengen("eval " + ours + " --checkpoint " + theirs), "was written by another run");
+  expect_one_line_refusal(lengen("eval " + ours + " --checkpoint " + theirs), "was written by another run");
   EXPECT_EQ(text_of(fs::path(ours) / "results.json"), results);
-  expect_refused(lengen("attention " + ours + " --length 4 --checkpoint " + theirs + " --out " + at("maps")),
-                 "was written by another run");
+  expect_one_line_refusal(
+      lengen("attention " + ours + " --length 4 --checkpoint " + theirs + " --out " + at("maps")),
+      "was written by another run");
   // Dropped into the run's own checkpoints/ in place of its own: not resumed from either.
   fs::remove_all(fs::path(ours) / "checkpoints");
   fs::create_directories(fs::path(ours) / "checkpoints");
   fs::copy_file(theirs, fs::path(ours) / "checkpoints" / "step_00000006.pt");
-  expect_refused(lengen("train " + base() + " --out " + ours + " --resume --set train.steps=9"),
-                 "was written by another run");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + ours + " --resume --set train.steps=9"),
+                          "was written by another run");
   // A copy of the whole run folder is the same run.
   const std::string copy = at("copy");
   fs::copy(at("other"), copy, fs::copy_options::recursive);

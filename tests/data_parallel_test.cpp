@@ -168,6 +168,11 @@ TEST(ProcessGroup, ReadsTorchrunsVariables) {
     EXPECT_FALSE(process_group_options_from_env());
   }
   {
+    // A single process that calls itself rank 1 was launched wrongly: it is not a second rank 0.
+    ScopedEnv env({{"WORLD_SIZE", "1"}, {"RANK", "1"}});
+    EXPECT_THROW(process_group_options_from_env(), UserError);
+  }
+  {
     ScopedEnv env({{"WORLD_SIZE", "4"},
                    {"RANK", "3"},
                    {"LOCAL_RANK", "1"},
@@ -205,6 +210,8 @@ TEST(ProcessGroup, ReadsTorchrunsVariables) {
   EXPECT_NE(env_error(with("LENGEN_DIST_TIMEOUT", "0")).find("LENGEN_DIST_TIMEOUT"), std::string::npos);
 }
 
+// Ranks that cannot meet are a problem of the launch: a user error naming the setting to change,
+// in one line, not c10d's socket log.
 TEST(ProcessGroup, RendezvousTimesOutWithAClearError) {
   ProcessGroupOptions options;
   options.rank = 0;
@@ -215,11 +222,41 @@ TEST(ProcessGroup, RendezvousTimesOutWithAClearError) {
   try {
     join_process_group(options);
     FAIL() << "joined a group whose other rank never came";
-  } catch (const DataParallelError& error) {
-    EXPECT_NE(std::string(error.what()).find("rank 0 of 2 could not meet the others"), std::string::npos)
-        << error.what();
+  } catch (const UserError& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find("rank 0 of 2 could not meet the others"), std::string::npos) << text;
+    EXPECT_NE(text.find("no answer within 0.5 s (LENGEN_DIST_TIMEOUT)"), std::string::npos) << text;
+    EXPECT_EQ(text.find('\n'), std::string::npos) << text;
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(ProcessGroup, APortInUseIsNamed) {
+  const int socket_fd = ::socket(AF_INET6, SOCK_STREAM, 0);
+  ASSERT_GE(socket_fd, 0);
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_addr = in6addr_any;
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(socket_fd, 1), 0);
+  ASSERT_EQ(::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  ProcessGroupOptions options;
+  options.rank = 0;
+  options.world_size = 2;
+  options.master_port = ntohs(address.sin6_port);
+  options.timeout = std::chrono::milliseconds(500);
+  try {
+    join_process_group(options);
+    FAIL() << "rank 0 served on a port another program holds";
+  } catch (const UserError& error) {
+    EXPECT_NE(
+        std::string(error.what())
+            .find("MASTER_PORT " + std::to_string(options.master_port) + " is in use by another program"),
+        std::string::npos)
+        << error.what();
+  }
+  ::close(socket_fd);
 }
 
 Config tiny_data_parallel_config() {
@@ -265,9 +302,10 @@ class DataParallelTraining : public testing::TempFolderTest {
 // c10d's own connection log, and no run folder.
 TEST_F(DataParallelTraining, ALoneRankSaysInOneLineThatItsPeersAreMissing) {
   const std::string run_dir = (root_ / "lone").string();
-  const std::string env = "WORLD_SIZE=2 RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
-                          std::to_string(free_port()) + " LENGEN_DIST_TIMEOUT=1";
-  EXPECT_EQ(run_cli("train " + write_config(tiny_data_parallel_config()) + " --out " + run_dir, env), 1)
+  const std::string env =
+      "WORLD_SIZE=2 RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) +
+      " LENGEN_DIST_TIMEOUT=1";
+  EXPECT_EQ(run_cli("train " + write_config(tiny_data_parallel_config()) + " --out " + run_dir, env), 2)
       << err_;
   EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
   EXPECT_NE(err_.find("rank 1 of 2 could not meet the others"), std::string::npos) << err_;
@@ -401,8 +439,8 @@ TEST_F(DataParallelTraining, LaunchNamesBadInputInOneLine) {
   EXPECT_NE(err_.find("must be divisible by the 3 data-parallel workers"), std::string::npos) << err_;
   EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
   // A bad override, the same way.
-  ASSERT_EQ(run_cli("launch --nproc 2 -- train " + write_config(config) + " --out " + (root_ / "run").string() +
-                    " --set train.lr=-1"),
+  ASSERT_EQ(run_cli("launch --nproc 2 -- train " + write_config(config) + " --out " +
+                    (root_ / "run").string() + " --set train.lr=-1"),
             2);
   EXPECT_EQ(err_, "lengen: error: --set train.lr=-1: train.lr must be > 0, got -1\n");
 }

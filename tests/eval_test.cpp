@@ -113,17 +113,22 @@ TEST(EvalMetrics, LongLengthsTakeTheirOwnSampleCountAsAPrefixOfTheSameSamples) {
 // count's sources of any length.
 TEST(EvalMetrics, ReferenceFilesOfEveryTaskAreRead) {
   const std::map<std::string, std::string> params = {
-      {"copy", R"({"vocab": 32})"},          {"reverse", R"({"vocab": 32})"}, {"sort", R"({"vocab": 32})"},
-      {"parity", "{}"},                      {"flip_flop", "{}"},             {"n_back", "{}"},
+      {"copy", R"({"vocab": 32})"},
+      {"reverse", R"({"vocab": 32})"},
+      {"sort", R"({"vocab": 32})"},
+      {"parity", "{}"},
+      {"flip_flop", "{}"},
+      {"n_back", "{}"},
       {"local_count", R"({"max_reps": 8})"},
       {"mqmtar", R"({"alphabet": 16, "key_len": 2, "value_len": 2, "num_pairs": 64, "num_queries": 4})"}};
   for (const auto& [name, task_params] : params) {
     SCOPED_TRACE(name);
-    const Config config = config_from_string(
-        R"({"task": {"name": ")" + name + R"(", "params": )" + task_params + R"(, "len_min": 32, "len_max": 64}})",
-        name);
+    const Config config = config_from_string(R"({"task": {"name": ")" + name + R"(", "params": )" +
+                                                 task_params + R"(, "len_min": 32, "len_max": 64}})",
+                                             name);
     const auto task = make_task(config.task.name, config.task.params, config.task.seed);
-    const auto sets = evaluation_sets(*task, config, std::string(LENGEN_TEST_DATA_DIR) + "/reference_tasks/" + name);
+    const auto sets =
+        evaluation_sets(*task, config, std::string(LENGEN_TEST_DATA_DIR) + "/reference_tasks/" + name);
     ASSERT_EQ(sets.size(), name == "mqmtar" ? 2u : 1u);
     EXPECT_EQ(sets[0].length, 64);
     EXPECT_EQ(sets[0].samples.size(), 200u);
@@ -144,9 +149,9 @@ TEST(EvalMetrics, LabelledTasksScoreEveryLabelInBothModes) {
   torch::manual_seed(0);
   Decoder model(config.model, vocab_size(task->num_symbols()));
   const auto samples = evaluation_sets(*task, config, "").front().samples;
-  config.eval.decode = kGreedy;
+  config.eval.decode = DecodeMode::kGreedy;
   const LengthResult greedy = evaluate_samples(model, samples, 16, config.eval);
-  config.eval.decode = kTeacherForced;
+  config.eval.decode = DecodeMode::kTeacherForced;
   const LengthResult forced = evaluate_samples(model, samples, 16, config.eval);
   EXPECT_EQ(greedy.metrics.tokens, 6 * 17) << "a label per source symbol (the leading 'nothing' too)";
   EXPECT_EQ(greedy.metrics.tokens, forced.metrics.tokens);
@@ -216,7 +221,7 @@ TEST_F(TrainedCopy, TeacherForcedExactMatchEqualsGreedy) {
         fixed_samples(*task, length, 48, derive_seed(config_->task.seed, kEvalStream(length)));
     EvalConfig eval = config_->eval;
     const LengthResult forced = evaluate_samples(model, samples, length, eval);
-    eval.decode = kGreedy;
+    eval.decode = DecodeMode::kGreedy;
     const LengthResult greedy = evaluate_samples(model, samples, length, eval);
     EXPECT_EQ(forced.metrics.samples, 48);
     EXPECT_EQ(greedy.metrics.samples, 48);
@@ -274,9 +279,10 @@ TEST_F(TrainedCopy, GreedyAttentionStatisticsDoNotDependOnTheBatch) {
   auto task = make_task("copy", config_->task.params, config_->task.seed);
   for (const int64_t length : {16, 48}) {  // past the training lengths rows end at different steps
     SCOPED_TRACE(length);
-    const auto samples = fixed_samples(*task, length, 24, derive_seed(config_->task.seed, kEvalStream(length)));
+    const auto samples =
+        fixed_samples(*task, length, 24, derive_seed(config_->task.seed, kEvalStream(length)));
     EvalConfig eval = config_->eval;
-    eval.decode = "greedy";
+    eval.decode = DecodeMode::kGreedy;
     const LengthResult whole = evaluate_samples(model, samples, length, eval);
     eval.batch_tokens = 1;
     const LengthResult single = evaluate_samples(model, samples, length, eval);
@@ -295,8 +301,8 @@ TEST_F(TrainedCopy, FusedAndDenseKernelsDecideTheSameOnTheSameSamples) {
     SCOPED_TRACE(length);
     const auto samples =
         fixed_samples(*task, length, 32, derive_seed(config_->task.seed, kEvalStream(length)));
-    for (const char* decode : {kTeacherForced, kGreedy}) {
-      SCOPED_TRACE(decode);
+    for (const DecodeMode decode : {DecodeMode::kTeacherForced, DecodeMode::kGreedy}) {
+      SCOPED_TRACE(name_of(decode));
       EvalConfig eval = config_->eval;
       eval.decode = decode;
       model->set_attention_kernel(AttentionKernel::kDense);

@@ -6,18 +6,22 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <csignal>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "lengen/attention.h"
 #include "lengen/attention_choices.h"
 #include "lengen/compute_threads.h"
+#include "lengen/config_io.h"
 #include "lengen/decode.h"
 #include "lengen/errors.h"
 #include "lengen/model.h"
 #include "lengen/normalizer_registry.h"
 #include "lengen/row_kernels.h"
+#include "lengen/stop_signals.h"
 #include "model_test_util.h"
 
 namespace lengen {
@@ -340,10 +344,32 @@ TEST(FusedAttention, RandomModelsDecodeTheSameTokens) {
   }
 }
 
-TEST(FusedAttention, KernelNamesAreChecked) {
-  EXPECT_EQ(attention_kernel_named("fused"), AttentionKernel::kFused);
-  EXPECT_EQ(attention_kernel_named("dense"), AttentionKernel::kDense);
-  EXPECT_THROW(attention_kernel_named("fast"), UserError);
+// A stop signal cuts an attention short only inside a StopMidComputation (an evaluation): a
+// training step, outside one, always finishes, so that its checkpoint can be written.
+TEST(FusedAttention, AStopSignalEndsAttentionOnlyWhereWorkMayBeCut) {
+  const ModelConfig config = testing::tiny_model_config("entmax15", "asentmax", "nape");
+  torch::manual_seed(3);
+  Attention attention(config);
+  const auto x = torch::randn({3, 40, config.d_model});
+  const auto pos = padded_positions(40);
+  const StopSignals signals;
+  ASSERT_EQ(std::raise(SIGINT), 0);
+  ASSERT_TRUE(stop_signal_received());
+  for (const AttentionKernel kernel : {AttentionKernel::kFused, AttentionKernel::kDense}) {
+    SCOPED_TRACE(name_of(kernel));
+    EXPECT_TRUE(attend(attention, x, pos, kernel).out.defined());
+    const StopMidComputation cut;
+    EXPECT_THROW(attend(attention, x, pos, kernel), StopRequested);
+  }
+}
+
+TEST(FusedAttention, KernelNamesAreReadIntoTheConfig) {
+  EXPECT_EQ(config_from_json(nlohmann::json::parse(R"({"eval": {"attention_kernel": "dense"}})"), "k")
+                .eval.attention_kernel,
+            AttentionKernel::kDense);
+  EXPECT_EQ(Config().eval.attention_kernel, AttentionKernel::kFused);
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"eval": {"attention_kernel": "fast"}})"), "k"),
+               UserError);
 }
 
 }  // namespace

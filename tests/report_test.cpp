@@ -45,6 +45,7 @@ class Report : public ::testing::Test {
                  const std::vector<Point>& points) {
     ResultsFile results;
     results.task = "copy";
+    results.seed = std::stoull(name.substr(name.rfind("seed") + 4));  // "asentmax-seed2": 2
     results.train_len_max = 16;
     results.method = {normalizer, scaling, "nape"};
     for (const Point& p : points) {
@@ -117,19 +118,57 @@ TEST_F(Report, RunsThatDifferBeyondTheirSeedsAreGroupsOfTheirOwn) {
   EXPECT_EQ(runs[0].group.variant, "train.lr=0.001");
   EXPECT_EQ(runs[1].group.variant, "train.lr=0.002");
   const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
-  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.lr=0.001 | 100.0 ± 0.0 (n=2) | 95.0 ± 7.1 (n=2) |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find(
+          "| ASEntmax (entmax15 + asentmax) / nape, train.lr=0.001 | 100.0 ± 0.0 (n=2) | 95.0 ± 7.1 (n=2) |"),
+      std::string::npos)
       << md;
-  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.lr=0.002 | 100.0 ± 0.0 (n=1) | 80.0 ± 0.0 (n=1) |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find(
+          "| ASEntmax (entmax15 + asentmax) / nape, train.lr=0.002 | 100.0 ± 0.0 (n=1) | 80.0 ± 0.0 (n=1) |"),
+      std::string::npos)
       << md;
   EXPECT_NE(md.find("| Softmax (softmax + none) / nape, train.lr=0.001 |"), std::string::npos) << md;
+}
+
+// A copy of a run folder, or one config trained twice, is the same measurement twice: it is left
+// out of the tables and named, not counted as another seed.
+TEST_F(Report, ARepeatOfARunIsNotAnotherSeed) {
+  const auto write_config = [this](const std::string& run, int seed, int threads) {
+    const nlohmann::json config = {{"task", {{"name", "copy"}, {"len_max", 16}, {"seed", 1}}},
+                                   {"train", {{"lr", 0.001}, {"seed", seed}, {"threads", threads}}}};
+    write_file_atomically((dir_ / run / "config.json").string(), config.dump());
+  };
+  write_config("asentmax-seed1", 1, 1);
+  write_config("asentmax-seed2", 2, 1);
+  write_config("asentmax-seed3", 3, 1);
+  write_config("softmax-seed1", 1, 1);  // the same config and seed, another method: not a repeat
+  fs::copy(dir_ / "asentmax-seed1", dir_ / "asentmax-seed1-backup");
+  write_config("asentmax-seed1-backup", 1, 2);  // threads leave the model alone
+  fs::remove(dir_ / "sweep.json");
+  std::vector<std::string> repeats;
+  const auto runs = collect_runs(dir_.string(), false, &repeats);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(repeats, std::vector<std::string>{
+                         "asentmax-seed1-backup (a repeat of asentmax-seed1: same config and seeds)"});
+  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 100.0 ± 0.0 (n=3) |"), std::string::npos)
+      << md;
+}
+
+// A copied run whose config.json says another seed than its results is not another seed.
+TEST_F(Report, AResultsFileOfAnotherSeedThanItsRunIsRefused) {
+  const nlohmann::json config = {{"task", {{"name", "copy"}}}, {"train", {{"seed", 7}}}};
+  write_file_atomically((dir_ / "asentmax-seed1" / "config.json").string(), config.dump());
+  const std::string message = user_error_message([&] { collect_runs(dir_.string()); });
+  EXPECT_NE(message.find("holds results of train.seed=1, but"), std::string::npos) << message;
 }
 
 // A row's method comes from results.json: one that contradicts the run's config.json (a results
 // file copied from another run) is refused, not labelled with the wrong method.
 TEST_F(Report, AResultsFileOfAnotherMethodThanItsRunIsRefused) {
-  const nlohmann::json config = {{"model", {{"attention", {{"normalizer", "softmax"}, {"scaling", "none"}}}}}};
+  const nlohmann::json config = {
+      {"model", {{"attention", {{"normalizer", "softmax"}, {"scaling", "none"}}}}}};
   write_file_atomically((dir_ / "asentmax-seed1" / "config.json").string(), config.dump());
   const std::string message = user_error_message([&] { collect_runs(dir_.string()); });
   EXPECT_NE(message.find("model.attention.normalizer=entmax15"), std::string::npos) << message;
@@ -144,7 +183,8 @@ TEST_F(Report, RunsOnOtherTrainingDataAreAGroupOfTheirOwn) {
   EXPECT_EQ(runs[0].group.variant, "data=generated");
   EXPECT_EQ(runs[2].group.variant, "data=files 0123456789abcdef");
   const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
-  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, data=generated | 100.0 ± 0.0 (n=2) |"), std::string::npos)
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, data=generated | 100.0 ± 0.0 (n=2) |"),
+            std::string::npos)
       << md;
 }
 
@@ -187,9 +227,10 @@ TEST_F(Report, ARunScoredWithTwoCheckpointsIsMarked) {
   ReportOptions options;
   options.gnuplot = "";
   const std::string md = write_report(dir_.string(), options);
-  EXPECT_NE(md.find("Mixed checkpoints: run asentmax-seed2's lengths come from different models (step 200 at 16; "
-                    "step 400 at 64)"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("Mixed checkpoints: run asentmax-seed2's lengths come from different models (step 200 at 16; "
+              "step 400 at 64)"),
+      std::string::npos)
       << md;
 }
 
@@ -220,6 +261,29 @@ TEST_F(Report, RunsScoredWithOtherCheckpointsAreGroupsOfTheirOwn) {
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, checkpoint=step 2 | 100.0 ± 0.0 (n=1) |"),
             std::string::npos)
       << md;
+}
+
+// The sweep's runs without results are named with why, so that a mean is not read as one over
+// every run the sweep asked for.
+TEST_F(Report, NamesTheSweepsRunsThatHaveNoResults) {
+  fs::create_directories(dir_ / "failed");
+  std::ofstream(dir_ / "failed.failure.txt") << "train.lr must be > 0, got 0\nmore detail\n";
+  nlohmann::json manifest = nlohmann::json::parse(read("sweep.json"));
+  manifest["runs"].push_back({{"name", "failed"}, {"overrides", nlohmann::json::object()}});
+  fs::create_directories(dir_ / "training");
+  manifest["runs"].push_back({{"name", "training"}, {"overrides", nlohmann::json::object()}});
+  write_file_atomically((dir_ / "sweep.json").string(), manifest.dump());
+  EXPECT_EQ(runs_left_out(dir_.string()),
+            (std::vector<std::string>{"unfinished (no run folder)",
+                                      "failed (failed: train.lr must be > 0, got 0; see failed.failure.txt)",
+                                      "training (not evaluated: no results.json yet)"}));
+  ReportOptions options;
+  options.gnuplot = "";
+  const std::string md = write_report(dir_.string(), options);
+  EXPECT_NE(md.find("**Not in the tables: 3 run(s): unfinished (no run folder), failed (failed: "),
+            std::string::npos)
+      << md;
+  EXPECT_TRUE(runs_left_out((dir_ / "asentmax-seed1").string()).empty());
 }
 
 TEST_F(Report, WritesMarkdownCsvAndPlots) {

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
@@ -110,11 +110,13 @@ TEST(ResultsFile, AFileThatIsNotOneIsRefusedWithItsName) {
   }
   json = to_json(full_file());
   json["results"]["teacher_forced"]["16"]["exact_match"] = "high";
-  const std::string wrong_type = user_error_message([&] { results_file_from_json(json, "RUN/results.json"); });
+  const std::string wrong_type =
+      user_error_message([&] { results_file_from_json(json, "RUN/results.json"); });
   EXPECT_NE(wrong_type.find("not a lengen results file"), std::string::npos) << wrong_type;
   EXPECT_EQ(wrong_type.find("json.exception"), std::string::npos) << wrong_type;
   // The key and where its entry sits are named.
-  EXPECT_NE(wrong_type.find("(results/teacher_forced/16: exact_match is \"high\", not a number)"), std::string::npos)
+  EXPECT_NE(wrong_type.find("(results/teacher_forced/16: exact_match is \"high\", not a number)"),
+            std::string::npos)
       << wrong_type;
 }
 
@@ -127,20 +129,22 @@ TEST(ResultsFile, NumbersOutsideTheirRangeAreRefused) {
     nlohmann::json json = to_json(full_file());
     json["results"]["teacher_forced"]["16"][key] = value;
     const std::string message = user_error_message([&] { results_file_from_json(json, "RUN/results.json"); });
-    EXPECT_NE(message.find("RUN/results.json: not a lengen results file (results/teacher_forced/16: " + key + " is "),
+    EXPECT_NE(message.find("RUN/results.json: not a lengen results file (results/teacher_forced/16: " + key +
+                           " is "),
               std::string::npos)
         << message;
   }
   // Attention statistics: weights on the target are fractions, key counts never negative.
   const std::vector<std::pair<std::string, nlohmann::json>> attention_cases = {
-      {"/attention_on_target/layers/0/best", 1.5},   {"/attention_on_target/layers/0/mean", -0.1},
+      {"/attention_on_target/layers/0/best", 1.5},    {"/attention_on_target/layers/0/mean", -0.1},
       {"/attention_on_target/layers/0/heads/0", 2.0}, {"/attention_on_target/layers/0/best_head", 7},
       {"/attention/nonzero_per_query", -4.0},         {"/attention/entropy", -1.0}};
   for (const auto& [pointer, value] : attention_cases) {
     nlohmann::json json = to_json(full_file());
     json["results"]["teacher_forced"]["16"][nlohmann::json::json_pointer(pointer)] = value;
-    EXPECT_NE(user_error_message([&] { results_file_from_json(json, "RUN/results.json"); })
-                  .find("RUN/results.json: not a lengen results file"),
+    EXPECT_NE(user_error_message([&] {
+                results_file_from_json(json, "RUN/results.json");
+              }).find("RUN/results.json: not a lengen results file"),
               std::string::npos)
         << pointer;
   }
@@ -150,11 +154,14 @@ TEST(ResultsFile, NumbersOutsideTheirRangeAreRefused) {
 TEST(ResultsFile, AnEntryMustSayTheLengthAndDecodeItIsFiledUnder) {
   nlohmann::json json = to_json(full_file());
   json["results"]["teacher_forced"]["32"] = json["results"]["teacher_forced"]["16"];
-  EXPECT_NE(user_error_message([&] { results_file_from_json(json, "RUN/results.json"); }).find("says length 16"),
-            std::string::npos);
+  EXPECT_NE(
+      user_error_message([&] { results_file_from_json(json, "RUN/results.json"); }).find("says length 16"),
+      std::string::npos);
   json = to_json(full_file());
   json["results"]["greedy"]["16"] = json["results"]["teacher_forced"]["16"];
-  EXPECT_NE(user_error_message([&] { results_file_from_json(json, "RUN/results.json"); }).find("decode teacher_forced"),
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(json, "RUN/results.json");
+            }).find("decode teacher_forced"),
             std::string::npos);
 }
 
@@ -207,7 +214,7 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   evaluation.checkpoint = "/runs/r/checkpoints/step_00000100.pt";
   LengthResult result;
   result.length = 16;
-  result.decode = "teacher_forced";
+  result.decode = DecodeMode::kTeacherForced;
   evaluation.results.push_back(result);
   const nlohmann::json merged = to_json(merge_results(read, config, evaluation));
   EXPECT_EQ(merged["notes"], "seed 3 looked odd");

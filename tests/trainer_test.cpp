@@ -1,5 +1,7 @@
 // Training end to end on tiny configs: the loss falls, the run folder is complete, a
 // resumed run ends bitwise equal to an uninterrupted one, and bad situations are refused.
+#include "lengen/trainer.h"
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -11,7 +13,6 @@
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
-#include "lengen/trainer.h"
 
 namespace fs = std::filesystem;
 
@@ -44,7 +45,6 @@ class TrainerTest : public testing::TempFolderTest {
     result.run_dir = (root_ / name).string();
     return result;
   }
-
 };
 
 std::vector<nlohmann::json> read_log(const std::string& path) {
@@ -94,7 +94,7 @@ TEST_F(TrainerTest, Bfloat16RunLearnsWithFloat32Weights) {
   auto config = tiny_copy_config("entmax15", "asentmax");
   config.train.steps = 100;
   const auto fp32 = train(config, options("fp32"));
-  config.train.dtype = "bfloat16";
+  config.train.dtype = TrainDtype::kBfloat16;
   const auto bf16 = train(config, options("bf16"));
   EXPECT_LT(bf16.final_loss, bf16.first_loss / 2) << bf16.first_loss << " -> " << bf16.final_loss;
   EXPECT_NE(bf16.final_loss, fp32.final_loss);

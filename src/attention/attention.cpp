@@ -9,9 +9,11 @@
 #include "fused_attention.h"
 #include "lengen/attention_choices.h"
 #include "lengen/autocast.h"
+#include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/named_entries.h"
 #include "lengen/precision.h"
+#include "lengen/stop_signals.h"
 
 namespace lengen {
 
@@ -68,18 +70,18 @@ int64_t query_chunk(int64_t configured, int64_t batch, int64_t heads, int64_t ke
   return chunk;
 }
 
-}  // namespace
-
-std::vector<std::string> attention_kernel_names() { return {"fused", "dense"}; }
-
-AttentionKernel attention_kernel_named(const std::string& name) {
-  if (name == "fused") return AttentionKernel::kFused;
-  if (name == "dense") return AttentionKernel::kDense;
-  throw UserError("unknown eval.attention_kernel '" + name + "' (expected fused or dense)");
+// model.attention's rules across keys (config_io.h), checked before any part is built: a model
+// may come from a Config that no file was read into (tests, benchmarks).
+int64_t checked_heads(const ModelConfig& config) {
+  const std::string problem = attention_problem(config.attention, config.heads);
+  if (!problem.empty()) throw UserError(problem);
+  return config.heads;
 }
 
+}  // namespace
+
 AttentionImpl::AttentionImpl(const ModelConfig& config)
-    : heads_(config.heads),
+    : heads_(checked_heads(config)),
       d_head_(config.d_head),
       query_chunk_(config.prefill_chunk),
       positions_(config.attention, config.heads, config.d_head),
@@ -143,6 +145,7 @@ torch::Tensor AttentionImpl::attend_chunks(const torch::Tensor& q, const torch::
   const int64_t chunk = query_chunk(query_chunk_, q.size(0), heads_, k.size(2), length - first);
   std::vector<torch::Tensor> outputs;
   for (int64_t start = first; start < length; start += chunk) {
+    if (stop_requested_here()) throw StopRequested("stopped by a signal in the middle of attention");
     const int64_t size = std::min(chunk, length - start);
     // Keys past the chunk's last query are all in its future (positions increase along T).
     const int64_t visible = cached + start + size;

@@ -16,6 +16,7 @@
 #include "lengen/normalizer_common.h"
 #include "lengen/row_forward.h"
 #include "lengen/row_kernels.h"
+#include "lengen/stop_signals.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // see float8.h
 
@@ -176,6 +177,7 @@ LENGEN_ROW_KERNEL void attend_items(const Layout& in, const FusedAttentionPlan& 
   const int64_t per_block = in.batch * in.heads;
   const int64_t items = per_block * in.blocks;
   for (int64_t i = next++; i < items; i = next++) {
+    if (stop_requested_here()) return;  // fused_attention throws once every thread is back
     const int64_t block = in.blocks - 1 - i / per_block;
     const int64_t h = i % in.heads;
     const int64_t b = (i / in.heads) % in.batch;
@@ -259,6 +261,7 @@ torch::Tensor fused_attention(const torch::Tensor& q_in, const torch::Tensor& k_
   std::atomic<int64_t> next{0};
   at::parallel_for(0, std::min<int64_t>(at::get_num_threads(), items), 1,
                    [&](int64_t, int64_t) { attend_items(in, plan, next, item_stats.data()); });
+  if (stop_requested_here()) throw StopRequested("stopped by a signal in the middle of attention");
 
   if (stats != nullptr) {
     // Summed in item order: the same sums for every thread count.

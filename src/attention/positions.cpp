@@ -6,20 +6,21 @@
 #include <cmath>
 
 #include "lengen/attention_choices.h"
-#include "lengen/config_io.h"
 #include "lengen/errors.h"
 
 namespace lengen {
 
-std::vector<double> alibi_slopes(int64_t count, const std::string& kind) {
-  const std::vector<std::string> kinds = alibi_slope_names();
-  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
-    throw UserError(unknown_name_message("alibi_slopes", kind, kinds));
-  }
+std::vector<double> alibi_slopes(int64_t count, AlibiSlopes kind) {
   std::vector<double> slopes;
   for (int64_t h = 0; h < count; ++h) {
-    slopes.push_back(kind == "linear" ? 1.0 / static_cast<double>(h + 1)
-                                      : std::ldexp(1.0, -static_cast<int>(h)));
+    switch (kind) {
+      case AlibiSlopes::kLinear:
+        slopes.push_back(1.0 / static_cast<double>(h + 1));
+        break;
+      case AlibiSlopes::kExp:
+        slopes.push_back(std::ldexp(1.0, -static_cast<int>(h)));
+        break;
+    }
   }
   return slopes;
 }
@@ -29,8 +30,6 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
       d_head_(d_head),
       rope_base_(config.rope_base),
       slopes_(heads, 0.0) {
-  const std::string problem = attention_problem(config, heads);
-  if (!problem.empty()) throw UserError(problem);
   // One case per kind of position_choices(): the compiler names a kind without one (-Wswitch).
   switch (kind_) {
     case PositionKind::kNope:
@@ -43,6 +42,8 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
       break;
     case PositionKind::kNape: {
       const int64_t alibi_heads = config.alibi_heads < 0 ? heads / 2 : config.alibi_heads;
+      // attention_problem() (config_io.h) refuses this for a config; here it guards the copy below.
+      TORCH_CHECK(alibi_heads <= heads, "nape: ", alibi_heads, " ALiBi heads of ", heads);
       auto alibi = alibi_slopes(alibi_heads, config.alibi_slopes);
       std::copy(alibi.begin(), alibi.end(), slopes_.begin());
       first_scaled_head_ = alibi_heads;
@@ -54,8 +55,8 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
 
 namespace {
 
-// Whether the kind rotates q and k, and whether it adds a per-head distance bias: one case per
-// kind, so that the compiler names a new kind here too (-Wswitch).
+// Whether the kind rotates q and k: one case per kind, so that the compiler names a new kind
+// here too (-Wswitch).
 bool rotates(PositionKind kind) {
   switch (kind) {
     case PositionKind::kRope:
@@ -63,18 +64,6 @@ bool rotates(PositionKind kind) {
     case PositionKind::kNope:
     case PositionKind::kAlibi:
     case PositionKind::kNape:
-      return false;
-  }
-  return false;
-}
-
-bool has_slopes(PositionKind kind) {
-  switch (kind) {
-    case PositionKind::kAlibi:
-    case PositionKind::kNape:
-      return true;
-    case PositionKind::kNope:
-    case PositionKind::kRope:
       return false;
   }
   return false;
@@ -100,10 +89,19 @@ torch::Tensor PositionEncoding::rotate(const torch::Tensor& x, const torch::Tens
 
 torch::Tensor PositionEncoding::bias(const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                                      torch::ScalarType dtype) const {
-  if (!has_slopes(kind_)) return {};
-  auto distance = (query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2)).to(dtype);  // [B, Tq, Tk]
-  auto slopes = slope_tensor_.to(distance.device(), dtype).view({1, -1, 1, 1});
-  return -slopes * distance.unsqueeze(1);
+  // One case per kind, so that the compiler names a new kind here too (-Wswitch).
+  switch (kind_) {
+    case PositionKind::kNope:
+    case PositionKind::kRope:
+      return {};
+    case PositionKind::kAlibi:
+    case PositionKind::kNape: {
+      auto distance = (query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2)).to(dtype);  // [B, Tq, Tk]
+      auto slopes = slope_tensor_.to(distance.device(), dtype).view({1, -1, 1, 1});
+      return -slopes * distance.unsqueeze(1);
+    }
+  }
+  return {};
 }
 
 }  // namespace lengen

@@ -1,6 +1,7 @@
 #include "lengen/json_file.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -77,13 +78,15 @@ Json parse_checked(const std::string& text, const std::string& source, const std
   // The JSON reader takes a NUL for the end of its input: what follows one would be ignored.
   const size_t nul = text.find('\0');
   if (nul != std::string::npos) {
-    throw UserError(source + ":" + text_position(text, nul + 1) + ": invalid JSON: a NUL byte (JSON is text)");
+    throw UserError(source + ":" + text_position(text, nul + 1) +
+                    ": invalid JSON: a NUL byte (JSON is text)");
   }
   try {
     return Json::parse(text, ParseChecks<Json>(source, key_noun), /*allow_exceptions=*/true,
                        /*ignore_comments=*/true);
   } catch (const nlohmann::json::parse_error& error) {
-    throw UserError(source + ":" + text_position(text, error.byte) + ": invalid JSON: " + parse_error_reason(error));
+    throw UserError(source + ":" + text_position(text, error.byte) +
+                    ": invalid JSON: " + parse_error_reason(error));
   } catch (const nlohmann::json::out_of_range& error) {
     // A number beyond double's range (1e400): nlohmann names the number but not its place.
     const std::string message = error.what();
@@ -95,7 +98,8 @@ Json parse_checked(const std::string& text, const std::string& source, const std
 
 }  // namespace
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& source, const std::string& key_noun) {
+nlohmann::json parse_json_text(const std::string& text, const std::string& source,
+                               const std::string& key_noun) {
   return parse_checked<nlohmann::json>(text, source, key_noun);
 }
 
@@ -108,6 +112,16 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) throw UserError(path + ": no such " + what);
   if (std::filesystem::is_directory(path, error)) throw UserError(path + ": is a directory, not a " + what);
+  // A FIFO would block until some writer came and a device (/dev/zero) never ends: only a regular
+  // file (or a link to one) is read, and only one of a size a JSON file of lengen's can have.
+  if (!std::filesystem::is_regular_file(path, error)) {
+    throw UserError(path + ": not a regular file (a FIFO, device or socket), not a " + what);
+  }
+  constexpr std::uintmax_t kLargest = std::uintmax_t{1} << 30;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (!error && size > kLargest) {
+    throw UserError(path + ": larger than 1 GiB, which no " + what + " of lengen's is");
+  }
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();

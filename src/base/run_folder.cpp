@@ -110,8 +110,15 @@ void RunFolder::prune_checkpoints(int64_t keep) const {
 bool RunFolder::has_content() const {
   std::error_code error;
   if (!fs::is_directory(path_, error)) return fs::exists(path_, error);
+  // lengen's lock and an empty checkpoints/ are what a start that failed before its marker (a
+  // full disk) leaves: nothing of anyone's, so the folder may be started again.
   for (const auto& entry : fs::directory_iterator(path_)) {
-    if (entry.path().filename() != RunLock::kFileName) return true;
+    if (entry.path().filename() == RunLock::kFileName) continue;
+    if (entry.path().filename() == "checkpoints" && fs::is_directory(entry.path(), error) &&
+        !fs::is_symlink(entry.path(), error) && fs::is_empty(entry.path(), error)) {
+      continue;
+    }
+    return true;
   }
   return false;
 }
@@ -147,6 +154,8 @@ void RunFolder::mark(bool fresh) const {
 }
 
 std::string RunFolder::run_id() const {
+  std::error_code error;
+  if (!fs::is_regular_file(marker_path(), error)) return "";  // a FIFO would block the read
   std::ifstream in(marker_path());
   for (std::string line; std::getline(in, line);) {
     if (line.rfind(kRunIdPrefix, 0) == 0) return line.substr(std::string(kRunIdPrefix).size());

@@ -9,6 +9,7 @@ namespace {
 // Lock-free atomics: the only state a signal handler may touch.
 std::atomic<bool> stop_requested{false};
 std::atomic<int> untaken_signal{0};
+std::atomic<bool> stop_mid_computation{false};
 
 extern "C" void request_stop(int signal) {
   stop_requested = true;
@@ -36,5 +37,11 @@ StopSignals::~StopSignals() {
 bool stop_signal_received() { return stop_requested; }
 
 int take_stop_signal() { return untaken_signal.exchange(0); }
+
+StopMidComputation::StopMidComputation() : previous_(stop_mid_computation.exchange(true)) {}
+
+StopMidComputation::~StopMidComputation() { stop_mid_computation = previous_; }
+
+bool stop_requested_here() { return stop_mid_computation && stop_requested; }
 
 }  // namespace lengen

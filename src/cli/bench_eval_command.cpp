@@ -144,7 +144,7 @@ struct Timing {
 Timing time_evaluation(BenchModel& bench, const std::vector<Sample>& samples, int64_t length,
                        AttentionKernel kernel, bool single_threaded) {
   EvalConfig eval = bench.config.eval;
-  eval.decode = kTeacherForced;
+  eval.decode = DecodeMode::kTeacherForced;
   eval.batch_size = 1;
   eval.attention_stats = true;
   bench.model->set_attention_kernel(kernel);
@@ -282,8 +282,8 @@ void add_bench_eval_command(CLI::App& bench) {
   auto options = std::make_shared<EvalBenchOptions>();
   auto* eval = bench.add_subcommand(
       "eval", "Seconds per evaluated sample at long lengths: fused vs dense attention, vs a FLOP floor");
-  add_count_list_option(eval, "--lengths", options->lengths, "task lengths to evaluate (default 1024,4096,16384)",
-                        count_up_to(kMaxLength));
+  add_count_list_option(eval, "--lengths", options->lengths,
+                        "task lengths to evaluate (default 1024,4096,16384)", count_up_to(kMaxLength));
   eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
       ->capture_default_str()
       ->check(count_up_to(kMaxSamples));

@@ -81,8 +81,8 @@ Contender make_contender(const Method& method, const StepBenchOptions& options, 
   torch::manual_seed(0);
   Contender contender{method, Decoder(config, kVocab), nullptr, {}};
   contender.model->to(device);
-  contender.optimizer = std::make_unique<torch::optim::AdamW>(contender.model->parameters(),
-                                                              torch::optim::AdamWOptions(1e-3).weight_decay(0.0));
+  contender.optimizer = std::make_unique<torch::optim::AdamW>(
+      contender.model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(0.0));
   return contender;
 }
 
@@ -139,12 +139,14 @@ void run_step_bench(const StepBenchOptions& options) {
   nlohmann::json results = nlohmann::json::array();
   if (!options.json) {
     std::printf(
-        "training step (forward, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, batch %lld, "
+        "training step (forward, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, batch "
+        "%lld, "
         "length %lld, %s, %s %s, %d thread(s), median of %d, %s; ratio = time / softmax time\n",
         static_cast<long long>(options.layers), static_cast<long long>(options.d_model),
         static_cast<long long>(options.heads), static_cast<long long>(options.d_head),
-        static_cast<long long>(options.batch), static_cast<long long>(options.length), options.positions.c_str(),
-        options.device.c_str(), options.dtype.c_str(), options.threads, options.repeats, single ? "thread CPU time" : "wall time");
+        static_cast<long long>(options.batch), static_cast<long long>(options.length),
+        options.positions.c_str(), options.device.c_str(), options.dtype.c_str(), options.threads,
+        options.repeats, single ? "thread CPU time" : "wall time");
     std::printf("%-12s %10s %12s %8s\n", "method", "ms/step", "tokens/s", "ratio");
   }
   for (const auto& contender : contenders) {
@@ -161,8 +163,8 @@ void run_step_bench(const StepBenchOptions& options) {
                          {"tokens_per_s", tokens_per_second},
                          {"ratio", seconds / baseline}});
     } else {
-      std::printf("%-12s %10.2f %12.0f %8.2f\n", contender.method.name.c_str(), seconds * 1e3, tokens_per_second,
-                  seconds / baseline);
+      std::printf("%-12s %10.2f %12.0f %8.2f\n", contender.method.name.c_str(), seconds * 1e3,
+                  tokens_per_second, seconds / baseline);
     }
   }
   if (options.json) std::cout << results.dump(2) << "\n";
@@ -172,12 +174,23 @@ void run_step_bench(const StepBenchOptions& options) {
 
 void add_bench_step_command(CLI::App& bench) {
   auto options = std::make_shared<StepBenchOptions>();
-  auto* step = bench.add_subcommand("step", "Time of one training step per attention method, relative to softmax");
-  step->add_option("--layers", options->layers, "decoder blocks")->capture_default_str()->check(positive_count());
-  step->add_option("--d-model", options->d_model, "model width")->capture_default_str()->check(positive_count());
-  step->add_option("--heads", options->heads, "attention heads")->capture_default_str()->check(positive_count());
-  step->add_option("--d-head", options->d_head, "head size")->capture_default_str()->check(positive_count());
-  step->add_option("--batch", options->batch, "sequences per step")->capture_default_str()->check(positive_count());
+  auto* step =
+      bench.add_subcommand("step", "Time of one training step per attention method, relative to softmax");
+  step->add_option("--layers", options->layers, "decoder blocks")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxModelPart));
+  step->add_option("--d-model", options->d_model, "model width")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxModelPart));
+  step->add_option("--heads", options->heads, "attention heads")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxModelPart));
+  step->add_option("--d-head", options->d_head, "head size")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxModelPart));
+  step->add_option("--batch", options->batch, "sequences per step")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxModelPart));
   step->add_option("--length", options->length, "tokens per sequence")
       ->capture_default_str()
       ->check(count_up_to(kMaxLength));
@@ -189,7 +202,7 @@ void add_bench_step_command(CLI::App& bench) {
       ->check(CLI::IsMember({"cpu", "cuda"}));
   step->add_option("--dtype", options->dtype, "bfloat16: matrix products in bf16 (autocast), as train.dtype")
       ->capture_default_str()
-      ->check(CLI::IsMember({"float32", "bfloat16"}));
+      ->check(CLI::IsMember(names_of<TrainDtype>()));
   step->add_option("--threads", options->threads, "intra-op threads")
       ->capture_default_str()
       ->check(count_up_to(kMaxBenchThreads));

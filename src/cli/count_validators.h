@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -60,6 +60,8 @@ constexpr long long kMaxBenchThreads = 1024;
 constexpr long long kMaxLength = 1 << 20;
 constexpr long long kMaxSamples = 1 << 20;
 constexpr long long kMaxBenchRepeats = 1000;
+// A width or count of a benchmarked model's parts: the bound of model.* in the config.
+constexpr long long kMaxModelPart = 1 << 16;
 
 // 0, 1, ...
 inline CLI::Validator non_negative_count() {
@@ -73,8 +75,8 @@ inline CLI::Validator seed_value() {
         errno = 0;
         char* end = nullptr;
         std::strtoull(text.c_str(), &end, 10);
-        const bool whole = !text.empty() && text.front() != '-' && text.front() != '+' && text.front() != ' ' &&
-                           end == text.c_str() + text.size() && errno == 0;
+        const bool whole = !text.empty() && text.front() != '-' && text.front() != '+' &&
+                           text.front() != ' ' && end == text.c_str() + text.size() && errno == 0;
         return whole ? "" : "'" + text + "' is not a whole number from 0 to 18446744073709551615";
       },
       "SEED");
@@ -121,14 +123,16 @@ inline CLI::Validator list_of(const CLI::Validator& item_check) {
 
 // `--NAME 64,128,256` into `target`, each item checked by `item_check` (a whole-number check
 // above) and none of them empty. Given once: the list is one value.
-inline CLI::Option* add_count_list_option(CLI::App* command, const std::string& name, std::vector<int64_t>& target,
-                                          const std::string& help, const CLI::Validator& item_check) {
+inline CLI::Option* add_count_list_option(CLI::App* command, const std::string& name,
+                                          std::vector<int64_t>& target, const std::string& help,
+                                          const CLI::Validator& item_check) {
   return command
       ->add_option_function<std::string>(
           name,
           [&target](const std::string& text) {
             target.clear();
-            for (const std::string& item : comma_items(text)) target.push_back(std::strtoll(item.c_str(), nullptr, 10));
+            for (const std::string& item : comma_items(text))
+              target.push_back(std::strtoll(item.c_str(), nullptr, 10));
           },
           help)
       ->check(list_of(item_check));

@@ -17,6 +17,7 @@
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/output_files.h"
+#include "lengen/stop_signals.h"
 #include "lengen/task.h"
 #include "lengen/task_files.h"
 #include "lengen/training_data.h"
@@ -165,7 +166,10 @@ void run_data(const DataOptions& options) {
   std::vector<std::string> names;
   if (options.train > 0) names = {"train.src", "train.trg"};
   for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
-    const std::string stem = fs::path(eval_split_stem(options.out, static_cast<int64_t>(i), options.eval_lengths[i])).filename().string();
+    const std::string stem =
+        fs::path(eval_split_stem(options.out, static_cast<int64_t>(i), options.eval_lengths[i]))
+            .filename()
+            .string();
     names.push_back(stem + ".src");
     names.push_back(stem + ".trg");
   }
@@ -175,7 +179,8 @@ void run_data(const DataOptions& options) {
       const std::string stem = fs::path(split.stem).filename().string();
       for (const std::string& name : {stem + ".src", stem + ".trg"}) {
         if (!listed_output_file(options.out, name)) {
-          throw UserError((fs::path(options.out) / name).string() + " exists and lengen did not write it (it is not listed in " +
+          throw UserError((fs::path(options.out) / name).string() +
+                          " exists and lengen did not write it (it is not listed in " +
                           (fs::path(options.out) / kOutputListName).string() +
                           "); --force replaces only lengen's own files: move it or choose another --out");
         }
@@ -186,6 +191,15 @@ void run_data(const DataOptions& options) {
   claim_output_files(options.out, names);
   for (const std::string& name : old_splits) fs::remove(fs::path(options.out) / name);
 
+  // Ctrl-C or SIGTERM ends the split being written without its .part files (the writer removes
+  // them); the splits already written are whole and stay.
+  const StopSignals stop_signals;
+  const auto stop_if_asked = [&] {
+    if (stop_signal_received()) {
+      throw StopRequested("lengen data stopped; the split it was writing is removed, the finished ones in " +
+                          options.out + " are whole");
+    }
+  };
   const auto start = Clock::now();
   const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
   Progress progress(options.progress || (isatty(fileno(stderr)) && total >= kAutoProgressSamples), total);
@@ -199,7 +213,10 @@ void run_data(const DataOptions& options) {
     Rng rng(derive_seed(options.seed, kTrainStream));
     for (int64_t i = 0; i < options.train; ++i) {
       writer.write(split->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
-      if ((++done & 1023) == 0) progress.update("train", done);
+      if ((++done & 1023) == 0) {
+        stop_if_asked();
+        progress.update("train", done);
+      }
     }
     writer.commit();
     std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."
@@ -218,6 +235,7 @@ void run_data(const DataOptions& options) {
     const std::string label = "length " + std::to_string(length);
     for (int64_t k = 0; k < options.eval_size; ++k) {
       Rng rng(derive_seed(sample_seed, static_cast<uint64_t>(k)));
+      stop_if_asked();
       writer.write(split->sample(rng, length));
       progress.update(label, ++done);
     }
@@ -245,16 +263,20 @@ void add_data_command(CLI::App& app) {
   cmd->add_option("--train", options->train, "number of training samples")
       ->capture_default_str()
       ->check(non_negative_count());
-  cmd->add_option("--len-min", options->len_min, "shortest training source length")->check(count_up_to(kMaxLength));
-  cmd->add_option("--len-max", options->len_max, "longest training source length")->check(count_up_to(kMaxLength));
-  add_count_list_option(cmd, "--eval-lengths", options->eval_lengths, "evaluation source lengths, e.g. 64,128,256",
-                        count_up_to(kMaxLength));
+  cmd->add_option("--len-min", options->len_min, "shortest training source length")
+      ->check(count_up_to(kMaxLength));
+  cmd->add_option("--len-max", options->len_max, "longest training source length")
+      ->check(count_up_to(kMaxLength));
+  add_count_list_option(cmd, "--eval-lengths", options->eval_lengths,
+                        "evaluation source lengths, e.g. 64,128,256", count_up_to(kMaxLength));
   cmd->add_option("--eval-size", options->eval_size, "samples per evaluation length")
       ->capture_default_str()
       ->check(count_up_to(kMaxSamples));
   cmd->add_flag("--progress", options->progress,
                 "show progress on stderr (automatic on a terminal for large N)");
-  cmd->add_flag("--force", options->force, "replace data files lengen wrote in --out (its old test_* splits are removed); files of others stop the command");
+  cmd->add_flag("--force", options->force,
+                "replace data files lengen wrote in --out (its old test_* splits are removed); files of "
+                "others stop the command");
   cmd->callback([options] { run_data(*options); });
 }
 

@@ -44,7 +44,8 @@ void check_evaluation_override(const std::string& assignment) {
   for (const std::string& allowed : kKeysAnEvaluationMayChange) {
     if (key == allowed || key.rfind(allowed + ".", 0) == 0) return;
   }
-  throw UserError("--set " + key + ": lengen eval changes only eval.*, train.threads, train.device and "
+  throw UserError("--set " + key +
+                  ": lengen eval changes only eval.*, train.threads, train.device and "
                   "model.prefill_chunk; the rest is the run's own (its config.json)");
 }
 
@@ -86,10 +87,12 @@ void run_eval(const EvalArgs& args) {
   // The command-line options are overrides of eval.* like any other, so they are checked the
   // same way: --samples 0 is refused as eval.samples=0 would be.
   std::vector<std::string> overrides = args.overrides;
-  if (args.checkpoint_option->count() > 0 && args.checkpoint.empty()) throw UserError("--checkpoint is empty");
+  if (args.checkpoint_option->count() > 0 && args.checkpoint.empty())
+    throw UserError("--checkpoint is empty");
   // A data folder's splits name their own lengths; a list beside them would be silently ignored.
   if (args.data_option->count() > 0 && args.lengths_option->count() > 0) {
-    throw UserError("--lengths with --data: the lengths are those of the test_{i}_{L} files in " + args.data_dir);
+    throw UserError("--lengths with --data: the lengths are those of the test_{i}_{L} files in " +
+                    args.data_dir);
   }
   for (const OptionOverride& item : option_overrides(args)) {
     if (item.option->count() == 0) continue;
@@ -97,16 +100,17 @@ void run_eval(const EvalArgs& args) {
     overrides.push_back(item.key + "=" + item.value);
   }
   // --samples means every length, the long ones included.
-  if (args.samples_option->count() > 0) overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
+  if (args.samples_option->count() > 0)
+    overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
   const Config config = load_config_naming_options(RunFolder(args.run_dir).config_path(), overrides, args);
   // After loading, so that an unknown key gets the loader's message with its suggestion.
   for (const std::string& assignment : args.overrides) check_evaluation_override(assignment);
   // eval.checkpoint names last or best; --checkpoint may also be a path.
-  const std::string checkpoint = args.checkpoint.empty() ? config.eval.checkpoint : args.checkpoint;
+  const std::string checkpoint = args.checkpoint.empty() ? name_of(config.eval.checkpoint) : args.checkpoint;
   const StopSignals stop_signals;  // Ctrl-C ends the evaluation between batches, results.json untouched
   const RunEvaluation evaluation = evaluate_run(config, args.run_dir, checkpoint, args.data_dir);
   std::cout << "# " << args.run_dir << " @ " << evaluation.checkpoint << " (step " << evaluation.step << "), "
-            << config.eval.decode << "\n"
+            << name_of(config.eval.decode) << "\n"
             << results_table(evaluation.results, config.task.len_max);
 }
 
@@ -122,19 +126,23 @@ void add_eval_command(CLI::App& app) {
                                             "last, best or a checkpoint path (default: eval.checkpoint)");
   args->lengths_option =
       cmd->add_option("--lengths", args->lengths, "Source lengths, e.g. 64,128,256 (default: eval.lengths)");
-  args->samples_option = cmd->add_option("--samples", args->samples, "Samples at every length (default: eval.samples, and eval.long_samples from eval.long_from on)");
+  args->samples_option = cmd->add_option(
+      "--samples", args->samples,
+      "Samples at every length (default: eval.samples, and eval.long_samples from eval.long_from on)");
   args->batch_size_option =
       cmd->add_option("--batch-size", args->batch_size, "Samples per batch (default: eval.batch_size)");
-  args->threads_option = cmd->add_option("--threads", args->threads,
-                                         "Threads (default: train.threads); results are the same for every count");
-  args->decode_option = cmd->add_option("--decode", args->decode, "teacher_forced or greedy (default: eval.decode)");
+  args->threads_option = cmd->add_option(
+      "--threads", args->threads, "Threads (default: train.threads); results are the same for every count");
+  args->decode_option =
+      cmd->add_option("--decode", args->decode, "teacher_forced or greedy (default: eval.decode)");
   args->data_option =
       cmd->add_option("--data", args->data_dir,
                       "Evaluate on DIR/test_{i}_{L}.src/.trg instead of generated data (at their lengths)")
           ->check(CLI::ExistingDirectory);
-  cmd->add_option("--set", args->overrides,
-                  "Override an eval.* key, train.threads, train.device or model.prefill_chunk: key.path=value "
-                  "(repeatable)");
+  cmd->add_option(
+      "--set", args->overrides,
+      "Override an eval.* key, train.threads, train.device or model.prefill_chunk: key.path=value "
+      "(repeatable)");
   cmd->callback([args] { run_eval(*args); });
 }
 

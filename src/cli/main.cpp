@@ -1,8 +1,10 @@
 // The `lengen` command: one subcommand per job. User errors end with one line and exit 2.
 #include <c10/util/Exception.h>
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "lengen/errors.h"
 #include "lengen/stop_signals.h"
 #include "lengen/trainer.h"
+#include "lengen/utf8.h"
 #include "parse_error_line.h"
 
 int main(int argc, char** argv) {
@@ -37,6 +40,31 @@ int main(int argc, char** argv) {
   lengen::cli::add_attention_command(app);
   lengen::cli::add_launch_command(app);
   lengen::cli::refuse_empty_values(app);
+  // Paths and settings end up in JSON files (config.json, results.json, sweep.json), which hold
+  // UTF-8 only: an argument that is not UTF-8 is refused before anything is written.
+  for (int i = 1; i < argc; ++i) {
+    if (lengen::is_utf8(argv[i])) continue;
+    std::string shown;
+    for (const unsigned char byte : std::string(argv[i])) {
+      shown += byte < 0x80 ? std::string(1, static_cast<char>(byte)) : fmt::format("\\x{:02x}", byte);
+    }
+    std::cerr
+        << "lengen: error: argument " << i << " '" << lengen::printable(shown)
+        << "' is not UTF-8 text; lengen records paths and settings in JSON files, which hold UTF-8 only "
+           "(rename the file or folder)\n";
+    return lengen::kUserErrorExitCode;
+  }
+  // Run folders are recorded by their absolute paths, which hold the working folder's.
+  const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const char* arg) {
+    return std::string(arg) == "--help" || std::string(arg) == "-h" || std::string(arg) == "--version";
+  });
+  std::error_code no_cwd;
+  const std::string cwd = std::filesystem::current_path(no_cwd).string();
+  if (argc > 1 && !asks_for_help && !lengen::is_utf8(cwd)) {
+    std::cerr << "lengen: error: the working folder's path is not UTF-8 text; lengen records paths in JSON "
+                 "files, which hold UTF-8 only (run it from another folder, or rename this one)\n";
+    return lengen::kUserErrorExitCode;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

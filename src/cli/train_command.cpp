@@ -70,7 +70,7 @@ void run_train(const TrainArgs& args) {
   // A finished run is evaluated at once; results.json also marks it finished for sweeps.
   const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
   const RunEvaluation evaluation =
-      evaluate_run(config, args.out, config.eval.checkpoint, data_has_tests ? args.data_dir : "");
+      evaluate_run(config, args.out, name_of(config.eval.checkpoint), data_has_tests ? args.data_dir : "");
   std::cout << results_table(evaluation.results, config.task.len_max);
 }
 

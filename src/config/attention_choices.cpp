@@ -62,7 +62,6 @@ const std::vector<PositionChoice>& position_choices() {
 std::vector<std::string> normalizer_names() { return entry_names(normalizer_choices()); }
 std::vector<std::string> scaling_names() { return entry_names(scaling_choices()); }
 std::vector<std::string> position_names() { return entry_names(position_choices()); }
-std::vector<std::string> alibi_slope_names() { return {"linear", "exp"}; }
 
 std::vector<std::string> normalizers_reading(const std::string& parameter) {
   return names_reading(normalizer_choices(), parameter);

@@ -19,7 +19,7 @@ constexpr ValueType value_type_of() {
   if constexpr (std::is_same_v<T, uint64_t>) return ValueType::kUnsigned;
   if constexpr (std::is_same_v<T, double>) return ValueType::kNumber;
   if constexpr (std::is_same_v<T, bool>) return ValueType::kBoolean;
-  if constexpr (std::is_same_v<T, std::string>) return ValueType::kString;
+  if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T>) return ValueType::kString;
   if constexpr (std::is_same_v<T, std::vector<int64_t>>) return ValueType::kIntegerList;
   if constexpr (std::is_same_v<T, TaskParams>) return ValueType::kNumberMap;
 }
@@ -30,6 +30,8 @@ T from_json(const json& value) {
     return *json_integer(value);
   } else if constexpr (std::is_same_v<T, uint64_t>) {
     return *json_unsigned(value);
+  } else if constexpr (std::is_enum_v<T>) {
+    return *value_named<T>(value.get<std::string>());  // value_problem() has checked the name
   } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
     std::vector<int64_t> list;
     for (const auto& element : value) list.push_back(*json_integer(element));
@@ -39,16 +41,27 @@ T from_json(const json& value) {
   }
 }
 
+template <typename T>
+json to_json(const T& value) {
+  if constexpr (std::is_enum_v<T>) {
+    return name_of(value);
+  } else {
+    return value;
+  }
+}
+
+// A key of an enum type takes the names of its values (named_values.h) as its choices.
 template <typename Access>
 ConfigField field(const char* key, Access access, const std::string& meaning, Bounds bounds = {},
                   std::vector<std::string> choices = {}) {
   using T = std::decay_t<decltype(access(std::declval<Config&>()))>;
+  if constexpr (std::is_enum_v<T>) choices = names_of<T>();
   return {key,
           value_type_of<T>(),
           meaning,
           bounds,
           std::move(choices),
-          [access](const Config& config) { return json(access(config)); },
+          [access](const Config& config) { return to_json(access(config)); },
           [access](Config& config, const json& value) { access(config) = from_json<T>(value); }};
 }
 
@@ -118,8 +131,11 @@ const std::vector<ConfigField>& config_fields() {
             at_least(1)),
 
       axis_field(KEY(model.attention.normalizer), "maps attention scores to weights", normalizer_choices()),
+      // Past 4 the weights [(alpha-1) z - tau]^(1/(alpha-1)) are a near-hard choice whose float
+      // weights and gradients degenerate (all-zero rows at 1e30, a non-finite loss from 64 on).
       parameter_field(KEY(model.attention.alpha), normalizer_choices(),
-                      "the fixed alpha, or the initial alpha when learned", at_least(1)),
+                      "the fixed alpha, or the initial alpha when learned (1 = softmax, 2 = sparsemax)",
+                      closed(1, 4)),
       parameter_field(KEY(model.attention.learn_alpha), normalizer_choices(),
                       "learn one alpha per head (Correia et al. 2019)"),
       parameter_field(KEY(model.attention.topk), normalizer_choices(), "keys kept per query", at_least(1)),
@@ -137,24 +153,26 @@ const std::vector<ConfigField>& config_fields() {
       parameter_field(KEY(model.attention.alibi_heads), position_choices(),
                       "number of ALiBi heads (-1 = heads / 2)", at_least(-1)),
       parameter_field(KEY(model.attention.alibi_slopes), position_choices(),
-                      "ALiBi slopes, linear 1/(h+1) or exp 2^-h", {}, alibi_slope_names()),
+                      "ALiBi slopes, linear 1/(h+1) or exp 2^-h"),
 
       field(KEY(train.steps), "optimizer steps; checkpoint names hold 8 digits", closed(1, kMaxSteps)),
       field(KEY(train.batch_size), "sequences per step", closed(1, kMaxCount)),
       field(KEY(train.lr), "peak learning rate (AdamW)", above(0)),
       field(KEY(train.warmup), "steps of linear warmup; at most train.steps", at_least(0)),
-      field(KEY(train.schedule), "learning rate decay after warmup", {}, {"cosine", "linear", "constant"}),
+      field(KEY(train.schedule), "learning rate decay after warmup"),
       field(KEY(train.min_lr_ratio), "final lr = lr * min_lr_ratio", closed(0, 1)),
       field(KEY(train.beta1), "AdamW beta1", half_open(0, 1)),
       field(KEY(train.beta2), "AdamW beta2", half_open(0, 1)),
       field(KEY(train.weight_decay), "AdamW decoupled weight decay", at_least(0)),
       field(KEY(train.grad_clip), "largest global gradient norm; 0 disables clipping", at_least(0)),
-      field(KEY(train.seed), "fixes the model init and the batch order"),
-      field(KEY(train.device), "where to run; auto = cuda when available", {}, {"cpu", "cuda", "auto"}),
+      // LibTorch's generator keeps the low 32 bits of a seed: a larger one would give the model of
+      // a smaller seed under another name (2^32 + 1 is seed 1), counted as another seed.
+      field(KEY(train.seed), "fixes the model init and the batch order; LibTorch's generator takes 32 bits",
+            closed(0, 4294967295.0)),
+      field(KEY(train.device), "where to run; auto = cuda when available"),
       field(KEY(train.dtype),
             "bfloat16: the training forward's matrix products in bf16 (autocast); weights, optimizer state, "
-            "attention scores and evaluation stay float32",
-            {}, {"float32", "bfloat16"}),
+            "attention scores and evaluation stay float32"),
       field(KEY(train.threads), "LibTorch intra-op threads", closed(1, kMaxThreads)),
       field(KEY(train.log_every), "steps between log lines", at_least(1)),
       field(KEY(train.eval_every), "steps between in-distribution validations", at_least(1)),
@@ -175,17 +193,14 @@ const std::vector<ConfigField>& config_fields() {
             "most tokens (sequences x their length) in one evaluation batch: longer sequences take fewer per "
             "batch, at least one, which bounds evaluation's memory at long lengths",
             at_least(1)),
-      field(KEY(eval.decode), "teacher_forced: exact match in one pass; greedy: decode until EOS", {},
-            {"teacher_forced", "greedy"}),
+      field(KEY(eval.decode), "teacher_forced: exact match in one pass; greedy: decode until EOS"),
       field(KEY(eval.decode_cap), "greedy: cap on the total length, as a multiple of the source length",
             above(0)),
-      field(KEY(eval.checkpoint), "which checkpoint to evaluate; best = best in-distribution validation", {},
-            {"last", "best"}),
+      field(KEY(eval.checkpoint), "which checkpoint to evaluate; best = best in-distribution validation"),
       field(KEY(eval.attention_stats), "also record attention statistics per length"),
       field(KEY(eval.attention_kernel),
             "attention without grad on the CPU (evaluation, validation, decoding): fused computes each block "
-            "of queries in a per-thread buffer, dense materializes each chunk's scores (the reference)",
-            {}, {"fused", "dense"}),
+            "of queries in a per-thread buffer, dense materializes each chunk's scores (the reference)"),
       field(KEY(eval.attention_on_target_samples),
             "samples per length whose attention on the answering keys is measured, each by one more forward "
             "pass; 0 = none",

@@ -105,15 +105,12 @@ int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& s
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
                               const EvalConfig& eval, const std::function<void(int64_t)>& after_batch,
                               AttentionOnTargetMeter* target_meter) {
-  if (eval.decode != kTeacherForced && eval.decode != kGreedy) {
-    throw UserError("unknown eval.decode '" + eval.decode + "' (expected teacher_forced or greedy)");
-  }
   torch::NoGradGuard no_grad;
   model->eval();
   const auto device = model->parameters().front().device();
   // Labels predicted in place are read off one pass over the source: nothing is generated, so
   // greedy decoding and teacher forcing are the same computation.
-  const bool greedy = eval.decode == kGreedy && !samples.empty() &&
+  const bool greedy = eval.decode == DecodeMode::kGreedy && !samples.empty() &&
                       samples.front().framing == Framing::kTargetAfterSource;
   LengthResult result;
   result.length = length;

@@ -189,6 +189,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   check_checkpoint_belongs(config, run_dir, evaluation.checkpoint);
   const TrainingProgress trained = load_checkpoint(evaluation.checkpoint, model, nullptr);
   check_checkpoint_is_runs(evaluation.checkpoint, trained, RunFolder(run_dir));
+  check_checkpoint_trained_as(evaluation.checkpoint, trained, config);
   check_checkpoint_within_steps(config, evaluation.checkpoint, trained.step);
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
@@ -202,36 +203,41 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   }
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
-  model->set_attention_kernel(attention_kernel_named(config.eval.attention_kernel));
+  model->set_attention_kernel(config.eval.attention_kernel);
   std::vector<EvalSet> sets = evaluation_sets(*task, config, absolute_data_dir);
   EvaluationProgress progress(sets);
-  for (EvalSet& set : sets) {
-    std::optional<AttentionOnTargetMeter> target_meter;
-    if (config.eval.attention_on_target_samples > 0)
-      target_meter.emplace(*task, config.model, config.eval.attention_on_target_samples);
-    evaluation.results.push_back(evaluate_samples(
-        model, set.samples, set.length, config.eval,
-        [&](int64_t done) {
-          // Ctrl-C or SIGTERM: stop between batches, results.json
-          // left as it was.
-          if (stop_signal_received()) {
-            throw StopRequested("evaluation of " + run_dir + " stopped; results.json left as it was");
-          }
-          progress.update(set, done);
-        },
-        target_meter ? &*target_meter : nullptr));
-    if (target_meter) {
-      evaluation.results.back().attention_on_target = target_attention(target_meter->result(), task->name());
+  const std::string stopped = "evaluation of " + run_dir + " stopped; results.json left as it was";
+  // Ctrl-C or SIGTERM: stop between batches, or within one (a sample of 100,000s of tokens takes
+  // minutes), results.json left as it was.
+  const StopMidComputation stop_within_a_batch;
+  try {
+    for (EvalSet& set : sets) {
+      std::optional<AttentionOnTargetMeter> target_meter;
+      if (config.eval.attention_on_target_samples > 0)
+        target_meter.emplace(*task, config.model, config.eval.attention_on_target_samples);
+      evaluation.results.push_back(evaluate_samples(
+          model, set.samples, set.length, config.eval,
+          [&](int64_t done) {
+            if (stop_signal_received()) throw StopRequested(stopped);
+            progress.update(set, done);
+          },
+          target_meter ? &*target_meter : nullptr));
+      if (target_meter) {
+        evaluation.results.back().attention_on_target =
+            target_attention(target_meter->result(), task->name());
+      }
+      evaluation.data.push_back(std::move(set.data));
+      const LengthResult& result = evaluation.results.back();
+      if (!std::isfinite(result.loss)) {
+        throw UserError("checkpoint " + evaluation.checkpoint + " gives a non-finite loss at length " +
+                        std::to_string(result.length) +
+                        ": its weights are unusable (results.json left as it was)");
+      }
+      progress.finish_set(set, fmt::format("length {}: exact match {:.1f}% over {} samples", result.length,
+                                           100 * result.metrics.exact_match(), result.metrics.samples));
     }
-    evaluation.data.push_back(std::move(set.data));
-    const LengthResult& result = evaluation.results.back();
-    if (!std::isfinite(result.loss)) {
-      throw UserError("checkpoint " + evaluation.checkpoint + " gives a non-finite loss at length " +
-                      std::to_string(result.length) +
-                      ": its weights are unusable (results.json left as it was)");
-    }
-    progress.finish_set(set, fmt::format("length {}: exact match {:.1f}% over {} samples", result.length,
-                                         100 * result.metrics.exact_match(), result.metrics.samples));
+  } catch (const StopRequested&) {
+    throw StopRequested(stopped);
   }
   progress.finish();
   // Merged into the file as it is now, not as it was read at the start.
@@ -249,7 +255,7 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
   const SequenceMetrics& m = result.metrics;
   ResultEntry entry;
   entry.length = result.length;
-  entry.decode = result.decode;
+  entry.decode = name_of(result.decode);
   entry.samples = m.samples;
   entry.exact_match = m.exact_match();
   entry.token_accuracy = m.token_accuracy();
@@ -281,7 +287,7 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   for (size_t i = 0; i < evaluation.results.size(); ++i) {
     const LengthResult& result = evaluation.results[i];
     const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
-    ResultEntry& slot = results[result.decode][result.length];
+    ResultEntry& slot = results[name_of(result.decode)][result.length];
     nlohmann::json notes = std::move(slot.extra);  // a user's keys on the entry outlive its remeasurement
     slot = result_entry(result, evaluation, data);
     slot.extra = std::move(notes);

@@ -123,6 +123,8 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   }
   archive.write("model_config", c10::IValue(model_section(model).dump()));
   if (!progress.run_id.empty()) archive.write("run_id", c10::IValue(progress.run_id));
+  if (!progress.training_config.empty())
+    archive.write("training_config", c10::IValue(progress.training_config));
   archive.write("step", torch::tensor(progress.step));
   archive.write("best_validation", torch::tensor(progress.best_validation, torch::kDouble));
   archive.write("best_step", torch::tensor(progress.best_step));
@@ -151,6 +153,10 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
     read_optional(archive, "window_tokens", progress.window_tokens);
     c10::IValue run_id;
     if (archive.try_read("run_id", run_id) && run_id.isString()) progress.run_id = run_id.toStringRef();
+    c10::IValue training_config;
+    if (archive.try_read("training_config", training_config) && training_config.isString()) {
+      progress.training_config = training_config.toStringRef();
+    }
   } catch (const c10::Error& e) {
     throw CheckpointUnreadable("checkpoint " + path + " is unreadable or truncated: " + first_line(e));
   }
@@ -194,6 +200,39 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
     }
   }
   return progress;
+}
+
+std::string training_config_of(const Config& config) {
+  const nlohmann::json resolved = config_to_json(config);
+  return nlohmann::json{{"task", resolved.at("task")}, {"train", resolved.at("train")}}.dump();
+}
+
+void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
+                                 const Config& config) {
+  if (progress.training_config.empty()) return;
+  const auto stored = nlohmann::json::parse(progress.training_config, nullptr, /*allow_exceptions=*/false);
+  if (stored.is_discarded() || !stored.is_object()) return;
+  const nlohmann::json current = nlohmann::json::parse(training_config_of(config));
+  // train.steps may grow on --resume, so a run's earlier checkpoints hold fewer steps than its
+  // config.json; one trained under a longer schedule than the config describes (a copy of the run
+  // resumed with more steps) is not a model of it.
+  const auto stored_steps = stored.value(nlohmann::json::json_pointer("/train/steps"), int64_t{0});
+  if (stored_steps > config.train.steps) {
+    throw UserError("checkpoint " + path +
+                    " was trained under a schedule of train.steps=" + std::to_string(stored_steps) +
+                    ", this run's config.json has " + std::to_string(config.train.steps) +
+                    ": it is not a model of this run (a copy of the run resumed with more steps?)");
+  }
+  const std::string key =
+      first_config_difference(stored, current, {"train.steps", "train.threads", "train.device"});
+  if (key.empty()) return;
+  const nlohmann::json::json_pointer pointer(config_key_pointer(key));
+  const auto value_in = [&pointer](const nlohmann::json& sections) {
+    return sections.contains(pointer) ? sections[pointer].dump() : std::string("(none)");
+  };
+  throw UserError("checkpoint " + path + " was trained with " + key + "=" + value_in(stored) +
+                  ", this run's config.json has " + value_in(current) +
+                  ": it is not a model of this run (a copy of the run trained on under another config?)");
 }
 
 void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress,

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "gnuplot_script.h"
@@ -72,14 +72,15 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
   const auto with_option_names = [&](const std::string& message) {
     const std::string eval_set = "--set eval.lengths=" + std::to_string(options.length);
     const size_t at = message.find(eval_set);
-    return at == std::string::npos ? message : message.substr(0, at) + "--length " + std::to_string(options.length) +
-                                                   message.substr(at + eval_set.size());
+    return at == std::string::npos ? message
+                                   : message.substr(0, at) + "--length " + std::to_string(options.length) +
+                                         message.substr(at + eval_set.size());
   };
   Config config;
   try {
     config = load_config(config_path, {"eval.lengths=" + std::to_string(options.length),
-                                       "eval.samples=" + std::to_string(options.sample + 1), "eval.long_from=0",
-                                       "eval.long_samples=0"});
+                                       "eval.samples=" + std::to_string(options.sample + 1),
+                                       "eval.long_from=0", "eval.long_samples=0"});
   } catch (const UserError& e) {
     throw UserError(with_option_names(e.what()));
   }
@@ -96,6 +97,7 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
   const std::string checkpoint = resolve_checkpoint(run_dir, options.checkpoint);
   const TrainingProgress progress = load_checkpoint(checkpoint, model, nullptr);
   check_checkpoint_is_runs(checkpoint, progress, RunFolder(run_dir));
+  check_checkpoint_trained_as(checkpoint, progress, config);
   maps.step = progress.step;
   maps.checkpoint = fs::path(checkpoint).filename().string();
   model->to(resolve_device(config.train.device));
@@ -147,7 +149,8 @@ std::string map_script(const std::string& name, const std::string& title, const 
      << "set output '" << name << ".png'\n"
      << "set title " << gnuplot_lines(title) << "\n"
      << "set xlabel 'key: input position (" << keys << ")'\n"
-     << "set ylabel '" << (labelled ? "query: source symbol (predicting its label)" : "query: target symbol") << "'\n"
+     << "set ylabel '" << (labelled ? "query: source symbol (predicting its label)" : "query: target symbol")
+     << "'\n"
      << "set cblabel 'attention weight (white: exactly 0)'\n"
      << "set logscale cb\nset cbrange [" << kLowestColouredWeight << ":1]\nset format cb '%.0e'\n"
      << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"

@@ -5,15 +5,18 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include "lengen/attention_choices.h"
+#include "lengen/config.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
-#include "lengen/sweep_manifest.h"
 #include "lengen/report.h"
+#include "lengen/sweep_manifest.h"
 
 namespace fs = std::filesystem;
 
@@ -33,8 +36,9 @@ void flatten(const nlohmann::json& value, const std::string& path, std::map<std:
 // Keys on which runs of one group may differ: seeds (what the mean and std are over), the
 // method (grouped on its own), and settings that leave the trained model alone.
 bool averaged_over(const std::string& key) {
-  for (const char* prefix : {"train.seed", "task.seed", "train.threads", "train.device", "description",
-                             "model.attention.normalizer", "model.attention.scaling", "model.attention.positions"}) {
+  for (const char* prefix :
+       {"train.seed", "task.seed", "train.threads", "train.device", "description",
+        "model.attention.normalizer", "model.attention.scaling", "model.attention.positions"}) {
     if (key == prefix) return true;
   }
   return key.rfind("eval.", 0) == 0;
@@ -66,7 +70,8 @@ std::string checkpoint_kind(const ResultsByDecode& results) {
   std::set<std::string> kinds;
   for (const auto& [decode, by_length] : results) {
     for (const auto& [length, entry] : by_length) {
-      kinds.insert(fs::path(entry.checkpoint).filename() == "best.pt" ? "best" : fmt::format("step {}", entry.step));
+      kinds.insert(fs::path(entry.checkpoint).filename() == "best.pt" ? "best"
+                                                                      : fmt::format("step {}", entry.step));
     }
   }
   return fmt::format("{}", fmt::join(kinds, " and "));
@@ -102,12 +107,52 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
                       " has " + in_config->second + " (a results file of another run?)");
     }
   }
+  // So do its task and seed: a copied run whose config.json was edited would count as another seed.
+  const std::pair<const char*, std::string> identity_keys[] = {{"task.name", file.task},
+                                                               {"train.seed", std::to_string(file.seed)}};
+  for (const auto& [key, value] : identity_keys) {
+    const auto in_config = read.config.find(key);
+    if (in_config != read.config.end() && in_config->second != value) {
+      throw UserError(results_path + " holds results of " + key + "=" + value + ", but " + config.string() +
+                      " has " + in_config->second + " (a copied run with an edited config.json?)");
+    }
+  }
   // What it trained on is part of what a run is: generated data, or --data files by their hash.
   const fs::path data = fs::path(run.dir) / "training_data.json";
   const nlohmann::json data_record = fs::exists(data) ? read_json_file(data.string()) : nlohmann::json();
-  read.config["data"] = data_record.is_object() ? "files " + data_record.value("hash", std::string("?")) : "generated";
+  read.config["data"] =
+      data_record.is_object() ? "files " + data_record.value("hash", std::string("?")) : "generated";
   read.config["checkpoint"] = checkpoint_kind(run.results);
   return read;
+}
+
+// Runs that repeat an earlier one: the same config on every key that shapes the trained model,
+// seeds included (a copy of a run folder, or one config trained twice). lengen trains a config
+// the same way every time, so a repeat is one measurement twice: it is taken out of the tables,
+// named in `repeats` as "NAME (a repeat of FIRST: same config and seeds)", instead of counting
+// as another seed. Runs without a config.json are never taken for repeats.
+std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std::string>& repeats) {
+  const auto model_keys = [](const ReadRun& run) {
+    std::map<std::string, std::string> keys;
+    for (const auto& [key, value] : run.config) {
+      if (key == "train.seed" || key == "task.seed" || !averaged_over(key)) keys.emplace(key, value);
+    }
+    return keys;
+  };
+  std::vector<ReadRun> kept;
+  for (ReadRun& run : read) {
+    const bool has_config = run.config.count("train.seed") > 0;
+    const auto first = std::find_if(kept.begin(), kept.end(), [&](const ReadRun& earlier) {
+      return has_config && earlier.config.count("train.seed") > 0 &&
+             earlier.run.group.method == run.run.group.method && model_keys(earlier) == model_keys(run);
+    });
+    if (first != kept.end()) {
+      repeats.push_back(run.run.name + " (a repeat of " + first->run.name + ": same config and seeds)");
+    } else {
+      kept.push_back(std::move(run));
+    }
+  }
+  return kept;
 }
 
 // Each run's variant: the keys outside averaged_over whose values are not the same in every run.
@@ -130,7 +175,8 @@ std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
     std::string variant;
     for (const std::string& key : differing) {
       const auto found = one.config.find(key);
-      variant += (variant.empty() ? "" : ", ") + key + "=" + (found == one.config.end() ? "?" : found->second);
+      variant +=
+          (variant.empty() ? "" : ", ") + key + "=" + (found == one.config.end() ? "?" : found->second);
     }
     one.run.group.variant = variant;
     runs.push_back(std::move(one.run));
@@ -157,7 +203,8 @@ std::string group_label(const RunGroup& group) {
   return method_label(group.method) + (group.variant.empty() ? "" : ", " + group.variant);
 }
 
-std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
+std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
+                                     std::vector<std::string>* repeats) {
   std::vector<ReadRun> runs;
   const fs::path root(dir);
   if (fs::exists(root / kSweepManifestName)) {
@@ -180,7 +227,33 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files) {
     }
   }
   if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
-  return with_variants(std::move(runs));
+  std::vector<std::string> repeated;
+  std::vector<ReadRun> kept = without_repeats(std::move(runs), repeated);
+  if (repeats != nullptr) *repeats = std::move(repeated);
+  return with_variants(std::move(kept));
+}
+
+std::vector<std::string> runs_left_out(const std::string& dir) {
+  std::vector<std::string> left_out;
+  const fs::path root(dir);
+  if (!fs::exists(root / kSweepManifestName)) return left_out;
+  const nlohmann::json manifest = read_sweep_manifest(dir);  // kept: the loop reads into it
+  for (const auto& entry : manifest.at("runs")) {
+    const std::string name = entry.at("name").get<std::string>();
+    if (fs::exists(root / name / "results.json")) continue;
+    const fs::path failure = root / (name + kSweepFailureSuffix);
+    if (fs::exists(failure)) {
+      std::ifstream in(failure);
+      std::string first_line;
+      std::getline(in, first_line);
+      left_out.push_back(name + " (failed: " + first_line + "; see " + failure.filename().string() + ")");
+    } else if (fs::is_directory(root / name)) {
+      left_out.push_back(name + " (not evaluated: no results.json yet)");
+    } else {
+      left_out.push_back(name + " (no run folder)");
+    }
+  }
+  return left_out;
 }
 
 int64_t common_train_len_max(const std::vector<RunResults>& runs) {
@@ -192,9 +265,10 @@ int64_t common_train_len_max(const std::vector<RunResults>& runs) {
 
 std::string default_decode(const std::vector<RunResults>& runs) {
   for (const auto& run : runs) {
-    if (run.results.count("teacher_forced") > 0) return "teacher_forced";
+    if (run.results.count(name_of(DecodeMode::kTeacherForced)) > 0)
+      return name_of(DecodeMode::kTeacherForced);
   }
-  return "greedy";
+  return name_of(DecodeMode::kGreedy);
 }
 
 Summary summarize_values(const std::vector<double>& values) {

@@ -6,14 +6,19 @@
 
 namespace lengen {
 
-torch::Device resolve_device(const std::string& name) {
-  if (name == "cpu") return torch::kCPU;
-  if (name == "cuda" || name == "auto") {
-    if (torch::cuda::is_available()) return torch::kCUDA;
-    if (name == "cuda") throw UserError("train.device is 'cuda' but this LibTorch has no CUDA device");
-    return torch::kCPU;
+torch::Device resolve_device(DeviceChoice choice) {
+  switch (choice) {
+    case DeviceChoice::kCpu:
+      return torch::kCPU;
+    case DeviceChoice::kCuda:
+      if (!torch::cuda::is_available()) {
+        throw UserError("train.device is 'cuda' but this LibTorch has no CUDA device");
+      }
+      return torch::kCUDA;
+    case DeviceChoice::kAuto:
+      return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
   }
-  throw UserError("unknown train.device '" + name + "' (expected cpu, cuda or auto)");
+  return torch::kCPU;
 }
 
 }  // namespace lengen

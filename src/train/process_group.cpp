@@ -1,17 +1,16 @@
 #include "lengen/process_group.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <fcntl.h>
 #include <spdlog/fmt/fmt.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
 #include <torch/version.h>
-
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <charconv>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <utility>
@@ -223,6 +222,28 @@ std::string start_every_rank_hint(const ProcessGroupOptions& options) {
       options.world_size);
 }
 
+// Why the ranks could not meet, in the user's terms: c10d's own text spans several lines and
+// names its sockets, not the setting to change. A rank that cannot meet the others is a problem
+// of the launch (a port in use, a host that does not resolve, a rank not started), so it is a
+// user error (exit 2), not a failure of lengen.
+UserError setup_error(const std::string& what, const std::exception& error,
+                      const ProcessGroupOptions& options) {
+  const std::string text = short_message(error);
+  auto says = [&](const char* phrase) { return text.find(phrase) != std::string::npos; };
+  std::string reason;
+  if (says("Address already in use")) {
+    reason = fmt::format("MASTER_PORT {} is in use by another program", options.master_port);
+  } else if (says("resolve") || says("getaddrinfo") || says("Name or service not known")) {
+    reason = fmt::format("MASTER_ADDR '{}' does not resolve to an address", options.master_addr);
+  } else if (says("imed out") || says("imeout")) {
+    reason = fmt::format("no answer within {:g} s (LENGEN_DIST_TIMEOUT)", seconds(options.timeout));
+  } else {
+    reason = text.substr(0, text.find('\n'));
+  }
+  return UserError(fmt::format("data-parallel setup: rank {} of {} {}: {}{}", options.rank,
+                               options.world_size, what, reason, start_every_rank_hint(options)));
+}
+
 c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options) {
   c10d::TCPStoreOptions store_options;
   store_options.port = static_cast<std::uint16_t>(options.master_port);
@@ -234,10 +255,9 @@ c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options
     const QuietStderr quiet;
     return c10::make_intrusive<c10d::TCPStore>(options.master_addr, store_options);
   } catch (const std::exception& error) {
-    throw DataParallelError(fmt::format("rank {} of {} could not meet the others at {}:{} within {:g} s: {}{}",
-                                        options.rank, options.world_size, options.master_addr,
-                                        options.master_port, seconds(options.timeout), short_message(error),
-                                        start_every_rank_hint(options)));
+    throw setup_error(
+        fmt::format("could not meet the others at {}:{}", options.master_addr, options.master_port), error,
+        options);
   }
 }
 
@@ -280,9 +300,7 @@ std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& opti
     const QuietStderr quiet;
     collectives = make_collectives(options, store);
   } catch (const std::exception& error) {
-    throw DataParallelError(fmt::format("rank {} of {} could not connect to the others: {}{}", options.rank,
-                                        options.world_size, short_message(error),
-                                        start_every_rank_hint(options)));
+    throw setup_error("could not connect to the others", error, options);
   }
   torch::Device buffer_device = torch::kCPU;
 #ifdef USE_C10D_NCCL
@@ -303,7 +321,11 @@ std::optional<ProcessGroupOptions> process_group_options_from_env(torch::DeviceT
   if (!world_text) return std::nullopt;
   ProcessGroupOptions options;
   options.world_size = parse_env_int("WORLD_SIZE", *world_text, 1, kMaxRanks);
-  if (options.world_size == 1) return std::nullopt;
+  if (options.world_size == 1) {
+    // One process is rank 0 or nothing: RANK=1 of 1 is a launch mistake, not a second run.
+    if (auto rank = env("RANK")) parse_env_int("RANK", *rank, 0, 0);
+    return std::nullopt;
+  }
   const std::string why = "WORLD_SIZE=" + *world_text + " asks for data-parallel training";
   options.rank = parse_env_int("RANK", required_env("RANK", why), 0, options.world_size - 1);
   if (auto local_rank = env("LOCAL_RANK"))

@@ -11,6 +11,7 @@
 #include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "lengen/named_entries.h"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,8 @@ namespace {
 
 // What a resumed run may change: its length, its evaluation, and the threads of the machine it
 // continues on (the sweep divides a machine's threads among its jobs).
-const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "train.threads", "eval", "description"};
+const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "train.threads", "eval",
+                                                        "description"};
 
 // What a run trained on, for training_data.json: generated data (null), or the --data folder by
 // its absolute path and the hash of its train.src and train.trg.
@@ -36,21 +38,25 @@ nlohmann::json training_data_record(const std::string& data_dir) {
 // data when it started without --data.
 void check_resume_data(const RunFolder& run, const std::string& data_dir) {
   const nlohmann::json now = training_data_record(data_dir);
-  const nlohmann::json saved =
-      fs::exists(run.training_data_path()) ? read_json_file(run.training_data_path()) : nlohmann::json(nullptr);
+  const nlohmann::json saved = fs::exists(run.training_data_path()) ? read_json_file(run.training_data_path())
+                                                                    : nlohmann::json(nullptr);
   const auto described = [](const nlohmann::json& record) {
-    return record.is_object() ? "--data " + record.value("dir", std::string("?")) : std::string("generated data");
+    return record.is_object() ? "--data " + record.value("dir", std::string("?"))
+                              : std::string("generated data");
   };
-  const bool same = saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "")
-                                      : now.is_null();
+  const bool same =
+      saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "") : now.is_null();
   if (!same && saved.is_object() && now.is_object() && saved.value("dir", "") == now.value("dir", "")) {
-    throw UserError("cannot resume " + run.path() + ": the files in --data " + now.value("dir", std::string("?")) +
-                    " changed since it started (train.src and train.trg had hash " + saved.value("hash", std::string("?")) +
-                    ", now " + now.value("hash", std::string("?")) + ")");
+    throw UserError(
+        "cannot resume " + run.path() + ": the files in --data " + now.value("dir", std::string("?")) +
+        " changed since it started (train.src and train.trg had hash " +
+        saved.value("hash", std::string("?")) + ", now " + now.value("hash", std::string("?")) + ")");
   }
   if (!same) {
-    throw UserError("cannot resume " + run.path() + ": it was trained on " + described(saved) + ", not on " +
-                    described(now) + (saved.is_object() ? " (files with hash " + saved.value("hash", std::string("?")) + ")" : ""));
+    throw UserError(
+        "cannot resume " + run.path() + ": it was trained on " + described(saved) + ", not on " +
+        described(now) +
+        (saved.is_object() ? " (files with hash " + saved.value("hash", std::string("?")) + ")" : ""));
   }
 }
 
@@ -61,15 +67,16 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
   if (latest.empty()) return;  // resume_from_intact_checkpoint names the missing checkpoint
   const int64_t trained = std::stoll(latest.substr(latest.find('_') + 1));
   if (trained > steps) {
-    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) + ": it has trained " +
-                    std::to_string(trained) + " steps already (train.steps may grow on a resume, not shrink)");
+    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
+                    ": it has trained " + std::to_string(trained) +
+                    " steps already (train.steps may grow on a resume, not shrink)");
   }
 }
 
 }  // namespace
 
-std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config, const TrainOptions& options,
-                                            bool writer) {
+std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
+                                            const TrainOptions& options, bool writer) {
   const auto resolved = config_to_json(config);
   check_out_folder(run.path(), "run folder");
   std::unique_ptr<RunLock> lock;
@@ -81,9 +88,11 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     // out not to be one: a copied config.json does not make a user's folder a run.
     if (!run.is_lengen_run()) {
       throw UserError("cannot resume " + run.path() + ": it is not a lengen run folder (no " +
-                      fs::path(run.marker_path()).filename().string() + "); lengen resumes only runs it started");
+                      fs::path(run.marker_path()).filename().string() +
+                      "); lengen resumes only runs it started");
     }
-    if (run.checkpoints().empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
+    if (run.checkpoints().empty())
+      throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
     // Checked under the lock: a run another process is training is neither compared nor touched.
     if (writer) lock = std::make_unique<RunLock>(run.path());
     check_resume_data(run, options.data_dir);
@@ -92,17 +101,19 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     const auto differs = first_config_difference(saved, resolved, kKeysAResumeMayChange);
     if (!differs.empty()) {
       throw UserError("cannot resume " + run.path() + ": config key '" + differs +
-                      "' differs from the run's config.json");
+                      "' differs from the run's config.json (a resumed run keeps its config; only " +
+                      joined_names(kKeysAResumeMayChange) + " may change)");
     }
   } else {
     // A folder of the user's is refused before its lock is taken: the lock file would be written
     // into it (over a file of that name).
     if (run.has_content() && !run.is_lengen_run()) {
-      throw UserError(options.force ? run.path() + " is not a lengen run folder (no " +
-                                          fs::path(run.marker_path()).filename().string() +
-                                          "); --force only replaces run folders lengen wrote"
-                                    : "run folder " + run.path() +
-                                          " already exists; use --resume to continue it or --force to start over");
+      throw UserError(options.force
+                          ? run.path() + " is not a lengen run folder (no " +
+                                fs::path(run.marker_path()).filename().string() +
+                                "); --force only replaces run folders lengen wrote"
+                          : "run folder " + run.path() +
+                                " already exists; use --resume to continue it or --force to start over");
     }
     if (writer) {
       fs::create_directories(run.path());

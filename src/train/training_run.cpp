@@ -35,7 +35,8 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
   }
   const std::string stem = data_dir + "/train";
   if (!std::filesystem::exists(stem + ".src") && !std::filesystem::exists(stem + ".trg")) {
-    throw UserError("--data " + data_dir + " has no train.src/.trg to train on (lengen data --train N writes them)");
+    throw UserError("--data " + data_dir +
+                    " has no train.src/.trg to train on (lengen data --train N writes them)");
   }
   auto samples = read_samples(stem, task.num_symbols(), task.framing());
   if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
@@ -46,8 +47,8 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
       if (static_cast<int64_t>(samples[i].src.size()) > *longest) {
         throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " +
                         std::to_string(samples[i].src.size()) + " symbols, more than the " +
-                        std::to_string(*longest) + " of a source at task.len_max=" +
-                        std::to_string(config.task.len_max) +
+                        std::to_string(*longest) +
+                        " of a source at task.len_max=" + std::to_string(config.task.len_max) +
                         "; set task.len_max to the training data's longest length");
       }
     }
@@ -122,21 +123,22 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   device_ = resolve_device(tc.device);
   // Mixed precision: matrix products in bf16 during the training forward; weights, optimizer
   // state, attention scores and normalizers in fp32. Validation and evaluation run in fp32.
-  bf16_ = tc.dtype == "bfloat16";
+  bf16_ = tc.dtype == TrainDtype::kBfloat16;
 
   torch::manual_seed(tc.seed);
   model_ = Decoder(config.model, vocab_size(task_->num_symbols()));
   model_->to(device_);
   // Validation runs without grad, so it takes the evaluation's attention kernel.
-  validation_kernel_ = attention_kernel_named(config.eval.attention_kernel);
+  validation_kernel_ = config.eval.attention_kernel;
   model_->set_attention_kernel(validation_kernel_);
   optimizer_ = std::make_unique<torch::optim::AdamW>(
       model_->parameters(),
       torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).weight_decay(tc.weight_decay));
   // A resume that finds no checkpoint to continue from leaves the run as it found it: the
   // config.json prepare_run_folder rewrote (a longer train.steps, say) is put back.
-  const std::string config_before =
-      options.resume && writer_ && std::filesystem::exists(run_.config_path()) ? read_text_file(run_.config_path(), "config file") : "";
+  const std::string config_before = options.resume && writer_ && std::filesystem::exists(run_.config_path())
+                                        ? read_text_file(run_.config_path(), "config file")
+                                        : "";
   lock_ = prepare_run_folder(run_, config, options, writer_);
   if (options.resume) {
     try {
@@ -148,6 +150,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   }
   // Every checkpoint it writes carries the run's identity (the marker's, written above).
   if (writer_) progress_.run_id = run_.run_id();
+  progress_.training_config = training_config_of(config);
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);
@@ -188,7 +191,8 @@ StepOutcome TrainingRun::step(int64_t step) {
     loss = loss * batch.loss_mask.sum() / count[0];
   }
   if (options_.loss_hook) options_.loss_hook(step, loss);
-  if (!std::isfinite(loss.item<double>())) throw diverged("non-finite loss at step " + std::to_string(step + 1));  // steps count from 1, as logged
+  if (!std::isfinite(loss.item<double>()))
+    throw diverged("non-finite loss at step " + std::to_string(step + 1));  // steps count from 1, as logged
   loss.backward();
   if (group != nullptr) {
     std::vector<torch::Tensor> grads;

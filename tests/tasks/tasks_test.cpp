@@ -46,7 +46,9 @@ TEST_P(EveryTask, SourceLengthAndSymbolsInRange) {
       ASSERT_EQ(static_cast<int64_t>(sample.src.size()), expected) << "L=" << length;
       ASSERT_FALSE(sample.trg.empty());
       ASSERT_EQ(sample.framing, task->framing());
-      if (sample.framing == Framing::kLabelPerPosition) ASSERT_EQ(sample.trg.size(), sample.src.size());
+      if (sample.framing == Framing::kLabelPerPosition) {
+        ASSERT_EQ(sample.trg.size(), sample.src.size());
+      }
       for (const Symbols* symbols : {&sample.src, &sample.trg}) {
         for (int32_t symbol : *symbols) {
           ASSERT_GE(symbol, 0);
@@ -222,7 +224,9 @@ TEST(NBack, LabelIsTheSymbolNPositionsBack) {
     ASSERT_EQ(s.trg.size(), s.src.size());
     EXPECT_EQ(s.src[0], 0) << "a leading 'nothing', as the reference writes it";
     for (size_t i = 0; i < s.src.size(); ++i) {
-      if (i > 0) EXPECT_GE(s.src[i], 1) << "0 is reserved for 'nothing n back'";
+      if (i > 0) {
+        EXPECT_GE(s.src[i], 1) << "0 is reserved for 'nothing n back'";
+      }
       EXPECT_EQ(s.trg[i], i < 3 ? 0 : s.src[i - 3]);
     }
   }

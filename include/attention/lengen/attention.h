@@ -34,16 +34,6 @@ struct HeadStats {
   int64_t rows = 0;
 };
 
-// The kernel that attention runs without grad on the CPU (evaluation, validation, decoding):
-// kFused (attention/fused_attention.h; the default) or the dense reference, which materializes
-// each query chunk's [B, H, queries, keys] scores. With grad, on other devices, in double or for
-// a normalizer without a fused kernel (topk, adaptive_softmax, stickbreaking) it is always dense.
-enum class AttentionKernel { kFused, kDense };
-
-// "fused" or "dense" (eval.attention_kernel); UserError naming the value otherwise.
-AttentionKernel attention_kernel_named(const std::string& name);
-std::vector<std::string> attention_kernel_names();
-
 // Sees each chunk of weights the dense path computes: weights [B, H, queries, keys] with the
 // queries' and keys' positions [B, queries], [B, keys]. Inspection only (lengen attention,
 // attention on the target); the forward pass does not depend on it.

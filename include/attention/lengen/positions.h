@@ -39,6 +39,6 @@ class PositionEncoding {
 };
 
 // Slopes of `count` ALiBi heads: "linear" 1/(h+1), "exp" 2^-h.
-std::vector<double> alibi_slopes(int64_t count, const std::string& kind);
+std::vector<double> alibi_slopes(int64_t count, AlibiSlopes kind);
 
 }  // namespace lengen

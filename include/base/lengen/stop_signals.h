@@ -37,6 +37,25 @@ class StopRequested : public std::runtime_error {
 // Whether a stop signal arrived since the innermost StopSignals was made.
 bool stop_signal_received();
 
+// Marks work that may be cut short by a stop signal in the middle of a computation: inside one,
+// long kernels (the attention's blocks of queries) poll stop_requested_here() and end with
+// StopRequested, so an evaluation at 100,000s of tokens stops within seconds, not after its sample.
+// Work outside one is never cut: training finishes its step, whose checkpoint the stop writes.
+class StopMidComputation {
+ public:
+  StopMidComputation();
+  ~StopMidComputation();
+  StopMidComputation(const StopMidComputation&) = delete;
+  StopMidComputation& operator=(const StopMidComputation&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// A stop signal arrived and the work in progress lies inside a StopMidComputation: give up.
+// Any thread may ask (the scope is the process's, as the signal is).
+bool stop_requested_here();
+
 // The stop signal (SIGINT or SIGTERM) that arrived since the last call, or 0: each signal is
 // taken once, so a process forwarding it to children forwards every Ctrl-C exactly once.
 int take_stop_signal();

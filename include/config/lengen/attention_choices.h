@@ -53,8 +53,6 @@ const std::vector<PositionChoice>& position_choices();
 std::vector<std::string> normalizer_names();
 std::vector<std::string> scaling_names();
 std::vector<std::string> position_names();
-// The kinds of ALiBi slopes, model.attention.alibi_slopes: "linear", "exp".
-std::vector<std::string> alibi_slope_names();
 
 // The names of the normalizers that read model.attention.`parameter` ("learn_alpha": entmax).
 std::vector<std::string> normalizers_reading(const std::string& parameter);

@@ -5,9 +5,55 @@
 #include <string>
 #include <vector>
 
+#include "lengen/device_choice.h"
+#include "lengen/named_values.h"
 #include "lengen/task.h"
 
 namespace lengen {
+
+// The choices of the config's keys that are not pluggable axes, each with the names the config
+// spells (named_values.h). Anything else is refused when the config is read.
+enum class AlibiSlopes { kLinear, kExp };               // linear: 1/(h+1); exp: 2^-h
+enum class LrSchedule { kCosine, kLinear, kConstant };  // the decay after linear warmup
+enum class TrainDtype { kFloat32, kBfloat16 };          // bfloat16: autocast-like, weights fp32
+enum class DecodeMode { kTeacherForced, kGreedy };      // exact match in one pass, or until EOS
+enum class CheckpointChoice { kLast, kBest };           // best: best in-distribution validation
+// The kernel that attention runs without grad on the CPU (evaluation, validation, decoding):
+// kFused (attention/fused_attention.h; the default) or the dense reference, which materializes
+// each query chunk's [B, H, queries, keys] scores. With grad, on other devices, in double or for
+// a normalizer without a fused kernel (topk, adaptive_softmax, stickbreaking) it is always dense.
+enum class AttentionKernel { kFused, kDense };
+
+inline const std::vector<NamedValue<AlibiSlopes>>& named_values(AlibiSlopes) {
+  static const std::vector<NamedValue<AlibiSlopes>> values = {{"linear", AlibiSlopes::kLinear},
+                                                              {"exp", AlibiSlopes::kExp}};
+  return values;
+}
+inline const std::vector<NamedValue<LrSchedule>>& named_values(LrSchedule) {
+  static const std::vector<NamedValue<LrSchedule>> values = {
+      {"cosine", LrSchedule::kCosine}, {"linear", LrSchedule::kLinear}, {"constant", LrSchedule::kConstant}};
+  return values;
+}
+inline const std::vector<NamedValue<TrainDtype>>& named_values(TrainDtype) {
+  static const std::vector<NamedValue<TrainDtype>> values = {{"float32", TrainDtype::kFloat32},
+                                                             {"bfloat16", TrainDtype::kBfloat16}};
+  return values;
+}
+inline const std::vector<NamedValue<DecodeMode>>& named_values(DecodeMode) {
+  static const std::vector<NamedValue<DecodeMode>> values = {{"teacher_forced", DecodeMode::kTeacherForced},
+                                                             {"greedy", DecodeMode::kGreedy}};
+  return values;
+}
+inline const std::vector<NamedValue<CheckpointChoice>>& named_values(CheckpointChoice) {
+  static const std::vector<NamedValue<CheckpointChoice>> values = {{"last", CheckpointChoice::kLast},
+                                                                   {"best", CheckpointChoice::kBest}};
+  return values;
+}
+inline const std::vector<NamedValue<AttentionKernel>>& named_values(AttentionKernel) {
+  static const std::vector<NamedValue<AttentionKernel>> values = {{"fused", AttentionKernel::kFused},
+                                                                  {"dense", AttentionKernel::kDense}};
+  return values;
+}
 
 struct TaskConfig {
   std::string name = "copy";
@@ -29,8 +75,8 @@ struct AttentionConfig {
   double scaling_init_std = 0.02;      // asentmax: projection weight init std (0 = zero init)
   std::string positions = "nape";      // position_choices() (attention_choices.h)
   double rope_base = 10000.0;
-  int64_t alibi_heads = -1;             // nape: number of ALiBi heads (-1 = heads / 2)
-  std::string alibi_slopes = "linear";  // linear: 1/(h+1); exp: 2^-h
+  int64_t alibi_heads = -1;  // nape: number of ALiBi heads (-1 = heads / 2)
+  AlibiSlopes alibi_slopes = AlibiSlopes::kLinear;
 };
 
 struct ModelConfig {
@@ -49,16 +95,16 @@ struct TrainConfig {
   int64_t batch_size = 32;
   double lr = 1e-3;
   int64_t warmup = 300;
-  std::string schedule = "cosine";  // cosine, linear, constant (all after linear warmup)
-  double min_lr_ratio = 0.0;        // final lr = lr * min_lr_ratio
+  LrSchedule schedule = LrSchedule::kCosine;
+  double min_lr_ratio = 0.0;  // final lr = lr * min_lr_ratio
   double beta1 = 0.9;
   double beta2 = 0.99;
   double weight_decay = 0.0;
-  double grad_clip = 1.0;         // 0 disables clipping
-  uint64_t seed = 1;              // model init and batch order
-  std::string device = "cpu";     // cpu, cuda, auto
-  std::string dtype = "float32";  // float32, bfloat16 (autocast-like: weights fp32)
-  int64_t threads = 1;            // LibTorch intra-op threads
+  double grad_clip = 1.0;  // 0 disables clipping
+  uint64_t seed = 1;       // model init and batch order
+  DeviceChoice device = DeviceChoice::kCpu;
+  TrainDtype dtype = TrainDtype::kFloat32;
+  int64_t threads = 1;  // LibTorch intra-op threads
   int64_t log_every = 50;
   int64_t eval_every = 500;  // in-distribution validation
   int64_t val_samples = 256;
@@ -77,11 +123,11 @@ struct EvalConfig {
   // Most tokens (sequences x their length) in one evaluation batch: at long lengths a batch holds
   // fewer sequences, at least one, so that memory stays that of one long sequence.
   int64_t batch_tokens = 65536;
-  std::string decode = "teacher_forced";  // teacher_forced (exact match in one pass), greedy
-  double decode_cap = 2.2;                // greedy: total length cap as a multiple of the source length
-  std::string checkpoint = "last";        // last, best (best in-distribution validation)
+  DecodeMode decode = DecodeMode::kTeacherForced;
+  double decode_cap = 2.2;  // greedy: total length cap as a multiple of the source length
+  CheckpointChoice checkpoint = CheckpointChoice::kLast;
   bool attention_stats = true;
-  std::string attention_kernel = "fused";    // fused (memory-bounded, CPU) or dense (the reference)
+  AttentionKernel attention_kernel = AttentionKernel::kFused;
   int64_t attention_on_target_samples = 32;  // per length; 0 = not measured
 };
 

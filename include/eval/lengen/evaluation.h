@@ -19,12 +19,9 @@
 
 namespace lengen {
 
-constexpr const char* kTeacherForced = "teacher_forced";
-constexpr const char* kGreedy = "greedy";
-
 struct LengthResult {
-  int64_t length = 0;       // the task's length parameter L (test_{i}_{L})
-  std::string decode;       // kTeacherForced or kGreedy
+  int64_t length = 0;  // the task's length parameter L (test_{i}_{L})
+  DecodeMode decode = DecodeMode::kTeacherForced;
   SequenceMetrics metrics;  // greedy: exact match and token accuracy of the generated tokens
   double loss = 0.0;        // teacher-forced token-mean cross entropy (both modes)
   std::vector<LayerAttentionSummary> attention;        // empty when statistics are off

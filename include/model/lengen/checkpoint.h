@@ -13,8 +13,8 @@
 namespace lengen {
 
 struct TrainingProgress {
-  int64_t step = 0;                 // steps completed
-  double best_validation = -1.0;    // best in-distribution exact match so far (-1: none yet)
+  int64_t step = 0;               // steps completed
+  double best_validation = -1.0;  // best in-distribution exact match so far (-1: none yet)
   int64_t best_step = -1;
   // The log window open at `step` (steps since the last log line), so that a resumed run logs
   // the same mean loss as one that never stopped.
@@ -23,6 +23,10 @@ struct TrainingProgress {
   int64_t window_tokens = 0;
   // The identity of the run that wrote the checkpoint (RunFolder::run_id); "" when unknown.
   std::string run_id;
+  // What trained it: the task and train sections of its run's config (training_config_of), as
+  // JSON; "" when unknown. A copy of a run folder keeps the run's identity, so only this tells
+  // its checkpoints, trained on under an edited config, from the run's own.
+  std::string training_config;
 };
 
 // A checkpoint file that cannot be read at all (truncated, not a checkpoint), as opposed to
@@ -48,7 +52,18 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch:
 // Refuses (UserError) a checkpoint written by another run than `run`: its weights would be filed
 // under this run's config (another seed counted as this one). Not checked when either identity
 // is unknown (a run folder or checkpoint without one).
-void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress, const RunFolder& run);
+void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress,
+                              const RunFolder& run);
+
+// The task and train sections of `config` as a checkpoint stores them.
+std::string training_config_of(const Config& config);
+
+// Refuses (UserError) a checkpoint trained under another task or train section than `config`'s,
+// naming the first key that differs, or under a longer schedule (more train.steps: a run's
+// steps only grow on --resume); train.threads and train.device are not compared. Not checked
+// for a checkpoint without one.
+void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
+                                 const Config& config);
 
 // A 64-bit FNV-1a hash of every parameter and buffer (names, shapes and float values), as 16
 // hex digits: two checkpoints with the same weights have the same hash on every machine.

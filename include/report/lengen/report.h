@@ -1,7 +1,8 @@
 #pragma once
 // Reports across runs: the results.json of every run of a sweep (or one run) grouped by method
 // (normalizer + scaling + positions) and by any other config difference between the runs, as
-// mean ± std over the runs of each group (seeds), per evaluation length. Written as report.md, CSV files and gnuplot plots (PNG and SVG).
+// mean ± std over the runs of each group (seeds), per evaluation length. Written as report.md, CSV files and
+// gnuplot plots (PNG and SVG).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,7 +20,8 @@ std::string method_label(const Method& method);
 // and in settings that leave the trained model alone (threads, device, evaluation, description).
 struct RunGroup {
   Method method;
-  std::string variant;  // the other config keys on which its runs differ from the rest, "train.lr=0.002"; "" if none
+  std::string
+      variant;  // the other config keys on which its runs differ from the rest, "train.lr=0.002"; "" if none
   bool operator==(const RunGroup& other) const { return method == other.method && variant == other.variant; }
 };
 
@@ -40,8 +42,17 @@ struct RunResults {
 // The runs under `dir`: the runs listed in DIR/sweep.json that have a results.json, or DIR
 // itself when it holds a results.json, or else every DIR/*/results.json. None throws UserError.
 // Each run's group comes from its config.json beside results.json (the method alone without one).
-// `on_files`: the results on --data files instead of those on generated data.
-std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = false);
+// `on_files`: the results on --data files instead of those on generated data. A run whose config
+// repeats an earlier run's on every key that shapes the model, seeds included (a copied run
+// folder, a config trained twice), is left out and named in `repeats`, "NAME (a repeat of
+// FIRST: ...)": it is the same measurement, not another seed.
+std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = false,
+                                     std::vector<std::string>* repeats = nullptr);
+
+// The runs DIR/sweep.json lists that have no results.json, each as "NAME (why)": failed (the first
+// line of NAME.failure.txt), not evaluated yet, or without a run folder. Empty for a folder that is
+// not a sweep's.
+std::vector<std::string> runs_left_out(const std::string& dir);
 
 // The decode mode to report: teacher_forced when any run has it, else greedy.
 std::string default_decode(const std::vector<RunResults>& runs);

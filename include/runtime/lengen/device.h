@@ -2,11 +2,12 @@
 // Where the tensors of a run live.
 #include <torch/types.h>
 
-#include <string>
+#include "lengen/device_choice.h"
 
 namespace lengen {
 
-// The device named by train.device ("auto": cuda when LibTorch has it).
-torch::Device resolve_device(const std::string& name);
+// The device train.device asks for (auto: cuda when LibTorch has it); UserError for cuda without
+// a CUDA device.
+torch::Device resolve_device(DeviceChoice choice);
 
 }  // namespace lengen

@@ -17,12 +17,6 @@
 
 namespace lengen {
 
-// The sweep folder's own files beside the run folders: sweep.json, and per run NAME.config.json,
-// NAME.log and NAME.failure.txt. No run may be named like one of them.
-constexpr const char* kSweepConfigSuffix = ".config.json";
-constexpr const char* kSweepLogSuffix = ".log";
-constexpr const char* kSweepFailureSuffix = ".failure.txt";
-
 // One "key.path" = JSON value assignment.
 using SweepOverride = std::pair<std::string, nlohmann::json>;
 

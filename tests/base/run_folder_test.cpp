@@ -1,6 +1,8 @@
 // Run folders: only a folder lengen made is emptied by --force and only of lengen's files, only
 // lengen's checkpoint names count, a run has one writer, writes that fail leave no temp file,
 // output folders keep the user's files, and a damaged log is named, not skipped over.
+#include "lengen/run_folder.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,7 +14,6 @@
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 #include "lengen/output_files.h"
-#include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
 #include "temp_folder.h"
 #include "user_error_message.h"
@@ -43,13 +44,16 @@ TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
   fs::create_directories(theirs);
   std::ofstream(theirs / "thesis.tex") << "years of work";
   std::ofstream(theirs / "config.json") << "{\"task\": {}, \"model\": {}, \"train\": {}}";
-  EXPECT_NE(user_error_message([&] { RunFolder(theirs.string()).remove_for_restart(); }).find("is not a lengen run folder"),
+  EXPECT_NE(user_error_message([&] {
+              RunFolder(theirs.string()).remove_for_restart();
+            }).find("is not a lengen run folder"),
             std::string::npos);
   EXPECT_TRUE(fs::exists(theirs / "thesis.tex"));
   // A file is never a run folder.
   const fs::path file = root_ / "notes.txt";
   std::ofstream(file) << "notes";
-  EXPECT_NE(user_error_message([&] { RunFolder(file.string()).remove_for_restart(); }).find("is a file"), std::string::npos);
+  EXPECT_NE(user_error_message([&] { RunFolder(file.string()).remove_for_restart(); }).find("is a file"),
+            std::string::npos);
   EXPECT_TRUE(fs::exists(file));
 
   // Names anyone may use do not make a run folder: only the marker does.
@@ -69,17 +73,18 @@ TEST_F(RunFolderTest, RestartDeletesOnlyTheFilesLengenWrites) {
   RunFolder folder(run.string());
   fs::create_directories(folder.checkpoint_dir());
   folder.mark(true);
-  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json", "notes.txt",
-                                 "results.json.123-0.tmp"})
+  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json",
+                                 "notes.txt", "results.json.123-0.tmp"})
     std::ofstream(run / name) << "x";
-  for (const std::string name : {"step_00000003.pt", "best.pt", "step_00000006.pt.unreadable", "step_00000200_backup.pt",
-                                 "mine.pt"})
+  for (const std::string name :
+       {"step_00000003.pt", "best.pt", "step_00000006.pt.unreadable", "step_00000200_backup.pt", "mine.pt"})
     std::ofstream(run / "checkpoints" / name) << "x";
   folder.remove_for_restart();
   std::set<std::string> left;
-  for (const auto& entry : fs::recursive_directory_iterator(run)) left.insert(fs::relative(entry.path(), run).string());
-  EXPECT_EQ(left, (std::set<std::string>{".lengen_run", "notes.txt", "checkpoints", "checkpoints/step_00000200_backup.pt",
-                                         "checkpoints/mine.pt"}));
+  for (const auto& entry : fs::recursive_directory_iterator(run))
+    left.insert(fs::relative(entry.path(), run).string());
+  EXPECT_EQ(left, (std::set<std::string>{".lengen_run", "notes.txt", "checkpoints",
+                                         "checkpoints/step_00000200_backup.pt", "checkpoints/mine.pt"}));
 }
 
 // A checkpoints/ that links out of the run folder is not followed: what it points at is the
@@ -104,10 +109,12 @@ TEST_F(RunFolderTest, RestartDoesNotDeleteThroughALinkedCheckpointFolder) {
 TEST_F(RunFolderTest, OnlyLengensCheckpointNamesAreCheckpoints) {
   RunFolder folder((root_ / "run").string());
   fs::create_directories(folder.checkpoint_dir());
-  for (const std::string name : {"step_00000003.pt", "step_00000006.pt", "step_00000200_backup.pt", "step_old.pt",
-                                 "step_0000009.pt", "step_000000099.pt", "step_00000009.pt.tmp"})
+  for (const std::string name :
+       {"step_00000003.pt", "step_00000006.pt", "step_00000200_backup.pt", "step_old.pt", "step_0000009.pt",
+        "step_000000099.pt", "step_00000009.pt.tmp"})
     std::ofstream(folder.checkpoint_dir() + "/" + name) << "x";
-  EXPECT_EQ(folder.checkpoints(), (std::vector<std::string>{folder.checkpoint_path(3), folder.checkpoint_path(6)}));
+  EXPECT_EQ(folder.checkpoints(),
+            (std::vector<std::string>{folder.checkpoint_path(3), folder.checkpoint_path(6)}));
   EXPECT_EQ(folder.latest_checkpoint(), folder.checkpoint_path(6));
   EXPECT_TRUE(folder.training_completed(6));
   EXPECT_FALSE(folder.training_completed(9));
@@ -133,6 +140,11 @@ TEST_F(RunFolderTest, ARunFolderHasOneWriterAtATime) {
   EXPECT_EQ(user_error_message([&] { RunLock again(run); }), "");
   // The lock file is not content: a fresh run may start in a folder that holds only it.
   EXPECT_FALSE(RunFolder(run).has_content());
+  // Nor is an empty checkpoints/ beside it (a start that a full disk stopped before its marker).
+  fs::create_directories(run + "/checkpoints");
+  EXPECT_FALSE(RunFolder(run).has_content());
+  std::ofstream(run + "/checkpoints/mine.txt") << "kept";
+  EXPECT_TRUE(RunFolder(run).has_content());
 }
 
 TEST_F(RunFolderTest, AFailedReplaceLeavesTheTargetAndNoTempFile) {
@@ -141,9 +153,12 @@ TEST_F(RunFolderTest, AFailedReplaceLeavesTheTargetAndNoTempFile) {
   fs::create_directories(target / "inside");
   const std::string message = user_error_message([&] { write_file_atomically(target.string(), "{}"); });
   EXPECT_EQ(message.rfind("cannot write " + target.string() + ": ", 0), 0u) << message;
-  for (const auto& entry : fs::directory_iterator(root_)) EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  for (const auto& entry : fs::directory_iterator(root_))
+    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   EXPECT_TRUE(fs::is_directory(target / "inside"));
-  EXPECT_NE(user_error_message([&] { write_file_atomically((root_ / "no" / "such" / "dir.json").string(), "{}"); }), "");
+  EXPECT_NE(
+      user_error_message([&] { write_file_atomically((root_ / "no" / "such" / "dir.json").string(), "{}"); }),
+      "");
   // Two processes replacing one file (sweep shards writing sweep.json) never share a temporary.
   EXPECT_NE(temporary_path_for(target.string()), temporary_path_for(target.string()));
 }
@@ -154,7 +169,8 @@ TEST_F(RunFolderTest, OutputFilesReplaceOnlyWhatLengenWrote) {
   fs::create_directories(out);
   std::ofstream(out + "/report.md") << "my report";
   const std::string message = user_error_message([&] { claim_output_files(out, {"a.csv", "report.md"}); });
-  EXPECT_NE(message.find(out + "/report.md exists and lengen did not write it"), std::string::npos) << message;
+  EXPECT_NE(message.find(out + "/report.md exists and lengen did not write it"), std::string::npos)
+      << message;
   EXPECT_FALSE(fs::exists(out + "/" + kOutputListName));  // nothing claimed when one name is refused
   write_output_file(out, "a.csv", "1");
   write_output_file(out, "a.csv", "2");  // its own file, replaced
@@ -165,7 +181,8 @@ TEST_F(RunFolderTest, OutputFilesReplaceOnlyWhatLengenWrote) {
 TEST_F(RunFolderTest, ALogLineWithAStepThatIsNotANumberIsNamed) {
   const std::string log = (root_ / "log.jsonl").string();
   std::ofstream(log) << "{\"step\": 1, \"loss\": 2.0}\n{\"step\": \"x\"}\n";
-  EXPECT_EQ(user_error_message([&] { JsonlLog(log, 5); }), log + ":2: \"step\" must be an integer, got \"x\"");
+  EXPECT_EQ(user_error_message([&] { JsonlLog(log, 5); }),
+            log + ":2: \"step\" must be an integer, got \"x\"");
   std::ifstream in(log);
   const std::string text(std::istreambuf_iterator<char>(in), {});
   EXPECT_EQ(text, "{\"step\": 1, \"loss\": 2.0}\n{\"step\": \"x\"}\n");

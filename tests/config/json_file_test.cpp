@@ -1,7 +1,10 @@
 // Every JSON file is read the same way: comments allowed, problems as one line with the file,
 // line and column, duplicate keys and runaway nesting refused.
+#include "lengen/json_file.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <functional>
@@ -9,7 +12,6 @@
 
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
-#include "lengen/json_file.h"
 #include "lengen/sweep.h"
 #include "temp_folder.h"
 #include "user_error_message.h"
@@ -42,7 +44,8 @@ TEST_F(JsonFileTest, DeepNestingIsRefusedBeforeItIsBuilt) {
   std::string objects;
   for (int i = 0; i < 1000; ++i) objects += "{\"a\":";
   objects += "1" + std::string(1000, '}');
-  EXPECT_THAT(user_error_message([&] { load_config(write("objects.json", objects)); }), HasSubstr("nested deeper than"));
+  EXPECT_THAT(user_error_message([&] { load_config(write("objects.json", objects)); }),
+              HasSubstr("nested deeper than"));
 }
 
 TEST_F(JsonFileTest, SweepsAndRunFilesTakeCommentsAndReportLines) {
@@ -65,16 +68,28 @@ TEST_F(JsonFileTest, SweepsAndRunFilesTakeCommentsAndReportLines) {
 // by its line and column.
 TEST_F(JsonFileTest, ANulByteIsRefusedNotAnEndOfInput) {
   const std::string path = write("nul.json", std::string("{\"train\": {\"steps\": 4}}\n\0{\"x\": 1}", 33));
-  EXPECT_EQ(user_error_message([&] { read_json_file(path); }), path + ":2:1: invalid JSON: a NUL byte (JSON is text)");
+  EXPECT_EQ(user_error_message([&] { read_json_file(path); }),
+            path + ":2:1: invalid JSON: a NUL byte (JSON is text)");
   EXPECT_THAT(user_error_message([&] { load_config(path); }), HasSubstr(":2:1: invalid JSON: a NUL byte"));
 }
 
 TEST_F(JsonFileTest, ADirectoryOrAMissingFileIsNamed) {
-  EXPECT_EQ(user_error_message([&] { read_json_file(root_.string()); }), root_.string() + ": is a directory, not a JSON file");
+  EXPECT_EQ(user_error_message([&] { read_json_file(root_.string()); }),
+            root_.string() + ": is a directory, not a JSON file");
   const std::string sweep = write("sweep.json", "{\"base\": \".\"}");
   EXPECT_THAT(user_error_message([&] { load_sweep(sweep); }), HasSubstr("is a directory"));
   EXPECT_EQ(user_error_message([&] { read_json_file((root_ / "none.json").string()); }),
             (root_ / "none.json").string() + ": no such JSON file");
+}
+
+// A FIFO without a writer would block the reader forever, a device like /dev/zero never ends.
+TEST_F(JsonFileTest, AFifoOrADeviceIsRefusedBeforeItIsRead) {
+  const std::string fifo = (root_ / "config.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(user_error_message([&] { read_json_file(fifo); }),
+            fifo + ": not a regular file (a FIFO, device or socket), not a JSON file");
+  EXPECT_THAT(user_error_message([&] { load_config("/dev/zero"); }),
+              HasSubstr("/dev/zero: not a regular file"));
 }
 
 }  // namespace

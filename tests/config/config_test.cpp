@@ -254,6 +254,9 @@ TEST(ConfigTest, WrongTypesNameTheKeyAndTheValue) {
             "test.json: config key 'train.steps' must be an integer, got 2.5");
   EXPECT_EQ(config_error(R"({"train": {"seed": -1}})"),
             "test.json: config key 'train.seed' must be a non-negative integer, got -1");
+  // LibTorch keeps 32 bits of the model's seed: 2^32 + 1 would train seed 1's model.
+  EXPECT_NE(config_error(R"({"train": {"seed": 4294967297}})").find("train.seed"), std::string::npos);
+  EXPECT_EQ(config_from_string(R"({"train": {"seed": 4294967295}})").train.seed, 4294967295u);
   EXPECT_EQ(config_error(R"({"eval": {"attention_stats": 1}})"),
             "test.json: config key 'eval.attention_stats' must be true or false, got 1");
   EXPECT_EQ(config_error(R"({"task": {"name": 3}})"),
@@ -272,8 +275,10 @@ TEST(ConfigTest, OutOfRangeValuesNameTheBound) {
   EXPECT_EQ(config_error(R"({"train": {"lr": 0}})"), "test.json: train.lr must be > 0, got 0");
   EXPECT_EQ(config_error(R"({"train": {"beta2": 1.0}})"),
             "test.json: train.beta2 must be in [0, 1), got 1.0");
-  EXPECT_EQ(config_error(R"({"task": {"len_min": 0}})"), "test.json: task.len_min must be in [1, 1048576], got 0");
-  EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"), "test.json: model.heads must be in [1, 65536], got 0");
+  EXPECT_EQ(config_error(R"({"task": {"len_min": 0}})"),
+            "test.json: task.len_min must be in [1, 1048576], got 0");
+  EXPECT_EQ(config_error(R"({"model": {"heads": 0}})"),
+            "test.json: model.heads must be in [1, 65536], got 0");
   EXPECT_EQ(config_error(R"({"eval": {"lengths": [16, 0]}})"),
             "test.json: eval.lengths entries must be in [1, 1048576], got 0");
   // Upper bounds stop a typo before it allocates or starts threads without end.
@@ -310,6 +315,10 @@ TEST(ConfigTest, RulesAcrossKeys) {
   EXPECT_EQ(
       config_error(R"({"model": {"attention": {"normalizer": "entmax", "learn_alpha": true, "alpha": 2}}})"),
       "test.json: model.attention.alpha must be in (1, 2) when learned, got 2.0");
+  // An alpha far past sparsemax's 2 gives all-zero or non-finite attention, not a distribution.
+  EXPECT_NE(config_error(R"({"model": {"attention": {"normalizer": "entmax", "alpha": 1e30}}})")
+                .find("model.attention.alpha"),
+            std::string::npos);
   EXPECT_EQ(config_error(R"({"eval": {"long_from": 4096}})"),
             "test.json: eval.long_from (4096) and eval.long_samples (0) go together: set both or neither");
   EXPECT_EQ(config_error(R"({"eval": {"long_samples": 30}})"),
@@ -348,8 +357,12 @@ TEST(ConfigTest, FileErrorsStartWithTheFileName) {
   std::string crossed = dir.write("crossed.json", R"({"train": {"steps": 1000}})").string();
   EXPECT_EQ(error_of([&] { load_config(crossed, {"train.warmup=2000"}); }),
             crossed + " with --set train.warmup=2000: train.warmup (2000) must be <= train.steps (1000)");
-  EXPECT_EQ(error_of([&] { load_config(crossed, {"train.lr=0.01", "train.warmup=2000"}); }),
-            crossed + " with --set train.lr=0.01 --set train.warmup=2000: train.warmup (2000) must be <= train.steps (1000)");
+  EXPECT_EQ(error_of([&] {
+              load_config(crossed, {"train.lr=0.01", "train.warmup=2000"});
+            }),
+            crossed +
+                " with --set train.lr=0.01 --set train.warmup=2000: train.warmup (2000) must be <= "
+                "train.steps (1000)");
 }
 
 TEST(ConfigTest, OverridesOfEveryType) {

@@ -41,7 +41,8 @@ TEST(ShippedConfigs, EveryConfigAndSweepIsValid) {
       if (is_sweep(path)) {
         const Sweep sweep = load_sweep(path.string());
         ASSERT_FALSE(sweep.runs.empty());
-        for (const SweepRun& run : sweep.runs) expect_runnable(run_config(sweep, run), path.string() + ":" + run.name);
+        for (const SweepRun& run : sweep.runs)
+          expect_runnable(run_config(sweep, run), path.string() + ":" + run.name);
         ++sweeps;
       } else {
         const Config config = load_config(path.string());
@@ -60,8 +61,8 @@ TEST(ShippedConfigs, PaperConfigsTargetAGpuInBfloat16) {
   for (const fs::path& path : json_files_under("configs/paper")) {
     if (is_sweep(path)) continue;
     const Config config = load_config(path.string());
-    EXPECT_EQ(config.train.device, "cuda") << path;
-    EXPECT_EQ(config.train.dtype, "bfloat16") << path;
+    EXPECT_EQ(config.train.device, DeviceChoice::kCuda) << path;
+    EXPECT_EQ(config.train.dtype, TrainDtype::kBfloat16) << path;
     EXPECT_EQ(config.task.len_min, 32) << path;
     EXPECT_EQ(config.task.len_max, 64) << path;
     EXPECT_GE(config.eval.lengths.back(), 4096) << path;

@@ -1,0 +1,17 @@
+#pragma once
+// Where a run asks its tensors to live (train.device); the runtime resolves it to a device.
+#include <vector>
+
+#include "lengen/named_values.h"
+
+namespace lengen {
+
+enum class DeviceChoice { kCpu, kCuda, kAuto };  // auto: cuda when LibTorch has it
+
+inline const std::vector<NamedValue<DeviceChoice>>& named_values(DeviceChoice) {
+  static const std::vector<NamedValue<DeviceChoice>> values = {
+      {"cpu", DeviceChoice::kCpu}, {"cuda", DeviceChoice::kCuda}, {"auto", DeviceChoice::kAuto}};
+  return values;
+}
+
+}  // namespace lengen

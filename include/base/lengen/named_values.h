@@ -1,0 +1,43 @@
+#pragma once
+// The names of an enum's values as configs, files and messages spell them. An enum E declares its
+// table as `const std::vector<NamedValue<E>>& named_values(E)` next to itself; the functions here
+// find it by argument-dependent lookup, so a config key of type E is parsed once, into E, and
+// every use after that switches over E instead of comparing strings.
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+template <class E>
+struct NamedValue {
+  const char* name;
+  E value;
+};
+
+// The name of `value` in its table ("" for a value the table lacks, which a switch would catch).
+template <class E>
+std::string name_of(E value) {
+  for (const NamedValue<E>& entry : named_values(E{})) {
+    if (entry.value == value) return entry.name;
+  }
+  return "";
+}
+
+// Every name of E, in the table's order.
+template <class E>
+std::vector<std::string> names_of() {
+  std::vector<std::string> names;
+  for (const NamedValue<E>& entry : named_values(E{})) names.emplace_back(entry.name);
+  return names;
+}
+
+// The value named `name`, or nullptr.
+template <class E>
+const E* value_named(const std::string& name) {
+  for (const NamedValue<E>& entry : named_values(E{})) {
+    if (entry.name == name) return &entry.value;
+  }
+  return nullptr;
+}
+
+}  // namespace lengen
