@@ -55,7 +55,7 @@ TEST_F(CliResultsBelong, ACopyTrainedFurtherIsNotTheRunsModel) {
   fs::copy(a, at("copy"), fs::copy_options::recursive);
   ASSERT_EQ(lengen("train " + base() + " --out " + at("copy") + " --resume --set train.steps=9").code, 0);
   expect_refused("eval " + a + " --checkpoint " + at("copy") + "/checkpoints/step_00000009.pt", a,
-                 "is from step 9, past this run's train.steps (6)");
+                 "was trained under a schedule of train.steps=9, this run's config.json has 6");
 }
 
 // A copy of the run folder keeps the run's identity; trained on under an edited config, its
@@ -73,6 +73,17 @@ TEST_F(CliResultsBelong, ACopyTrainedOnUnderAnotherConfigIsNotTheRun) {
   expect_refused("eval " + a + " --lengths 3 --checkpoint " + at("elsewhere.pt"), a,
                  "was trained with train.lr=0.01, this run's config.json has 0.001");
   EXPECT_EQ(lengen("eval " + a + " --lengths 3").code, 0);  // the run's own checkpoints still are
+}
+
+// train.steps may only grow on --resume: a copy resumed with more steps trains its later
+// checkpoints under a longer schedule than the run's, and they are not the run's models.
+TEST_F(CliResultsBelong, ACopyResumedWithMoreStepsIsNotTheRun) {
+  const std::string a = trained("a");
+  fs::copy(a, at("longer"), fs::copy_options::recursive);
+  fs::remove(at("longer") + "/checkpoints/step_00000006.pt");
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("longer") + " --resume --set train.steps=9").code, 0);
+  expect_refused("eval " + a + " --lengths 3 --checkpoint " + at("longer") + "/checkpoints/step_00000006.pt",
+                 a, "was trained under a schedule of train.steps=9, this run's config.json has 6");
 }
 
 // A config.json edited after the results were written (another task, another seed) would file new

@@ -130,6 +130,7 @@ std::string value_problem(const ConfigField& field, const nlohmann::json& value)
   if (!has_type(field.type, value)) return type_problem(field.key, field.type, value);
   switch (field.type) {
     case ValueType::kInteger:
+    case ValueType::kUnsigned:
     case ValueType::kNumber:
       return bounds_problem(field.key, field.bounds, value);
     case ValueType::kIntegerList:
@@ -164,7 +165,6 @@ std::string value_problem(const ConfigField& field, const nlohmann::json& value)
       std::string suggestion = closest_match(text, field.choices);
       return suggestion.empty() ? problem : problem + " (did you mean '" + suggestion + "'?)";
     }
-    case ValueType::kUnsigned:
     case ValueType::kBoolean:
       return "";
   }
