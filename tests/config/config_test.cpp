@@ -14,6 +14,7 @@
 #include <sstream>
 #include <utility>
 
+#include "lengen/attention_choices.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 
@@ -289,10 +290,9 @@ TEST(ConfigTest, OutOfRangeValuesNameTheBound) {
 }
 
 TEST(ConfigTest, InvalidChoicesListTheAllowedValues) {
-  EXPECT_EQ(
-      config_error(R"({"model": {"attention": {"normalizer": "entmax1.5"}}})"),
-      "test.json: model.attention.normalizer must be one of softmax, sparsemax, entmax15, entmax, topk, "
-      "adaptive_softmax, stickbreaking, got \"entmax1.5\" (did you mean 'entmax15'?)");
+  EXPECT_EQ(config_error(R"({"model": {"attention": {"normalizer": "entmax1.5"}}})"),
+            "test.json: model.attention.normalizer must be one of " + joined_names(normalizer_names()) +
+                ", got \"entmax1.5\" (did you mean 'entmax15'?)");
   EXPECT_THAT(config_error(R"({"task": {"name": "cpy"}})"),
               ::testing::AllOf(StartsWith("test.json: task.name must be one of "), HasSubstr("reverse"),
                                HasSubstr(", got \"cpy\" (did you mean 'copy'?)")));
