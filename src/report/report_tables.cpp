@@ -95,26 +95,20 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   run.mixed_checkpoints = mixed_checkpoints(run.results);
   const fs::path config = fs::path(run.dir) / "config.json";
   if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
-  // The method a row is labelled with comes from results.json: it must be the run's own.
-  const std::pair<const char*, const std::string*> method_keys[] = {
-      {"model.attention.normalizer", &file.method.normalizer},
-      {"model.attention.scaling", &file.method.scaling},
-      {"model.attention.positions", &file.method.positions}};
-  for (const auto& [key, value] : method_keys) {
-    const auto in_config = read.config.find(key);
-    if (in_config != read.config.end() && in_config->second != *value) {
-      throw UserError(results_path + ": method says " + key + "=" + *value + ", but " + config.string() +
-                      " has " + in_config->second + " (a results file of another run?)");
-    }
-  }
-  // So do its task and seed: a copied run whose config.json was edited would count as another seed.
-  const std::pair<const char*, std::string> identity_keys[] = {{"task.name", file.task},
-                                                               {"train.seed", std::to_string(file.seed)}};
+  // The method a row is labelled with comes from results.json, and its task and seed too: they must
+  // be the run's own (a copied run whose config.json was edited would count as another seed).
+  const std::pair<const char*, std::string> identity_keys[] = {
+      {"model.attention.normalizer", file.method.normalizer},
+      {"model.attention.scaling", file.method.scaling},
+      {"model.attention.positions", file.method.positions},
+      {"task.name", file.task},
+      {"train.seed", std::to_string(file.seed)}};
   for (const auto& [key, value] : identity_keys) {
     const auto in_config = read.config.find(key);
     if (in_config != read.config.end() && in_config->second != value) {
       throw UserError(results_path + " holds results of " + key + "=" + value + ", but " + config.string() +
-                      " has " + in_config->second + " (a copied run with an edited config.json?)");
+                      " has " + in_config->second +
+                      " (a results file of another run, or a copied run with an edited config.json?)");
     }
   }
   // What it trained on is part of what a run is: generated data, or --data files by their hash.
