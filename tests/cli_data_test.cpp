@@ -190,10 +190,15 @@ TEST_F(CliData, ForceLeavesTheUsersFilesAlone) {
 }
 
 // SIGTERM (twice, as an impatient user or a scheduler sends it) stops a long write with exit 130
-// and leaves no .part file behind, nor the splits it had yet to write.
+// and leaves no .part file behind, nor the splits it had yet to write; under --force, nor the old
+// files it was replacing (an old train split beside none of the new test splits would pass for
+// this command's data).
 TEST_F(CliData, AStopSignalLeavesNoPartialFiles) {
   const std::string data = out("d");
-  const std::string script = "(" + std::string(LENGEN_CLI_PATH) + " data --task copy --out " + data +
+  ASSERT_EQ(run("--task copy --out " + data + " --eval-lengths 4 --train 10 --len-min 4 --len-max 8"), 0)
+      << err_;
+  const std::string script = "(" + std::string(LENGEN_CLI_PATH) +
+                             " data --task copy --force --seed 7 --out " + data +
                              " --eval-lengths 4 --train 200000000 --len-min 4 --len-max 8 > /dev/null 2> " +
                              out("stderr.txt") + " & pid=$!; for i in $(seq 600); do [ -e " + data +
                              "/train.src.part ] && break; sleep 0.1; done; kill -TERM $pid; kill -TERM $pid; "
@@ -206,6 +211,7 @@ TEST_F(CliData, AStopSignalLeavesNoPartialFiles) {
   const std::string message(std::istreambuf_iterator<char>(err), {});
   EXPECT_EQ(code, 130) << message;
   EXPECT_NE(message.find("lengen data stopped"), std::string::npos) << message;
+  EXPECT_NE(message.find("the files it was replacing are removed too"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(data + "/train.src.part"));
   EXPECT_FALSE(fs::exists(data + "/train.trg.part"));
   EXPECT_FALSE(fs::exists(data + "/train.src"));

@@ -120,13 +120,14 @@ TEST_F(CliEvalFaults, TestLinesMustHaveTheLengthTheirNameSays) {
                  "test_0_4.src:2: 20 symbols, but the name says length 4");
 }
 
-TEST_F(CliEvalFaults, AnotherModelsCheckpointIsRefusedNamingTheParameter) {
+TEST_F(CliEvalFaults, AnotherModelsCheckpointIsRefusedNamingTheKeyOrParameter) {
   Config wider = *config_;
   wider.model.d_model = 24;
   Decoder other(wider.model, vocab_size(4));
   const std::string path = (*dir_ / "wider.pt").string();
   save_checkpoint(path, other, nullptr, {});
-  expect_refused("eval " + run_dir() + " --checkpoint " + path, "does not fit this model: parameter ");
+  expect_refused("eval " + run_dir() + " --checkpoint " + path,
+                 "does not fit this model: it was trained with model.d_model=24");
   Decoder other_vocab(config_->model, vocab_size(9));
   save_checkpoint(path, other_vocab, nullptr, {});
   expect_refused("eval " + run_dir() + " --checkpoint " + path, "does not fit this model: parameter ");

@@ -1,7 +1,7 @@
 // A run's results.json holds that run's results only: eval refuses a checkpoint it cannot tell
 // is the run's (a damaged marker, a copy of the run trained further), a config.json edited since
-// the results were written, and results on a second data folder; a sweep never trains over an
-// evaluated run whose step checkpoints were deleted.
+// the results were written, results on a second data folder and another run's results.json linked
+// in; a sweep never trains over an evaluated run whose step checkpoints were deleted.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -86,6 +86,29 @@ TEST_F(CliResultsBelong, ACopyResumedWithMoreStepsIsNotTheRun) {
                  a, "was trained under a schedule of train.steps=9, this run's config.json has 6");
 }
 
+// A copy resumed with fewer steps than the run (but more than it had trained) trains its later
+// checkpoints under another learning-rate schedule than the run's: its checkpoints carry the
+// schedule they were trained under and are refused. The run's own earlier checkpoint, from before
+// a resume that changed train.steps, is still its model.
+TEST_F(CliResultsBelong, ACopyResumedWithFewerStepsIsNotTheRun) {
+  const std::string a = trained("a", " --set train.steps=9 --set train.keep_checkpoints=5");
+  fs::copy(a, at("shorter"), fs::copy_options::recursive);
+  fs::remove(at("shorter") + "/checkpoints/step_00000006.pt");
+  fs::remove(at("shorter") + "/checkpoints/step_00000009.pt");
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("shorter") +
+                   " --resume --set train.steps=6 --set train.keep_checkpoints=5")
+                .code,
+            0);
+  expect_refused("eval " + a + " --lengths 3 --checkpoint " + at("shorter") + "/checkpoints/step_00000006.pt",
+                 a, "was trained under the schedule 9@0,6@3 (train.steps@from step), but ");
+  const std::string b = trained("b", " --set train.keep_checkpoints=5");
+  ASSERT_EQ(lengen("train " + base() + " --out " + b +
+                   " --resume --set train.steps=9 --set train.keep_checkpoints=5")
+                .code,
+            0);
+  EXPECT_EQ(lengen("eval " + b + " --lengths 3 --checkpoint " + b + "/checkpoints/step_00000006.pt").code, 0);
+}
+
 // A config.json edited after the results were written (another task, another seed) would file new
 // results beside the old ones under one label.
 TEST_F(CliResultsBelong, AnEditedConfigDoesNotRelabelTheResults) {
@@ -136,6 +159,26 @@ TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
   EXPECT_EQ(text_of(run / "results.json"), results);
   EXPECT_NE(text_of(root_ / "out" / "a.failure.txt").find("no step checkpoint to resume from"),
             std::string::npos);
+}
+
+// A results.json linked (or copied) in from another run of the same method and seed carries that
+// run's id: eval does not merge into it (nor write through the link), and the report does not file
+// its numbers under this run's config.
+TEST_F(CliResultsBelong, AnotherRunsResultsFileLinkedInIsRefused) {
+  const std::string a = trained("a");
+  const std::string b = trained("b", " --set train.lr=0.002");
+  fs::create_directories(at("both"));
+  fs::rename(a, at("both/a"));
+  fs::rename(b, at("both/b"));
+  const std::string b_results = RunFolder(at("both/b")).results_path();
+  fs::remove(b_results);
+  fs::create_symlink(RunFolder(at("both/a")).results_path(), b_results);
+  expect_refused("eval " + at("both/b") + " --lengths 3", at("both/a"),
+                 "was written by another run (run id ");
+  EXPECT_TRUE(fs::is_symlink(b_results));
+  const CliResult report = lengen("report " + at("both") + " --out " + at("report"));
+  EXPECT_EQ(report.code, 2) << report.err;
+  EXPECT_NE(report.err.find(b_results + " was written by another run"), std::string::npos) << report.err;
 }
 
 }  // namespace

@@ -221,6 +221,20 @@ TEST_F(CliWrites, TrainingFilesLongerThanTheConfiguredLengthAreRefused) {
   EXPECT_FALSE(fs::exists(root_ / "run2"));
 }
 
+// A target longer than greedy decoding produces for its source could never be scored, and a huge
+// one would hold training on one step for hours: it is refused, file and line named.
+TEST_F(CliWrites, TrainingTargetsLongerThanDecodingProducesAreRefused) {
+  fs::create_directories(root_ / "huge");
+  std::ofstream(at("huge") + "/train.src") << "1 2 3\n1 2 3\n";
+  std::string long_target = "1";
+  for (int i = 0; i < 5000; ++i) long_target += " 2";
+  std::ofstream(at("huge") + "/train.trg") << "1 2 3\n" << long_target << "\n";
+  const CliResult result = lengen("train " + base() + " --out " + at("run") + " --data " + at("huge"));
+  expect_one_line_refusal(result, "train.trg:2: a target of 5001 symbols after a source of 3");
+  EXPECT_NE(result.err.find("eval.decode_cap=2.2"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(root_ / "run"));
+}
+
 // Training data given with --data is recorded (absolute path and hash); a resume on other data
 // or on none is refused before anything is written.
 TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
@@ -365,6 +379,25 @@ TEST_F(CliWrites, ASecondSweepSkipsARunInUse) {
   EXPECT_NE(busy.out.find("skip a (in use by another lengen process)"), std::string::npos) << busy.out;
   EXPECT_FALSE(fs::exists(root_ / "out" / "a.failure.txt"));
   EXPECT_EQ(text_of(root_ / "out" / "a.log"), log);
+}
+
+// A second sweep file naming a run that another one started (in use now, or left to resume) with
+// another config would skip or resume it and count it as its own: refused before anything is
+// written; the same sweep file goes on as before.
+TEST_F(CliWrites, ASweepRefusesARunStartedUnderAnotherConfig) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  fs::remove(root_ / "out" / "a" / "results.json");  // started, not finished
+  std::ofstream(at("other.json")) << R"({"base": "base.json", "list": [{"name": "a", "train.lr": 0.002}]})";
+  const std::string manifest = text_of(root_ / "out" / "sweep.json");
+  for (const std::string& prefix : {std::string(), "flock -o " + at("out/a/.lengen_lock")}) {
+    SCOPED_TRACE(prefix);
+    expect_one_line_refusal(
+        lengen("sweep " + at("other.json") + " --out " + at("out"), prefix),
+        "out/a was started with another config (train.lr is 0.001 there, 0.002 in the sweep)");
+    EXPECT_EQ(text_of(root_ / "out" / "sweep.json"), manifest);
+  }
+  EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
 }
 
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one

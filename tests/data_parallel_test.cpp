@@ -313,6 +313,37 @@ TEST_F(DataParallelTraining, ALoneRankSaysInOneLineThatItsPeersAreMissing) {
   EXPECT_FALSE(fs::exists(run_dir));
 }
 
+// Ranks started by hand with different settings (here another learning rate) would be averaged
+// into one model labelled with rank 0's config: both ranks refuse at setup, naming the key, and
+// no run folder is made.
+TEST_F(DataParallelTraining, RanksStartedWithOtherSettingsAreRefusedAtSetup) {
+  const std::string config = write_config(tiny_data_parallel_config());
+  const std::string run_dir = (root_ / "run").string();
+  const std::string env = "WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) +
+                          " LENGEN_DIST_TIMEOUT=30";
+  const auto rank = [&](int number, const std::string& extra) {
+    const std::string name = (root_ / ("rank" + std::to_string(number))).string();
+    return "(" + env + " RANK=" + std::to_string(number) + " " + LENGEN_CLI_PATH + " train " + config +
+           " --out " + run_dir + extra + " > /dev/null 2> " + name + ".err; echo $? > " + name + ".rc)";
+  };
+  ASSERT_EQ(std::system((rank(1, " --set train.lr=0.002") + " & " + rank(0, "") + "; wait").c_str()), 0);
+  const auto text = [&](const std::string& name) {
+    std::ifstream in(root_ / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string expected =
+      "rank 1 of 2 was started with other settings than rank 0 (config key train.lr: 0.003 on rank 0, "
+      "0.002 here)";
+  for (const std::string name : {"rank0", "rank1"}) {
+    SCOPED_TRACE(name);
+    const std::string err = text(name + ".err");
+    EXPECT_EQ(text(name + ".rc"), "2\n") << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find(expected), std::string::npos) << err;
+  }
+  EXPECT_FALSE(fs::exists(run_dir));
+}
+
 std::vector<double> logged_losses(const std::string& path) {
   std::vector<double> losses;
   std::ifstream in(path);

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -47,18 +49,30 @@ Outputs attend(Attention& attention, const torch::Tensor& x, const torch::Tensor
   return outputs;
 }
 
-// Outputs within float tolerance; statistics over the same rows, nonzero counts equal up to an
-// entry that sits at float resolution of the threshold in one path and not in the other.
-void expect_same(const Outputs& dense, const Outputs& fused, const std::string& label) {
+// Entmax with alpha above 2 has an unbounded slope at the edge of its support: a key whose score
+// sits d above the threshold weighs about d^(1/(alpha-1)), so the two paths' float roundings of
+// the threshold (d ~ 1e-6) move such a weight by up to 2e-6^(1/(alpha-1)) (1.4e-3 at alpha 3),
+// not by a multiple of d. Below alpha 2 (softmax, entmax 1.5, sparsemax) the weights are smooth
+// in the threshold and nothing is added.
+double support_edge_tolerance(const NormalizerVariant& method) {
+  const double alpha = method.spec.alpha;
+  return method.spec.name == "entmax" && alpha > 2 ? std::pow(2e-6, 1 / (alpha - 1)) : 0.0;
+}
+
+// Outputs within float tolerance (or `edge_tolerance`, support_edge_tolerance); statistics over
+// the same rows, nonzero counts equal up to an entry that sits at float resolution of the
+// threshold in one path and not in the other.
+void expect_same(const Outputs& dense, const Outputs& fused, const std::string& label,
+                 double edge_tolerance = 0.0) {
   ASSERT_TRUE(fused.out.defined()) << label;
   const double error = (dense.out - fused.out).abs().max().item<double>();
   const double scale = dense.out.abs().max().item<double>();
-  EXPECT_LE(error, 2e-5 * std::max(1.0, scale)) << label;
+  EXPECT_LE(error, std::max(2e-5 * std::max(1.0, scale), edge_tolerance)) << label;
   EXPECT_EQ(dense.stats.rows, fused.stats.rows) << label;
   ASSERT_TRUE(fused.stats.nonzero_sum.defined()) << label;
   const double rows = static_cast<double>(dense.stats.rows);
   EXPECT_LE((dense.stats.nonzero_sum - fused.stats.nonzero_sum).abs().max().item<double>(),
-            1e-3 * rows + 1e-9)
+            std::max(1.0, 1e-3 * rows))
       << label << "\ndense " << dense.stats.nonzero_sum << "\nfused " << fused.stats.nonzero_sum;
   EXPECT_LE((dense.stats.entropy_sum - fused.stats.entropy_sum).abs().max().item<double>(), 1e-4 * rows)
       << label;
@@ -109,7 +123,8 @@ TEST(FusedAttention, MatchesDenseForEveryNormalizerScalingAndPositions) {
         const auto x = 3 * torch::randn({3, 37, config.d_model});
         const auto pos = padded_positions(37);
         expect_same(attend(attention, x, pos, AttentionKernel::kDense),
-                    attend(attention, x, pos, AttentionKernel::kFused), label);
+                    attend(attention, x, pos, AttentionKernel::kFused), label,
+                    support_edge_tolerance(method));
       }
     }
   }
@@ -128,7 +143,7 @@ TEST(FusedAttention, MatchesDenseAcrossBlocksAndOddHeadSizes) {
       const auto pos = padded_positions(301);
       expect_same(attend(attention, x, pos, AttentionKernel::kDense),
                   attend(attention, x, pos, AttentionKernel::kFused),
-                  method.label + " d_head " + std::to_string(d_head));
+                  method.label + " d_head " + std::to_string(d_head), support_edge_tolerance(method));
     }
   }
 }
@@ -197,7 +212,7 @@ TEST(FusedAttention, MatchesDenseOnASingleWinningKeyAndAllEqualRows) {
       const auto pos = padded_positions(20);
       const Outputs dense = attend(attention, x, pos, AttentionKernel::kDense);
       const Outputs fused = attend(attention, x, pos, AttentionKernel::kFused);
-      expect_same(dense, fused, method.label + " / " + positions);
+      expect_same(dense, fused, method.label + " / " + positions, support_edge_tolerance(method));
     }
   }
 }
@@ -246,7 +261,8 @@ TEST(FusedAttention, MatchesDenseWithTheKeyValueCache) {
       dense.out = attention(xs, ps, &dense_cache, &dense.stats);
       attention->set_kernel(AttentionKernel::kFused);
       fused.out = attention(xs, ps, &fused_cache, &fused.stats);
-      expect_same(dense, fused, method.label + " at token " + std::to_string(start));
+      expect_same(dense, fused, method.label + " at token " + std::to_string(start),
+                  support_edge_tolerance(method));
     }
   }
 }
@@ -340,7 +356,9 @@ TEST(FusedAttention, RandomModelsDecodeTheSameTokens) {
     EXPECT_EQ(greedy_decode(model, prompts, caps, nullptr), dense_tokens) << method.label;
     const auto fused_logits = model->forward(tokens);
     EXPECT_TRUE(torch::equal(fused_logits.argmax(-1), dense_logits.argmax(-1))) << method.label;
-    EXPECT_LE((fused_logits - dense_logits).abs().max().item<double>(), 1e-4) << method.label;
+    EXPECT_LE((fused_logits - dense_logits).abs().max().item<double>(),
+              std::max(1e-4, support_edge_tolerance(method)))
+        << method.label;
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "lengen/json_file.h"
 #include "lengen/run_lock.h"
 
 namespace fs = std::filesystem;
@@ -198,7 +199,8 @@ void RunFolder::remove_for_restart() const {
 
 JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {
   if (fs::exists(path)) {
-    std::ifstream in(path);
+    // A FIFO or device in the log's place is refused, not waited on.
+    std::istringstream in(read_text_file(path, "training log"));
     std::ostringstream kept;
     std::string line;
     for (int64_t number = 1; std::getline(in, line); ++number) {

@@ -189,7 +189,13 @@ void run_data(const DataOptions& options) {
     }
   }
   claim_output_files(options.out, names);
+  // With --force, every old file this command replaces goes before the first new one is written:
+  // stopped halfway, the folder then holds this command's finished splits only, never an old
+  // train split beside new test splits (claim_output_files refused any file lengen did not write).
   for (const std::string& name : old_splits) fs::remove(fs::path(options.out) / name);
+  if (options.force) {
+    for (const std::string& name : names) fs::remove(fs::path(options.out) / name);
+  }
 
   // Ctrl-C or SIGTERM ends the split being written without its .part files (the writer removes
   // them); the splits already written are whole and stay.
@@ -197,7 +203,8 @@ void run_data(const DataOptions& options) {
   const auto stop_if_asked = [&] {
     if (stop_signal_received()) {
       throw StopRequested("lengen data stopped; the split it was writing is removed, the finished ones in " +
-                          options.out + " are whole");
+                          options.out + " are whole" +
+                          (options.force ? " (the files it was replacing are removed too)" : ""));
     }
   };
   const auto start = Clock::now();

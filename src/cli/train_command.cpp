@@ -12,6 +12,7 @@
 #include "lengen/device.h"
 #include "lengen/evaluation.h"
 #include "lengen/process_group.h"
+#include "lengen/rank_agreement.h"
 #include "lengen/results_file.h"
 #include "lengen/run_folder.h"
 #include "lengen/stop_signals.h"
@@ -54,6 +55,8 @@ void run_train(const TrainArgs& args) {
   try {
     if (auto group_options = process_group_options_from_env(resolve_device(config.train.device).type())) {
       check_batch_splits_over(config.train, group_options->world_size);
+      group_options->agreement = rank_agreement(config, args.data_dir, args.resume);
+      group_options->difference = rank_agreement_difference;
       group = join_process_group(*group_options);
     }
     options.group = group.get();

@@ -72,11 +72,6 @@ std::vector<int64_t> evaluation_lengths(const Config& config) {
   return {base, 2 * base, 4 * base, 8 * base};
 }
 
-int64_t greedy_token_cap(int64_t source_size, double decode_cap) {
-  const auto total = static_cast<int64_t>(std::ceil(decode_cap * static_cast<double>(source_size)));
-  return std::max<int64_t>(total - source_size, 0) + 1;
-}
-
 SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
                                 const std::vector<Sample>& samples) {
   SequenceMetrics metrics;

@@ -2,8 +2,8 @@
 #include "lengen/results_file.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -111,9 +111,9 @@ void add_unknown_keys(Json& json, const Json& extra) {
 
 ResultEntry entry_from_json(const Json& json) {
   ResultEntry entry;
-  entry.extra = unknown_keys(json, {"length", "decode", "samples", "exact_match", "token_accuracy", "exact", "tokens",
-                                    "correct_tokens", "loss", "attention", "attention_on_target", "checkpoint",
-                                    "step", "model", "data"});
+  entry.extra = unknown_keys(json, {"length", "decode", "samples", "exact_match", "token_accuracy", "exact",
+                                    "tokens", "correct_tokens", "loss", "attention", "attention_on_target",
+                                    "checkpoint", "step", "model", "data"});
   entry.length = json.at("length").get<int64_t>();
   entry.decode = json.at("decode").get<std::string>();
   entry.samples = count_at(json, "samples");
@@ -275,6 +275,7 @@ Json to_json(const ResultsFile& results) {
                 {{"normalizer", results.method.normalizer},
                  {"scaling", results.method.scaling},
                  {"positions", results.method.positions}}}};
+  if (!results.run_id.empty()) json["run_id"] = results.run_id;
   if (!results.results.empty()) json["results"] = results_to_json(results.results);
   if (!results.results_on_files.empty()) json["results_on_files"] = results_to_json(results.results_on_files);
   add_unknown_keys(json, results.extra);
@@ -284,12 +285,13 @@ Json to_json(const ResultsFile& results) {
 ResultsFile results_file_from_json(const Json& json, const std::string& source) {
   try {
     ResultsFile results;
-    results.extra = unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "method", "results",
-                                        "results_on_files"});
+    results.extra = unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "run_id", "method",
+                                        "results", "results_on_files"});
     results.task = json.at("task").get<std::string>();
     results.train_len_min = json.at("train_len_min").get<int64_t>();
     results.train_len_max = json.at("train_len_max").get<int64_t>();
     results.seed = json.at("seed").get<uint64_t>();
+    if (json.contains("run_id")) results.run_id = json.at("run_id").get<std::string>();
     const Json& method = json.at("method");
     results.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
                       method.at("positions").get<std::string>()};

@@ -121,7 +121,13 @@ void check_checkpoint_within_steps(const Config& config, const std::string& chec
 // lengths or method) would file new results beside old ones under one label, and results on
 // files from two data folders would share one table.
 void check_results_are_this_runs(const ResultsFile& existing, const Config& config, const std::string& path,
-                                 const std::string& data_dir) {
+                                 const std::string& data_dir, const std::string& run_id) {
+  // Another run's results.json, linked or copied in, is not merged into (nor through a link
+  // written over): its entries would pass for this run's.
+  if (!existing.run_id.empty() && !run_id.empty() && existing.run_id != run_id) {
+    throw UserError(path + " was written by another run (run id " + existing.run_id + "), not by this one (" +
+                    run_id + "): a results file linked or copied in from another run; move it aside");
+  }
   if (existing.results.empty() && existing.results_on_files.empty()) return;
   const AttentionConfig& attention = config.model.attention;
   const std::vector<std::tuple<std::string, std::string, std::string>> fields = {
@@ -183,6 +189,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // into a results.json this one is about to replace.
   const RunLock lock(run_dir);
   RunEvaluation evaluation;
+  evaluation.run_id = RunFolder(run_dir).run_id();
   // Provenance in absolute paths: results.json is read from other folders than the one it was
   // written from.
   evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
@@ -190,6 +197,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   const TrainingProgress trained = load_checkpoint(evaluation.checkpoint, model, nullptr);
   check_checkpoint_is_runs(evaluation.checkpoint, trained, RunFolder(run_dir));
   check_checkpoint_trained_as(evaluation.checkpoint, trained, config);
+  check_checkpoint_schedule_is_runs(evaluation.checkpoint, trained, RunFolder(run_dir));
   check_checkpoint_within_steps(config, evaluation.checkpoint, trained.step);
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
@@ -199,7 +207,8 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
   const std::string results_path = RunFolder(run_dir).results_path();
   if (fs::exists(results_path)) {
-    check_results_are_this_runs(read_results_file(results_path), config, results_path, absolute_data_dir);
+    check_results_are_this_runs(read_results_file(results_path), config, results_path, absolute_data_dir,
+                                evaluation.run_id);
   }
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
@@ -242,7 +251,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   progress.finish();
   // Merged into the file as it is now, not as it was read at the start.
   ResultsFile existing = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
-  check_results_are_this_runs(existing, config, results_path, absolute_data_dir);
+  check_results_are_this_runs(existing, config, results_path, absolute_data_dir, evaluation.run_id);
   write_results_file(results_path, merge_results(std::move(existing), config, evaluation));
   return evaluation;
 }
@@ -282,6 +291,7 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   existing.train_len_min = config.task.len_min;
   existing.train_len_max = config.task.len_max;
   existing.seed = config.train.seed;
+  if (!evaluation.run_id.empty()) existing.run_id = evaluation.run_id;
   existing.method = {attention.normalizer, attention.scaling, attention.positions};
   ResultsByDecode& results = evaluation.on_files ? existing.results_on_files : existing.results;
   for (size_t i = 0; i < evaluation.results.size(); ++i) {

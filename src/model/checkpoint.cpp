@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -95,7 +97,7 @@ void check_model_section(torch::serialize::InputArchive& archive, const std::str
   };
   throw UserError("checkpoint " + path + " does not fit this model: it was trained with " + key + "=" +
                   value_in(saved) + ", this run has " + value_in(current) +
-                  " (a checkpoint of another model or method)");
+                  " (a checkpoint of another model or method, or a config.json edited after training)");
 }
 
 }  // namespace
@@ -125,6 +127,7 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   if (!progress.run_id.empty()) archive.write("run_id", c10::IValue(progress.run_id));
   if (!progress.training_config.empty())
     archive.write("training_config", c10::IValue(progress.training_config));
+  if (!progress.schedule.empty()) archive.write("schedule", c10::IValue(progress.schedule));
   archive.write("step", torch::tensor(progress.step));
   archive.write("best_validation", torch::tensor(progress.best_validation, torch::kDouble));
   archive.write("best_step", torch::tensor(progress.best_step));
@@ -138,10 +141,11 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   write_file_atomically(path, bytes.str());
 }
 
-TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
-                                 torch::optim::Optimizer* optimizer) {
+namespace {
+
+// Opens the checkpoint and reads what it says of its training (not the tensors).
+TrainingProgress read_progress(const std::string& path, torch::serialize::InputArchive& archive) {
   if (!std::filesystem::is_regular_file(path)) throw CheckpointUnreadable("checkpoint not found: " + path);
-  torch::serialize::InputArchive archive;
   TrainingProgress progress;
   try {
     archive.load_from(path);
@@ -157,9 +161,24 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
     if (archive.try_read("training_config", training_config) && training_config.isString()) {
       progress.training_config = training_config.toStringRef();
     }
+    c10::IValue schedule;
+    if (archive.try_read("schedule", schedule) && schedule.isString())
+      progress.schedule = schedule.toStringRef();
   } catch (const c10::Error& e) {
     throw CheckpointUnreadable("checkpoint " + path + " is unreadable or truncated: " + first_line(e));
   }
+  return progress;
+}
+
+}  // namespace
+
+TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
+                                 torch::optim::Optimizer* optimizer) {
+  torch::serialize::InputArchive archive;
+  TrainingProgress progress = read_progress(path, archive);
+  // A checkpoint that stores its model section is named by the first config key that differs,
+  // before any tensor is compared: a key is what the user can look up and change.
+  check_model_section(archive, path, model);
   // Loading replaces each tensor with the stored one whatever its shape, so the shapes are
   // compared afterwards: a checkpoint of another model must not pass for this one.
   std::map<std::string, std::vector<int64_t>> expected;
@@ -188,8 +207,6 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
                       " in this model");
     }
   }
-  // After the tensors: a checkpoint of another shape is named by its first parameter that differs.
-  check_model_section(archive, path, model);
   if (optimizer != nullptr) {
     try {
       torch::serialize::InputArchive optimizer_archive;
@@ -233,6 +250,55 @@ void check_checkpoint_trained_as(const std::string& path, const TrainingProgress
   throw UserError("checkpoint " + path + " was trained with " + key + "=" + value_in(stored) +
                   ", this run's config.json has " + value_in(current) +
                   ": it is not a model of this run (a copy of the run trained on under another config?)");
+}
+
+std::string continued_schedule(const std::string& schedule, int64_t step, int64_t steps) {
+  const std::string part = std::to_string(steps) + "@" + std::to_string(step);
+  if (schedule.empty()) return step == 0 ? part : "";
+  const size_t last = schedule.rfind(',');
+  const std::string last_part = schedule.substr(last == std::string::npos ? 0 : last + 1);
+  if (last_part.substr(0, last_part.find('@')) == std::to_string(steps)) return schedule;
+  return schedule + "," + part;
+}
+
+namespace {
+
+// The parts of `schedule` that began before `step`: the history a checkpoint at `step` has.
+std::string schedule_before(const std::string& schedule, int64_t step) {
+  std::string kept;
+  size_t start = 0;
+  while (start < schedule.size()) {
+    size_t end = schedule.find(',', start);
+    if (end == std::string::npos) end = schedule.size();
+    const std::string part = schedule.substr(start, end - start);
+    const size_t at = part.find('@');
+    int64_t from = 0;
+    const bool parsed =
+        at != std::string::npos &&
+        std::from_chars(part.data() + at + 1, part.data() + part.size(), from).ec == std::errc();
+    // A part that does not parse (a damaged history) is kept: the histories then differ visibly.
+    if (!parsed || from < std::max<int64_t>(step, 1)) kept += (kept.empty() ? "" : ",") + part;
+    start = end + 1;
+  }
+  return kept;
+}
+
+}  // namespace
+
+void check_checkpoint_schedule_is_runs(const std::string& path, const TrainingProgress& progress,
+                                       const RunFolder& run) {
+  const std::string newest = run.latest_checkpoint();
+  std::error_code error;
+  if (progress.schedule.empty() || newest.empty() || std::filesystem::equivalent(newest, path, error)) return;
+  torch::serialize::InputArchive archive;
+  const TrainingProgress runs = read_progress(newest, archive);
+  if (runs.schedule.empty() || runs.step < progress.step) return;
+  const std::string expected = schedule_before(runs.schedule, progress.step);
+  if (progress.schedule == expected) return;
+  throw UserError("checkpoint " + path + " was trained under the schedule " + progress.schedule +
+                  " (train.steps@from step), but " + run.path() + " trained its first " +
+                  std::to_string(progress.step) + " steps under " + expected +
+                  ": it is not a model of this run (a copy of the run resumed with another train.steps?)");
 }
 
 void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress,

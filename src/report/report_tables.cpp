@@ -16,6 +16,7 @@
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/report.h"
+#include "lengen/run_folder.h"
 #include "lengen/sweep_manifest.h"
 
 namespace fs = std::filesystem;
@@ -93,6 +94,13 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   // A run evaluated on one kind of data only has no entry for the other.
   run.results = std::move(on_files ? file.results_on_files : file.results);
   run.mixed_checkpoints = mixed_checkpoints(run.results);
+  // A results.json linked or copied in from another run folder carries that run's id.
+  const std::string folder_id = RunFolder(run.dir).run_id();
+  if (!file.run_id.empty() && !folder_id.empty() && file.run_id != folder_id) {
+    throw UserError(results_path + " was written by another run (run id " + file.run_id + "), not by " +
+                    run.dir + " (run id " + folder_id +
+                    "): a results file linked or copied in from another run");
+  }
   const fs::path config = fs::path(run.dir) / "config.json";
   if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
   // The method a row is labelled with comes from results.json, and its task and seed too: they must

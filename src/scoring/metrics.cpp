@@ -2,9 +2,17 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "lengen/loss.h"
 
 namespace lengen {
+
+int64_t greedy_token_cap(int64_t source_size, double decode_cap) {
+  const auto total = static_cast<int64_t>(std::ceil(decode_cap * static_cast<double>(source_size)));
+  return std::max<int64_t>(total - source_size, 0) + 1;
+}
 
 void SequenceMetrics::add(const SequenceMetrics& other) {
   samples += other.samples;

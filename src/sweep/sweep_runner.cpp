@@ -118,15 +118,19 @@ void record_failure(const RunPaths& paths, const std::string& what, const std::s
 // What a finished run may differ in from the sweep and still count as its run: how many
 // threads trained it, and what was evaluated (`lengen eval` adds lengths).
 const std::vector<std::string> kKeysAFinishedRunMayDifferIn = {"train.threads", "eval", "description"};
+// A run that is still to finish resumes, and a resume may also grow train.steps.
+const std::vector<std::string> kKeysAStartedRunMayDifferIn = {"train.steps", "train.threads", "eval",
+                                                              "description"};
 
-// For a finished run, how its config.json differs from what the sweep now asks for, e.g.
-// "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not.
-std::string stale_difference(const Config& wanted_config, const RunPaths& paths) {
+// For a finished (or started) run, how its config.json differs from what the sweep now asks for,
+// e.g. "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not.
+std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
+                             const std::vector<std::string>& may_differ_in = kKeysAFinishedRunMayDifferIn) {
   const std::string saved_path = paths.run_dir + "/config.json";
   if (!fs::exists(saved_path)) return "";
   const nlohmann::json wanted = config_to_json(wanted_config);
   const nlohmann::json saved = read_json_file(saved_path);
-  const std::string key = first_config_difference(saved, wanted, kKeysAFinishedRunMayDifferIn);
+  const std::string key = first_config_difference(saved, wanted, may_differ_in);
   if (key.empty()) return "";
   const nlohmann::json::json_pointer pointer(config_key_pointer(key));
   const auto value_in = [&pointer](const nlohmann::json& config) {
@@ -136,24 +140,31 @@ std::string stale_difference(const Config& wanted_config, const RunPaths& paths)
 }
 
 // Finished runs are skipped, so one trained with another config under the same name would be
-// reported as this sweep's: refuse before anything is written.
-void check_finished_runs_are_current(const Sweep& sweep, const std::vector<size_t>& mine,
-                                     const std::string& out) {
+// reported as this sweep's; a run another sweep file is training (or left to resume) under the
+// same name would be skipped as in use, or resumed, and stand for this sweep's run too: refuse
+// both before anything is written. A run that failed before its first checkpoint starts over.
+void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t>& mine,
+                                    const std::string& out) {
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
     const RunPaths paths(out, run.name);
-    if (!is_finished(paths)) continue;
+    const bool finished = is_finished(paths);
+    const bool started =
+        !RunFolder(paths.run_dir).latest_checkpoint().empty() || run_in_use_elsewhere(paths.run_dir);
+    if (!finished && !started) continue;
     Config wanted;
     try {
       wanted = run_config(sweep, run);
     } catch (const UserError&) {
       continue;  // reported as an invalid config when the run is prepared
     }
-    const std::string difference = stale_difference(wanted, paths);
-    if (!difference.empty()) {
-      throw UserError("sweep: " + paths.run_dir + " finished with another config (" + difference +
-                      "); remove that run folder to retrain it, or use another --out");
-    }
+    const std::string difference = stale_difference(
+        wanted, paths, finished ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn);
+    if (difference.empty()) continue;
+    throw UserError("sweep: " + paths.run_dir + (finished ? " finished" : " was started") +
+                    " with another config (" + difference + ")" +
+                    (finished ? "" : ", by another sweep file or before this one changed") +
+                    "; remove that run folder to retrain it, or use another --out");
   }
 }
 
@@ -293,7 +304,7 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
 // sweep's manifest.
 void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
   check_some_run_is_valid(sweep, mine);
-  check_finished_runs_are_current(sweep, mine, out);
+  check_started_runs_are_current(sweep, mine, out);
   check_out_folder(out, "sweep folder");
   check_side_files_are_lengens(sweep, mine, out);
   fs::create_directories(out);

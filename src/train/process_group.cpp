@@ -261,6 +261,45 @@ c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options
   }
 }
 
+// Ranks started by hand with different configs would train one averaged model labelled with rank
+// 0's config. Rank 0 posts its agreement; every other rank compares and posts its verdict, which
+// rank 0 reads: a mismatch stops both sides with a line naming the difference, before any tensor
+// moves (a different model shape would otherwise abort inside Gloo).
+void agree_with_rank_zero(c10d::Store& store, const ProcessGroupOptions& options) {
+  if (options.agreement.empty()) return;
+  const auto bytes = [](const std::string& text) { return std::vector<uint8_t>(text.begin(), text.end()); };
+  const auto text = [](const std::vector<uint8_t>& data) { return std::string(data.begin(), data.end()); };
+  const std::string kOk = "ok";
+  const auto refusal = [&options](int rank, const std::string& difference) {
+    return UserError(
+        fmt::format("data-parallel setup: rank {} of {} was started with other settings than "
+                    "rank 0 ({}); start every rank with the same config, --set, --data and "
+                    "--resume (`lengen launch --nproc N -- train ...` does)",
+                    rank, options.world_size, difference));
+  };
+  try {
+    if (options.rank == 0) {
+      store.set("lengen/agreement", bytes(options.agreement));
+      for (int rank = 1; rank < options.world_size; ++rank) {
+        const std::string verdict = text(store.get("lengen/verdict/" + std::to_string(rank)));
+        if (verdict != kOk) throw refusal(rank, verdict);
+      }
+      return;
+    }
+    const std::string rank_zero = text(store.get("lengen/agreement"));
+    std::string verdict = kOk;
+    if (rank_zero != options.agreement) {
+      verdict = options.difference ? options.difference(rank_zero, options.agreement) : "they differ";
+    }
+    store.set("lengen/verdict/" + std::to_string(options.rank), bytes(verdict));
+    if (verdict != kOk) throw refusal(options.rank, verdict);
+  } catch (const UserError&) {
+    throw;
+  } catch (const std::exception& error) {
+    throw setup_error("could not compare its settings with rank 0's", error, options);
+  }
+}
+
 c10::intrusive_ptr<Collectives> make_collectives(const ProcessGroupOptions& options,
                                                  const c10::intrusive_ptr<c10d::Store>& store) {
 #ifdef USE_C10D_NCCL
@@ -295,6 +334,7 @@ std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& opti
     c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->setDevice(c10::Device(c10::DeviceType::CUDA, gpu));
   }
   auto store = connect_store(options);
+  agree_with_rank_zero(*store, options);
   c10::intrusive_ptr<Collectives> collectives;
   try {
     const QuietStderr quiet;

@@ -53,6 +53,21 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
       }
     }
   }
+  // A target longer than greedy decoding may produce could never be scored, and one of millions of
+  // symbols would hold training on a single step for hours.
+  if (task.framing() == Framing::kTargetAfterSource) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const int64_t cap =
+          greedy_token_cap(static_cast<int64_t>(samples[i].src.size()), config.eval.decode_cap);
+      if (static_cast<int64_t>(samples[i].trg.size()) >= cap) {
+        throw UserError(stem + ".trg:" + std::to_string(i + 1) + ": a target of " +
+                        std::to_string(samples[i].trg.size()) + " symbols after a source of " +
+                        std::to_string(samples[i].src.size()) + ", more than the " + std::to_string(cap - 1) +
+                        " that eval.decode_cap=" + fmt::format("{:g}", config.eval.decode_cap) +
+                        " lets greedy decoding produce; raise eval.decode_cap for longer targets");
+      }
+    }
+  }
   return file_data(std::move(samples), derive_seed(config.train.seed, kTrainStream));
 }
 
@@ -151,6 +166,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   // Every checkpoint it writes carries the run's identity (the marker's, written above).
   if (writer_) progress_.run_id = run_.run_id();
   progress_.training_config = training_config_of(config);
+  progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);

@@ -1,9 +1,11 @@
 // Run folders: only a folder lengen made is emptied by --force and only of lengen's files, only
 // lengen's checkpoint names count, a run has one writer, writes that fail leave no temp file,
-// output folders keep the user's files, and a damaged log is named, not skipped over.
+// output folders keep the user's files, and a damaged log (or a FIFO in its place) is named, not
+// skipped over or waited on.
 #include "lengen/run_folder.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -186,6 +188,15 @@ TEST_F(RunFolderTest, ALogLineWithAStepThatIsNotANumberIsNamed) {
   std::ifstream in(log);
   const std::string text(std::istreambuf_iterator<char>(in), {});
   EXPECT_EQ(text, "{\"step\": 1, \"loss\": 2.0}\n{\"step\": \"x\"}\n");
+}
+
+// A FIFO in the log's place would block a resume forever waiting for a writer: it is named.
+TEST_F(RunFolderTest, ALogThatIsNotARegularFileIsRefusedNotWaitedOn) {
+  const std::string log = (root_ / "log.jsonl").string();
+  ASSERT_EQ(::mkfifo(log.c_str(), 0600), 0);
+  EXPECT_EQ(user_error_message([&] { JsonlLog(log, 5); }),
+            log + ": not a regular file (a FIFO, device or socket), not a training log");
+  EXPECT_TRUE(fs::is_fifo(log));
 }
 
 }  // namespace

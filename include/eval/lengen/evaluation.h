@@ -36,10 +36,6 @@ struct LengthResult {
 // when it is empty.
 std::vector<int64_t> evaluation_lengths(const Config& config);
 
-// The most tokens greedy decoding may generate after a source of `source_size` symbols: the
-// reference caps source + generated symbols at decode_cap x source, plus one for the EOS.
-int64_t greedy_token_cap(int64_t source_size, double decode_cap);
-
 // Position-wise comparison of generated tokens against trg + EOS, over the target's length;
 // exact when both are identical (a sequence that runs on past the EOS is wrong).
 SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
@@ -77,6 +73,7 @@ int64_t samples_at_length(const EvalConfig& eval, int64_t length);
 std::string resolve_checkpoint(const std::string& run_dir, const std::string& which);
 
 struct RunEvaluation {
+  std::string run_id;  // of the evaluated run folder (.lengen_run); empty without a marker
   std::string checkpoint;
   int64_t step = 0;
   std::string weights_hash;  // of the evaluated model (lengen/checkpoint.h)

@@ -1,7 +1,8 @@
 #pragma once
 // RUN/results.json as one type: evaluation writes it (lengen/evaluation.h), the report reads it
 // (lengen/report.h). Layout:
-//   {"task", "train_len_min", "train_len_max", "seed", "method": {normalizer, scaling, positions},
+//   {"task", "train_len_min", "train_len_max", "seed", "run_id" (when the run folder has one),
+//    "method": {normalizer, scaling, positions},
 //    "results": {decode: {length: entry}}, "results_on_files": {decode: {length: entry}}}
 // Results on generated data and on --data files are kept apart, so one never replaces the other
 // at the same length. Keys lengen does not know, at the top or in an entry, are read and written
@@ -79,7 +80,8 @@ struct ResultEntry {
   int64_t step = 0;
   std::optional<ModelRecord> model;
   nlohmann::json data;  // where the samples come from (EvalSet::data); null when not recorded
-  nlohmann::json extra = nlohmann::json::object();  // keys lengen does not know (a user's notes), kept as read
+  nlohmann::json extra =
+      nlohmann::json::object();  // keys lengen does not know (a user's notes), kept as read
 
   // A metric by name: "exact_match", "token_accuracy", "loss", "nonzero_per_query", "entropy",
   // or "attention_on_target/LAYER/best" (or "/mean"); nullopt where the entry has none.
@@ -94,9 +96,12 @@ struct ResultsFile {
   int64_t train_len_min = 0;
   int64_t train_len_max = 0;
   uint64_t seed = 0;
+  // The id of the run folder that wrote it (its .lengen_run marker): a results.json linked or
+  // copied into another run is told apart from the run's own. Empty in files written without one.
+  std::string run_id;
   Method method;
-  ResultsByDecode results;           // on data generated from the task's evaluation seeds
-  ResultsByDecode results_on_files;  // on --data files
+  ResultsByDecode results;                          // on data generated from the task's evaluation seeds
+  ResultsByDecode results_on_files;                 // on --data files
   nlohmann::json extra = nlohmann::json::object();  // top-level keys lengen does not know, kept as read
 };
 

@@ -27,7 +27,15 @@ struct TrainingProgress {
   // JSON; "" when unknown. A copy of a run folder keeps the run's identity, so only this tells
   // its checkpoints, trained on under an edited config, from the run's own.
   std::string training_config;
+  // The train.steps it was trained under, and from which step: "400@0" for a run trained in one
+  // go, "400@0,600@200" for one resumed at step 200 with train.steps=600 (its learning-rate
+  // schedule changed there). "" when unknown (a checkpoint written without it).
+  std::string schedule;
 };
+
+// `schedule` (TrainingProgress::schedule) continued by a run at `step` that trains under
+// train.steps=`steps`: unchanged when its last part already says so, "" while unknown.
+std::string continued_schedule(const std::string& schedule, int64_t step, int64_t steps);
 
 // A checkpoint file that cannot be read at all (truncated, not a checkpoint), as opposed to
 // one that reads but belongs to another model.
@@ -64,6 +72,13 @@ std::string training_config_of(const Config& config);
 // for a checkpoint without one.
 void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
                                  const Config& config);
+
+// Refuses (UserError) a checkpoint whose schedule history is not the run's own up to its step: a
+// copy of the run folder resumed under another train.steps, whose later checkpoints carry the
+// run's identity and config but not its learning-rate schedule. Compared with the run's newest
+// checkpoint; not checked when either history is unknown.
+void check_checkpoint_schedule_is_runs(const std::string& path, const TrainingProgress& progress,
+                                       const RunFolder& run);
 
 // A 64-bit FNV-1a hash of every parameter and buffer (names, shapes and float values), as 16
 // hex digits: two checkpoints with the same weights have the same hash on every machine.

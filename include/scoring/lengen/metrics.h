@@ -9,16 +9,21 @@ namespace lengen {
 
 struct SequenceMetrics {
   int64_t samples = 0;
-  int64_t exact = 0;           // samples whose every target token (and the EOS) is right
-  int64_t tokens = 0;          // target tokens scored
+  int64_t exact = 0;   // samples whose every target token (and the EOS) is right
+  int64_t tokens = 0;  // target tokens scored
   int64_t correct_tokens = 0;
-  double loss_sum = 0.0;       // summed over scored tokens
+  double loss_sum = 0.0;  // summed over scored tokens
 
   void add(const SequenceMetrics& other);
   double exact_match() const { return samples > 0 ? static_cast<double>(exact) / samples : 0.0; }
   double token_accuracy() const { return tokens > 0 ? static_cast<double>(correct_tokens) / tokens : 0.0; }
   double loss() const { return tokens > 0 ? loss_sum / tokens : 0.0; }
 };
+
+// The most tokens greedy decoding may generate after a source of `source_size` symbols: the
+// reference caps source + generated symbols at decode_cap x source, plus one for the EOS.
+// Training refuses a target longer than this: evaluation could never score it.
+int64_t greedy_token_cap(int64_t source_size, double decode_cap);
 
 // Counts from argmax predictions against targets on the masked positions.
 SequenceMetrics count_matches(const torch::Tensor& predictions, const torch::Tensor& target,

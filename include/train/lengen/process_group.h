@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -37,13 +38,18 @@ struct ProcessGroupOptions {
   std::chrono::milliseconds timeout = kDefaultDistTimeout;  // rendezvous and each collective
   int64_t bucket_bytes = kDefaultBucketBytes;
   torch::DeviceType device = torch::kCPU;  // where the training tensors live
+  // What every rank must share (lengen/rank_agreement.h), compared with rank 0's before any
+  // tensor moves; `difference` names how this rank's differs. Empty: nothing is compared.
+  std::string agreement;
+  std::function<std::string(const std::string& rank_zero, const std::string& here)> difference;
 };
 
 // False when lengen was built without Gloo's headers: then only single-process training.
 bool data_parallel_available();
 
-// Joins the group, waiting up to options.timeout for every rank to arrive.
-// Throws DataParallelError when they do not, UserError when this build cannot join.
+// Joins the group, waiting up to options.timeout for every rank to arrive. Throws UserError when
+// they do not, when a rank's agreement differs from rank 0's (on that rank and on rank 0, each in
+// one line), or when this build cannot join.
 std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& options);
 
 // The options torchrun's variables describe (LENGEN_DIST_TIMEOUT: seconds), or nullopt
