@@ -134,6 +134,8 @@ TEST_F(CliEvalFaults, AnotherModelsCheckpointIsRefusedNamingTheKeyOrParameter) {
   std::ofstream((*dir_ / "random.pt").string()) << std::string(1000, 'x');
   expect_refused("eval " + run_dir() + " --checkpoint " + (*dir_ / "random.pt").string(),
                  "is unreadable or truncated");
+  expect_refused("eval " + run_dir() + " --checkpoint /dev/null",
+                 "checkpoint /dev/null is not a regular file (a folder, FIFO or device)");
 }
 
 // Another run's checkpoint whose tensors fit (softmax and sparsemax hold the same parameters) is

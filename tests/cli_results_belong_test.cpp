@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "cli_folder_test.h"
 #include "lengen/json_file.h"
@@ -58,23 +59,6 @@ TEST_F(CliResultsBelong, ACopyTrainedFurtherIsNotTheRunsModel) {
                  "was trained under a schedule of train.steps=9, this run's config.json has 6");
 }
 
-// A copy of the run folder keeps the run's identity; trained on under an edited config, its
-// checkpoints are models of another run, wherever the file is put.
-TEST_F(CliResultsBelong, ACopyTrainedOnUnderAnotherConfigIsNotTheRun) {
-  const std::string a = trained("a");
-  fs::copy(a, at("branch"), fs::copy_options::recursive);
-  fs::remove(at("branch") + "/checkpoints/step_00000006.pt");
-  nlohmann::json edited = read_json_file(at("branch") + "/config.json");
-  edited["train"]["lr"] = 0.01;
-  std::ofstream(at("branch") + "/config.json") << edited.dump(2);
-  std::ofstream(at("lr.json")) << edited.dump(2);
-  ASSERT_EQ(lengen("train " + at("lr.json") + " --out " + at("branch") + " --resume").code, 0);
-  fs::copy_file(at("branch") + "/checkpoints/step_00000006.pt", at("elsewhere.pt"));
-  expect_refused("eval " + a + " --lengths 3 --checkpoint " + at("elsewhere.pt"), a,
-                 "was trained with train.lr=0.01, this run's config.json has 0.001");
-  EXPECT_EQ(lengen("eval " + a + " --lengths 3").code, 0);  // the run's own checkpoints still are
-}
-
 // train.steps may only grow on --resume: a copy resumed with more steps trains its later
 // checkpoints under a longer schedule than the run's, and they are not the run's models.
 TEST_F(CliResultsBelong, ACopyResumedWithMoreStepsIsNotTheRun) {
@@ -107,6 +91,42 @@ TEST_F(CliResultsBelong, ACopyResumedWithFewerStepsIsNotTheRun) {
                 .code,
             0);
   EXPECT_EQ(lengen("eval " + b + " --lengths 3 --checkpoint " + b + "/checkpoints/step_00000006.pt").code, 0);
+}
+
+// config.json edited to match a --set (another learning rate, another seed) passes the resume's
+// config check; the checkpoint says what it was trained with, and the resume is refused before a
+// step is taken.
+TEST_F(CliResultsBelong, AResumeUnderAnEditedConfigIsRefused) {
+  const std::string a = trained("a");
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"lr", "0.005"}, {"seed", "7"}}) {
+    SCOPED_TRACE(key);
+    const std::string copy = at("copy_" + key);
+    fs::copy(a, copy, fs::copy_options::recursive);
+    nlohmann::json edited = read_json_file(copy + "/config.json");
+    edited["train"][key] = nlohmann::json::parse(value);
+    std::ofstream(copy + "/config.json") << edited.dump(2);
+    const std::string log = text_of(RunFolder(copy).log_path());
+    expect_one_line_refusal(lengen("train " + base() + " --out " + copy +
+                                   " --resume --set train.steps=9 --set train." + key + "=" + value),
+                            "cannot resume " + copy + ": checkpoint " + copy +
+                                "/checkpoints/step_00000006.pt was trained with train." + key);
+    EXPECT_FALSE(fs::exists(copy + "/checkpoints/step_00000009.pt"));
+    EXPECT_EQ(text_of(RunFolder(copy).log_path()), log);
+  }
+}
+
+// results.json records what the evaluated model was trained with: a copy of a run whose
+// config.json was edited (another learning rate) is not reported under the edited setting.
+TEST_F(CliResultsBelong, TheReportDoesNotLabelResultsWithAnEditedConfig) {
+  const std::string a = trained("a");
+  fs::create_directories(at("both"));
+  fs::copy(a, at("both/lrA"), fs::copy_options::recursive);
+  fs::copy(a, at("both/lrB"), fs::copy_options::recursive);
+  nlohmann::json edited = read_json_file(at("both/lrB/config.json"));
+  edited["train"]["lr"] = 0.005;
+  std::ofstream(at("both/lrB/config.json")) << edited.dump(2);
+  expect_one_line_refusal(lengen("report " + at("both") + " --out " + at("report")),
+                          "lrB/results.json holds results of a model trained with train.lr=0.001, but ");
 }
 
 // A config.json edited after the results were written (another task, another seed) would file new

@@ -12,6 +12,7 @@
 
 #include "cli_folder_test.h"
 #include "cli_runner.h"
+#include "lengen/json_file.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
 #include "temp_folder.h"
@@ -252,7 +253,7 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
             std::string::npos);
   const std::string log = text_of(root_ / "run" / "log.jsonl");
   expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9"),
-                          "it was trained on --data " + at("data") + ", not on generated data");
+                          "it was trained on --data " + at("data") + " (files with hash ");
   expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") +
                                  " --resume --set train.steps=9 --data " + at("other")),
                           "it was trained on --data " + at("data"));
@@ -400,6 +401,43 @@ TEST_F(CliWrites, ASweepRefusesARunStartedUnderAnotherConfig) {
   EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
 }
 
+// A sweep writes its side files only as files of its own folder: a NAME.log replaced by a link to
+// a file elsewhere is refused before anything is written through it.
+TEST_F(CliWrites, ASweepDoesNotWriteThroughALinkedLog) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  fs::remove(root_ / "out" / "a" / "results.json");
+  fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");  // unfinished again
+  std::ofstream(at("precious.txt")) << "PRECIOUS\n";
+  fs::remove(root_ / "out" / "a.log");
+  fs::create_symlink("../precious.txt", root_ / "out" / "a.log");
+  expect_one_line_refusal(
+      lengen("sweep " + at("sweep.json") + " --out " + at("out")),
+      "out/a.log is a link; a sweep writes its side files only as files of its own folder");
+  EXPECT_EQ(text_of(root_ / "precious.txt"), "PRECIOUS\n");
+  // Nor is a run folder a sweep folder.
+  expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out/a")),
+                          "is a run folder; a sweep writes its runs into a folder of its own");
+}
+
+// With training_data.json deleted, the checkpoint still says what the run trained on: a resume on
+// generated data, or on other files, is refused.
+TEST_F(CliWrites, AResumeKnowsItsDataWithoutTheRecord) {
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("files")).code,
+      0);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("run") + " --data " + at("files")).code, 0);
+  fs::remove(root_ / "run" / "training_data.json");
+  const CliResult result =
+      lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9");
+  expect_one_line_refusal(result, "was trained on --data " + at("files") + " (files with hash ");
+  EXPECT_NE(result.err.find("not on generated data"), std::string::npos) << result.err;
+  EXPECT_EQ(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " +
+                   at("files"))
+                .code,
+            0);
+}
+
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one
 // of them, the other skips it as in use or finished; neither records a failure.
 TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {
@@ -415,6 +453,30 @@ TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {
     EXPECT_FALSE(fs::exists(root_ / "out" / (name + ".failure.txt"))) << name;
     EXPECT_TRUE(fs::exists(root_ / "out" / name / "results.json")) << name;
   }
+}
+
+// Two sweep files that name the same runs with different settings, started at the same moment:
+// one sets the folder up and claims the runs, the other then finds them claimed under another
+// config and stops in one line; sweep.json lists the settings the runs were trained with.
+TEST_F(CliWrites, TwoDifferentSweepsStartedTogetherDoNotShareRuns) {
+  std::ofstream(at("one.json")) << R"({"base": "base.json", "list": [{"name": "a", "train.lr": 0.001}]})";
+  std::ofstream(at("two.json")) << R"({"base": "base.json", "list": [{"name": "a", "train.lr": 0.002}]})";
+  const auto sweep = [&](const std::string& file) {
+    return std::string(LENGEN_CLI_PATH) + " sweep " + at(file + ".json") + " --out " + at("out") + " > " +
+           file + ".txt 2>&1; echo $? > " + file + ".rc";
+  };
+  const std::string both =
+      "cd " + root_.string() + " && ((" + sweep("one") + ") & (" + sweep("two") + ") & wait)";
+  ASSERT_EQ(std::system(both.c_str()), 0);
+  const std::string codes = text_of(root_ / "one.rc") + text_of(root_ / "two.rc");
+  EXPECT_TRUE(codes == "0\n2\n" || codes == "2\n0\n")
+      << codes << text_of(root_ / "one.txt") << text_of(root_ / "two.txt");
+  const std::string trained_lr = codes == "0\n2\n" ? "0.001" : "0.002";
+  const std::string refused = text_of(root_ / (codes == "0\n2\n" ? "two.txt" : "one.txt"));
+  // "was started" while the other runs it, "finished" had it ended before this one looked.
+  EXPECT_NE(refused.find("with another config (train.lr is " + trained_lr), std::string::npos) << refused;
+  EXPECT_EQ(read_json_file(at("out/sweep.json"))["runs"][0]["overrides"]["train.lr"].dump(), trained_lr);
+  EXPECT_EQ(read_json_file(at("out/a/config.json"))["train"]["lr"].dump(), trained_lr);
 }
 
 // --resume continues only a run lengen started: a user's folder with a copied config.json is

@@ -28,6 +28,7 @@
 #include "lengen/errors.h"
 #include "lengen/model.h"
 #include "lengen/process_group.h"
+#include "lengen/rank_agreement.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
 #include "lengen/task.h"
@@ -333,7 +334,7 @@ TEST_F(DataParallelTraining, RanksStartedWithOtherSettingsAreRefusedAtSetup) {
   };
   const std::string expected =
       "rank 1 of 2 was started with other settings than rank 0 (config key train.lr: 0.003 on rank 0, "
-      "0.002 here)";
+      "0.002 on rank 1)";
   for (const std::string name : {"rank0", "rank1"}) {
     SCOPED_TRACE(name);
     const std::string err = text(name + ".err");
@@ -342,6 +343,30 @@ TEST_F(DataParallelTraining, RanksStartedWithOtherSettingsAreRefusedAtSetup) {
     EXPECT_NE(err.find(expected), std::string::npos) << err;
   }
   EXPECT_FALSE(fs::exists(run_dir));
+}
+
+// What ranks compare: the thread count is each machine's own; another learning rate, --resume on
+// one rank only, or two different runs to resume are named with the rank that differs.
+TEST_F(DataParallelTraining, RankAgreementIgnoresThreadsAndNamesTheRank) {
+  const Config config = tiny_data_parallel_config();
+  Config threads = config;
+  threads.train.threads = 2;
+  EXPECT_EQ(rank_agreement(config, "", "", false), rank_agreement(threads, "", "", false));
+  Config lr = config;
+  lr.train.lr = 0.002;
+  EXPECT_EQ(
+      rank_agreement_difference(rank_agreement(config, "", "", false), rank_agreement(lr, "", "", false), 3),
+      "config key train.lr: 0.003 on rank 0, 0.002 on rank 3");
+  EXPECT_EQ(rank_agreement_difference(rank_agreement(config, "", "", true),
+                                      rank_agreement(config, "", "", false), 1),
+            "--resume on rank 0, not on rank 1");
+  for (const std::string name : {"a", "b"}) {
+    fs::create_directories(root_ / name);
+    std::ofstream(root_ / name / ".lengen_run") << "id " << name << name << "\n";
+  }
+  EXPECT_EQ(rank_agreement_difference(rank_agreement(config, "", (root_ / "a").string(), true),
+                                      rank_agreement(config, "", (root_ / "b").string(), true), 1),
+            "resumed run: run id aa from no checkpoint on rank 0, run id bb from no checkpoint on rank 1");
 }
 
 std::vector<double> logged_losses(const std::string& path) {

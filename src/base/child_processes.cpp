@@ -38,7 +38,7 @@ pid_t start_child(const ChildCommand& command) {
   posix_spawn_file_actions_init(&actions);
   if (!command.output_path.empty()) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, command.output_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+                                     O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   }
   const std::vector<char*> argv = c_strings(command.argv);

@@ -178,6 +178,22 @@ void RunFolder::remove_for_restart() const {
     throw UserError(checkpoint_dir() + " is a link to " + fs::read_symlink(checkpoint_dir(), error).string() +
                     "; --force does not delete through links out of the run folder (remove the link first)");
   }
+  // A file in checkpoints/'s place would stop the restart after the rest was deleted.
+  if (fs::exists(fs::symlink_status(checkpoint_dir(), error)) && !fs::is_directory(checkpoint_dir(), error)) {
+    throw UserError(checkpoint_dir() +
+                    " is not a folder; --force replaces a run folder whose checkpoints/ is "
+                    "one lengen made (move that file away first); nothing was deleted");
+  }
+  // A folder in the place of a file lengen writes (a user's, or made by hand) would stop the
+  // restart halfway: refused before anything is deleted.
+  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json"}) {
+    const fs::path file = fs::path(path_) / name;
+    if (fs::is_directory(fs::symlink_status(file, error))) {
+      throw UserError(file.string() +
+                      " is a folder; --force replaces only the files lengen writes (move it "
+                      "away first); nothing was deleted");
+    }
+  }
   // Only the names training and evaluation write; anything else a user put there stays.
   const auto remove = [&](const fs::path& file) {
     fs::remove(file, error);

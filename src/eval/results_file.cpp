@@ -276,6 +276,7 @@ Json to_json(const ResultsFile& results) {
                  {"scaling", results.method.scaling},
                  {"positions", results.method.positions}}}};
   if (!results.run_id.empty()) json["run_id"] = results.run_id;
+  if (!results.trained_with.is_null()) json["trained_with"] = results.trained_with;
   if (!results.results.empty()) json["results"] = results_to_json(results.results);
   if (!results.results_on_files.empty()) json["results_on_files"] = results_to_json(results.results_on_files);
   add_unknown_keys(json, results.extra);
@@ -285,13 +286,15 @@ Json to_json(const ResultsFile& results) {
 ResultsFile results_file_from_json(const Json& json, const std::string& source) {
   try {
     ResultsFile results;
-    results.extra = unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "run_id", "method",
-                                        "results", "results_on_files"});
+    results.extra = unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "run_id",
+                                        "trained_with", "method", "results", "results_on_files"});
     results.task = json.at("task").get<std::string>();
     results.train_len_min = json.at("train_len_min").get<int64_t>();
     results.train_len_max = json.at("train_len_max").get<int64_t>();
     results.seed = json.at("seed").get<uint64_t>();
     if (json.contains("run_id")) results.run_id = json.at("run_id").get<std::string>();
+    if (json.contains("trained_with") && json.at("trained_with").is_object())
+      results.trained_with = json.at("trained_with");
     const Json& method = json.at("method");
     results.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
                       method.at("positions").get<std::string>()};

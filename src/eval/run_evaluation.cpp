@@ -170,6 +170,9 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
     path = run.best_checkpoint_path();
   }
   if (fs::is_directory(path)) throw UserError("checkpoint " + path + " is a folder, not a checkpoint file");
+  if (fs::exists(path) && !fs::is_regular_file(path)) {
+    throw UserError("checkpoint " + path + " is not a regular file (a folder, FIFO or device)");
+  }
   if (!fs::is_regular_file(path)) {
     // A word that is not a path is most likely a misremembered choice ("first", "latest").
     const bool a_word = path.find('/') == std::string::npos && fs::path(path).extension() != ".pt";
@@ -292,6 +295,7 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   existing.train_len_max = config.task.len_max;
   existing.seed = config.train.seed;
   if (!evaluation.run_id.empty()) existing.run_id = evaluation.run_id;
+  existing.trained_with = nlohmann::json::parse(training_config_of(config));
   existing.method = {attention.normalizer, attention.scaling, attention.positions};
   ResultsByDecode& results = evaluation.on_files ? existing.results_on_files : existing.results;
   for (size_t i = 0; i < evaluation.results.size(); ++i) {

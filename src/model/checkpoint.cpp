@@ -128,6 +128,7 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   if (!progress.training_config.empty())
     archive.write("training_config", c10::IValue(progress.training_config));
   if (!progress.schedule.empty()) archive.write("schedule", c10::IValue(progress.schedule));
+  if (!progress.training_data.empty()) archive.write("training_data", c10::IValue(progress.training_data));
   archive.write("step", torch::tensor(progress.step));
   archive.write("best_validation", torch::tensor(progress.best_validation, torch::kDouble));
   archive.write("best_step", torch::tensor(progress.best_step));
@@ -145,7 +146,11 @@ namespace {
 
 // Opens the checkpoint and reads what it says of its training (not the tensors).
 TrainingProgress read_progress(const std::string& path, torch::serialize::InputArchive& archive) {
-  if (!std::filesystem::is_regular_file(path)) throw CheckpointUnreadable("checkpoint not found: " + path);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw CheckpointUnreadable("checkpoint not found: " + path);
+  if (!std::filesystem::is_regular_file(path, error)) {
+    throw CheckpointUnreadable("checkpoint " + path + " is not a regular file (a folder, FIFO or device)");
+  }
   TrainingProgress progress;
   try {
     archive.load_from(path);
@@ -164,6 +169,10 @@ TrainingProgress read_progress(const std::string& path, torch::serialize::InputA
     c10::IValue schedule;
     if (archive.try_read("schedule", schedule) && schedule.isString())
       progress.schedule = schedule.toStringRef();
+    c10::IValue training_data;
+    if (archive.try_read("training_data", training_data) && training_data.isString()) {
+      progress.training_data = training_data.toStringRef();
+    }
   } catch (const c10::Error& e) {
     throw CheckpointUnreadable("checkpoint " + path + " is unreadable or truncated: " + first_line(e));
   }
@@ -225,7 +234,7 @@ std::string training_config_of(const Config& config) {
 }
 
 void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
-                                 const Config& config) {
+                                 const Config& config, bool resuming) {
   if (progress.training_config.empty()) return;
   const auto stored = nlohmann::json::parse(progress.training_config, nullptr, /*allow_exceptions=*/false);
   if (stored.is_discarded() || !stored.is_object()) return;
@@ -234,7 +243,7 @@ void check_checkpoint_trained_as(const std::string& path, const TrainingProgress
   // config.json; one trained under a longer schedule than the config describes (a copy of the run
   // resumed with more steps) is not a model of it.
   const auto stored_steps = stored.value(nlohmann::json::json_pointer("/train/steps"), int64_t{0});
-  if (stored_steps > config.train.steps) {
+  if (!resuming && stored_steps > config.train.steps) {
     throw UserError("checkpoint " + path +
                     " was trained under a schedule of train.steps=" + std::to_string(stored_steps) +
                     ", this run's config.json has " + std::to_string(config.train.steps) +

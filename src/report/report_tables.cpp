@@ -119,6 +119,20 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
                       " (a results file of another run, or a copied run with an edited config.json?)");
     }
   }
+  // The model the results were measured on was trained with what results.json records: a
+  // config.json that says otherwise (edited since, or a copy's edited one) would label them.
+  if (file.trained_with.is_object() && !read.config.empty()) {
+    std::map<std::string, std::string> trained;
+    flatten(file.trained_with, "", trained);
+    for (const auto& [key, value] : trained) {
+      if (key == "train.threads" || key == "train.device" || key == "train.steps") continue;
+      const auto in_config = read.config.find(key);
+      if (in_config == read.config.end() || in_config->second == value) continue;
+      throw UserError(results_path + " holds results of a model trained with " + key + "=" + value +
+                      ", but " + config.string() + " has " + in_config->second +
+                      " (config.json edited since, or a copy of a run with an edited config.json)");
+    }
+  }
   // What it trained on is part of what a run is: generated data, or --data files by their hash.
   const fs::path data = fs::path(run.dir) / "training_data.json";
   const nlohmann::json data_record = fs::exists(data) ? read_json_file(data.string()) : nlohmann::json();

@@ -24,6 +24,7 @@
 #include "lengen/run_lock.h"
 #include "lengen/stop_signals.h"
 #include "lengen/sweep.h"
+#include "sweep_claims.h"
 
 namespace fs = std::filesystem;
 
@@ -68,30 +69,6 @@ constexpr const char* kKeptResultsReason =
     "it has results.json but no step checkpoint to resume from; lengen does not train over its results: move "
     "the run folder away (or delete it) to train the run anew";
 
-// A sweep's hold on one run for as long as it runs it: an flock on the run's NAME.log. Two
-// sweeps started together on one folder both find the run free before either child has taken
-// the run's own lock; the claim makes one of them skip it, before it writes the run's files.
-class RunClaim {
- public:
-  // nullptr when another process holds the claim.
-  static std::unique_ptr<RunClaim> take(const std::string& log_path) {
-    const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) throw UserError("cannot write " + log_path);
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);
-      return nullptr;
-    }
-    return std::unique_ptr<RunClaim>(new RunClaim(fd));
-  }
-  ~RunClaim() { ::close(fd_); }
-  RunClaim(const RunClaim&) = delete;
-  RunClaim& operator=(const RunClaim&) = delete;
-
- private:
-  explicit RunClaim(int fd) : fd_(fd) {}
-  int fd_;
-};
-
 struct PendingRun {
   std::string name;
   RunPaths paths;
@@ -124,9 +101,13 @@ const std::vector<std::string> kKeysAStartedRunMayDifferIn = {"train.steps", "tr
 
 // For a finished (or started) run, how its config.json differs from what the sweep now asks for,
 // e.g. "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not.
+// Another sweep's run that has not written its run folder yet is compared by the config that sweep
+// wrote for it (NAME.config.json).
 std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
-                             const std::vector<std::string>& may_differ_in = kKeysAFinishedRunMayDifferIn) {
-  const std::string saved_path = paths.run_dir + "/config.json";
+                             const std::vector<std::string>& may_differ_in = kKeysAFinishedRunMayDifferIn,
+                             bool or_sweep_config = false) {
+  std::string saved_path = paths.run_dir + "/config.json";
+  if (!fs::exists(saved_path) && or_sweep_config) saved_path = paths.config;
   if (!fs::exists(saved_path)) return "";
   const nlohmann::json wanted = config_to_json(wanted_config);
   const nlohmann::json saved = read_json_file(saved_path);
@@ -149,8 +130,9 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
     const SweepRun& run = sweep.runs[index];
     const RunPaths paths(out, run.name);
     const bool finished = is_finished(paths);
-    const bool started =
-        !RunFolder(paths.run_dir).latest_checkpoint().empty() || run_in_use_elsewhere(paths.run_dir);
+    const bool claimed = claimed_elsewhere(paths.log);
+    const bool started = claimed || !RunFolder(paths.run_dir).latest_checkpoint().empty() ||
+                         run_in_use_elsewhere(paths.run_dir);
     if (!finished && !started) continue;
     Config wanted;
     try {
@@ -159,7 +141,7 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
       continue;  // reported as an invalid config when the run is prepared
     }
     const std::string difference = stale_difference(
-        wanted, paths, finished ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn);
+        wanted, paths, finished ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn, claimed);
     if (difference.empty()) continue;
     throw UserError("sweep: " + paths.run_dir + (finished ? " finished" : " was started") +
                     " with another config (" + difference + ")" +
@@ -300,15 +282,22 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   return manifest;
 }
 
-// Checks the sweep folder and its finished runs before anything is written, then writes the
-// sweep's manifest.
-void start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
+// Checks the sweep folder and its started and finished runs before anything of the sweep's is
+// written, then writes its manifest. Returns the folder's lock: held until the sweep has claimed
+// its runs, so that a second sweep started at the same moment checks against those claims.
+std::unique_ptr<SweepFolderLock> start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine,
+                                                    const std::string& out) {
   check_some_run_is_valid(sweep, mine);
-  check_started_runs_are_current(sweep, mine, out);
   check_out_folder(out, "sweep folder");
-  check_side_files_are_lengens(sweep, mine, out);
+  if (RunFolder(out).is_lengen_run()) {
+    throw UserError("--out " + out + " is a run folder; a sweep writes its runs into a folder of its own");
+  }
   fs::create_directories(out);
+  auto lock = std::make_unique<SweepFolderLock>(out);
+  check_started_runs_are_current(sweep, mine, out);
+  check_side_files_are_lengens(sweep, mine, out);
   write_file_atomically(out + "/" + kSweepManifestName, merged_manifest(sweep, out).dump(2) + "\n");
+  return lock;
 }
 
 // The runs still to train, each with its config written; finished ones are skipped and ones
@@ -429,9 +418,12 @@ SweepTally run_sweep(const SweepOptions& args) {
   if (args.jobs < 1) throw UserError("--jobs must be at least 1");
   const Sweep sweep = load_sweep(args.sweep_path);
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
-  start_sweep_folder(sweep, mine, args.out);
   SweepTally tally;
-  const std::vector<PendingRun> queue = queue_runs(sweep, mine, args, tally);
+  std::vector<PendingRun> queue;
+  {
+    const auto folder_lock = start_sweep_folder(sweep, mine, args.out);
+    queue = queue_runs(sweep, mine, args, tally);
+  }
   tally.stopped = run_children(queue, args.jobs, tally);
   print_summary(args.out, tally);
   return tally;

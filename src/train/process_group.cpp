@@ -289,7 +289,8 @@ void agree_with_rank_zero(c10d::Store& store, const ProcessGroupOptions& options
     const std::string rank_zero = text(store.get("lengen/agreement"));
     std::string verdict = kOk;
     if (rank_zero != options.agreement) {
-      verdict = options.difference ? options.difference(rank_zero, options.agreement) : "they differ";
+      verdict =
+          options.difference ? options.difference(rank_zero, options.agreement, options.rank) : "they differ";
     }
     store.set("lengen/verdict/" + std::to_string(options.rank), bytes(verdict));
     if (verdict != kOk) throw refusal(options.rank, verdict);

@@ -24,8 +24,8 @@ namespace {
 const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "train.threads", "eval",
                                                         "description"};
 
-// What a run trained on, for training_data.json: generated data (null), or the --data folder by
-// its absolute path and the hash of its train.src and train.trg.
+}  // namespace
+
 nlohmann::json training_data_record(const std::string& data_dir) {
   if (data_dir.empty()) return nullptr;
   ContentHash hash;
@@ -34,30 +34,35 @@ nlohmann::json training_data_record(const std::string& data_dir) {
   return {{"dir", fs::absolute(data_dir).lexically_normal().string()}, {"hash", hash.hex()}};
 }
 
+namespace {
+
+std::string described_data(const nlohmann::json& record) {
+  return record.is_object() ? "--data " + record.value("dir", std::string("?")) + " (files with hash " +
+                                  record.value("hash", std::string("?")) + ")"
+                            : std::string("generated data");
+}
+
+bool same_data(const nlohmann::json& saved, const nlohmann::json& now) {
+  return saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "")
+                           : now.is_null();
+}
+
 // A resumed run trains on what it started on: the same --data files (by content), or generated
 // data when it started without --data.
 void check_resume_data(const RunFolder& run, const std::string& data_dir) {
+  // Without the record (deleted), the checkpoint's own says what the run trained on.
+  if (!fs::exists(run.training_data_path())) return;
   const nlohmann::json now = training_data_record(data_dir);
-  const nlohmann::json saved = fs::exists(run.training_data_path()) ? read_json_file(run.training_data_path())
-                                                                    : nlohmann::json(nullptr);
-  const auto described = [](const nlohmann::json& record) {
-    return record.is_object() ? "--data " + record.value("dir", std::string("?"))
-                              : std::string("generated data");
-  };
-  const bool same =
-      saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "") : now.is_null();
-  if (!same && saved.is_object() && now.is_object() && saved.value("dir", "") == now.value("dir", "")) {
+  const nlohmann::json saved = read_json_file(run.training_data_path());
+  if (same_data(saved, now)) return;
+  if (saved.is_object() && now.is_object() && saved.value("dir", "") == now.value("dir", "")) {
     throw UserError(
         "cannot resume " + run.path() + ": the files in --data " + now.value("dir", std::string("?")) +
         " changed since it started (train.src and train.trg had hash " +
         saved.value("hash", std::string("?")) + ", now " + now.value("hash", std::string("?")) + ")");
   }
-  if (!same) {
-    throw UserError(
-        "cannot resume " + run.path() + ": it was trained on " + described(saved) + ", not on " +
-        described(now) +
-        (saved.is_object() ? " (files with hash " + saved.value("hash", std::string("?")) + ")" : ""));
-  }
+  throw UserError("cannot resume " + run.path() + ": it was trained on " + described_data(saved) +
+                  ", not on " + described_data(now));
 }
 
 // train.steps may grow on a resume, not shrink below the newest checkpoint: the run would end
@@ -148,7 +153,8 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   return lock;
 }
 
-TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& model,
+TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Config& config,
+                                               const std::string& data_dir, Decoder& model,
                                                torch::optim::Optimizer& optimizer, bool writer) {
   const std::vector<std::string> checkpoints = run.checkpoints();
   if (checkpoints.empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
@@ -156,6 +162,21 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& mo
     try {
       TrainingProgress progress = load_checkpoint(*it, model, &optimizer);
       check_checkpoint_is_runs(*it, progress, run);
+      if (!progress.training_data.empty()) {
+        const auto saved = nlohmann::json::parse(progress.training_data, nullptr, /*allow_exceptions=*/false);
+        const nlohmann::json now = training_data_record(data_dir);
+        if (!saved.is_discarded() && !same_data(saved, now)) {
+          throw UserError("cannot resume " + run.path() + ": its checkpoint " + *it + " was trained on " +
+                          described_data(saved) + ", not on " + described_data(now));
+        }
+      }
+      // config.json edited to match a --set (another lr, another seed) passes the config check
+      // above; the checkpoint says what it was trained with.
+      try {
+        check_checkpoint_trained_as(*it, progress, config, /*resuming=*/true);
+      } catch (const UserError& e) {
+        throw UserError("cannot resume " + run.path() + ": " + e.what());
+      }
       if (writer) spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
       return progress;
     } catch (const CheckpointUnreadable& e) {

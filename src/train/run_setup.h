@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "lengen/checkpoint.h"
 #include "lengen/config.h"
@@ -16,16 +17,24 @@ namespace lengen {
 
 // A new run: refuses a folder with content unless --force on a lengen run folder, which it
 // empties. A resumed run: refuses a config that differs from the folder's config.json in a key
-// a resume may not change, train.steps below its newest checkpoint and training data other than the run's (training_data.json). Then
-// rank 0 writes the marker, config.json and, with --data, training_data.json. Every rank calls
-// it; rank 0 (`writer`) takes the run's lock first and gets it back, to hold while it writes.
-std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config, const TrainOptions& options,
-                                            bool writer);
+// a resume may not change, train.steps below its newest checkpoint and training data other than the run's
+// (training_data.json). Then rank 0 writes the marker, config.json and, with --data, training_data.json.
+// Every rank calls it; rank 0 (`writer`) takes the run's lock first and gets it back, to hold while it
+// writes.
+std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
+                                            const TrainOptions& options, bool writer);
 
 // Loads the newest checkpoint that can be read into `model` and `optimizer`; an unreadable
 // newer one (cut short by a full disk, damaged) is renamed to NAME.unreadable, kept but out of
-// the way, and the one before it is tried.
-TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& model,
+// the way, and the one before it is tried. A checkpoint trained under another task or train
+// section than `config` (config.json edited to match a --set), or on other data than `data_dir`
+// (by the checkpoint's own record), is refused.
+TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Config& config,
+                                               const std::string& data_dir, Decoder& model,
                                                torch::optim::Optimizer& optimizer, bool writer);
+
+// What a run trains on, as training_data.json and checkpoints record it: generated data (null),
+// or the --data folder by its absolute path and the hash of its train.src and train.trg.
+nlohmann::json training_data_record(const std::string& data_dir);
 
 }  // namespace lengen

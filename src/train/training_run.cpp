@@ -157,7 +157,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   lock_ = prepare_run_folder(run_, config, options, writer_);
   if (options.resume) {
     try {
-      progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
+      progress_ = resume_from_intact_checkpoint(run_, config, options.data_dir, model_, *optimizer_, writer_);
     } catch (const UserError&) {
       if (!config_before.empty()) write_file_atomically(run_.config_path(), config_before);
       throw;
@@ -167,6 +167,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   if (writer_) progress_.run_id = run_.run_id();
   progress_.training_config = training_config_of(config);
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
+  progress_.training_data = training_data_record(options.data_dir).dump();
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);

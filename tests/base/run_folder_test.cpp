@@ -199,5 +199,25 @@ TEST_F(RunFolderTest, ALogThatIsNotARegularFileIsRefusedNotWaitedOn) {
   EXPECT_TRUE(fs::is_fifo(log));
 }
 
+// A file in checkpoints/'s place would stop --force halfway, after config.json and the log were
+// deleted: it is refused before anything is.
+TEST_F(RunFolderTest, RestartRefusesAFileInPlaceOfCheckpointsBeforeDeletingAnything) {
+  const RunFolder run((root_ / "run").string());
+  fs::create_directories(run.path());
+  run.mark(/*fresh=*/true);
+  std::ofstream(run.config_path()) << "{}";
+  std::ofstream(run.checkpoint_dir()) << "not a folder";
+  EXPECT_NE(user_error_message([&] { run.remove_for_restart(); }).find("checkpoints is not a folder"),
+            std::string::npos);
+  EXPECT_TRUE(fs::exists(run.config_path()));
+  // Nor a folder in the place of a file it writes.
+  fs::remove(run.checkpoint_dir());
+  fs::create_directories(run.results_path());
+  std::ofstream(run.results_path() + "/mine.txt") << "mine";
+  EXPECT_NE(user_error_message([&] { run.remove_for_restart(); }).find("results.json is a folder"),
+            std::string::npos);
+  EXPECT_TRUE(fs::exists(run.config_path()));
+}
+
 }  // namespace
 }  // namespace lengen

@@ -2,6 +2,7 @@
 // RUN/results.json as one type: evaluation writes it (lengen/evaluation.h), the report reads it
 // (lengen/report.h). Layout:
 //   {"task", "train_len_min", "train_len_max", "seed", "run_id" (when the run folder has one),
+//    "trained_with": {"task": ..., "train": ...},
 //    "method": {normalizer, scaling, positions},
 //    "results": {decode: {length: entry}}, "results_on_files": {decode: {length: entry}}}
 // Results on generated data and on --data files are kept apart, so one never replaces the other
@@ -99,6 +100,10 @@ struct ResultsFile {
   // The id of the run folder that wrote it (its .lengen_run marker): a results.json linked or
   // copied into another run is told apart from the run's own. Empty in files written without one.
   std::string run_id;
+  // The task and train sections of the config the evaluated checkpoint was trained with (checked
+  // by the evaluation): the report refuses a config.json that says otherwise (edited since, or a
+  // copy of a run with an edited config.json). Null in files written without it.
+  nlohmann::json trained_with;
   Method method;
   ResultsByDecode results;                          // on data generated from the task's evaluation seeds
   ResultsByDecode results_on_files;                 // on --data files

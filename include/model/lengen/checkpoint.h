@@ -31,6 +31,9 @@ struct TrainingProgress {
   // go, "400@0,600@200" for one resumed at step 200 with train.steps=600 (its learning-rate
   // schedule changed there). "" when unknown (a checkpoint written without it).
   std::string schedule;
+  // What it trained on: the run's training_data.json record as JSON ("null": generated data);
+  // "" when unknown. A copy whose training_data.json was deleted still says it.
+  std::string training_data;
 };
 
 // `schedule` (TrainingProgress::schedule) continued by a run at `step` that trains under
@@ -67,11 +70,11 @@ void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& p
 std::string training_config_of(const Config& config);
 
 // Refuses (UserError) a checkpoint trained under another task or train section than `config`'s,
-// naming the first key that differs, or under a longer schedule (more train.steps: a run's
-// steps only grow on --resume); train.threads and train.device are not compared. Not checked
-// for a checkpoint without one.
+// naming the first key that differs, or (unless `resuming`, which may change train.steps) under a
+// longer schedule than config.json's train.steps; train.threads and train.device are not compared.
+// Not checked for a checkpoint without one.
 void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
-                                 const Config& config);
+                                 const Config& config, bool resuming = false);
 
 // Refuses (UserError) a checkpoint whose schedule history is not the run's own up to its step: a
 // copy of the run folder resumed under another train.steps, whose later checkpoints carry the

@@ -39,9 +39,9 @@ struct ProcessGroupOptions {
   int64_t bucket_bytes = kDefaultBucketBytes;
   torch::DeviceType device = torch::kCPU;  // where the training tensors live
   // What every rank must share (lengen/rank_agreement.h), compared with rank 0's before any
-  // tensor moves; `difference` names how this rank's differs. Empty: nothing is compared.
+  // tensor moves; `difference` names how rank `rank`'s differs. Empty: nothing is compared.
   std::string agreement;
-  std::function<std::string(const std::string& rank_zero, const std::string& here)> difference;
+  std::function<std::string(const std::string& rank_zero, const std::string& here, int rank)> difference;
 };
 
 // False when lengen was built without Gloo's headers: then only single-process training.
