@@ -261,6 +261,17 @@ TEST_F(CliFaults, ReportOnAForeignSweepManifestIsOneLine) {
   }
 }
 
+// A sweep.json of another sweep lists runs that are not here: said so, not "no evaluated run".
+TEST_F(CliFaults, ReportOnASweepManifestListingNoRunHereSaysSo) {
+  fs::create_directories(at("s2/mine"));
+  std::ofstream(at("s2/sweep.json")) << R"({"runs": [{"name": "elsewhere"}]})";
+  const CliResult result = lengen("report " + at("s2"));
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("holds no evaluated run of the runs its sweep.json lists"), std::string::npos)
+      << result.err;
+}
+
 // An environment number past what a clock can add is one line naming it.
 TEST_F(CliFaults, AnEnvironmentTimeoutBeyondAWeekIsOneLine) {
   const CliResult result =

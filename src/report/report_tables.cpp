@@ -242,6 +242,12 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
       runs.push_back(read_run(folder.filename().string(), (folder / "results.json").string(), on_files));
     }
   }
+  if (runs.empty() && fs::exists(root / kSweepManifestName)) {
+    // A sweep.json copied from another sweep lists runs that are not here, while runs that are
+    // here go unlisted: name what it lists.
+    throw UserError(dir + " holds no evaluated run of the runs its " + kSweepManifestName +
+                    " lists (no NAME/results.json for any of them; a sweep.json of another sweep?)");
+  }
   if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
   std::vector<std::string> repeated;
   std::vector<ReadRun> kept = without_repeats(std::move(runs), repeated);
