@@ -272,6 +272,20 @@ TEST_F(CliFaults, ReportOnASweepManifestListingNoRunHereSaysSo) {
       << result.err;
 }
 
+// A training step whose attention alone needs more than the machine's memory would be killed by
+// the kernel partway: refused in one line before a run folder is made.
+TEST_F(CliFaults, ATrainingStepLargerThanTheMachineIsRefused) {
+  const CliResult result = lengen("train " + base() + " --out " + at("big") +
+                                  " --set train.batch_size=1048576 --set task.len_min=1048576 "
+                                  "--set task.len_max=1048576 --set eval.lengths=8");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("train.batch_size=1048576 x task.len_max=1048576 needs at least "),
+            std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(at("big")));
+}
+
 // An environment number past what a clock can add is one line naming it.
 TEST_F(CliFaults, AnEnvironmentTimeoutBeyondAWeekIsOneLine) {
   const CliResult result =

@@ -1,6 +1,7 @@
 #include "training_run.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -112,6 +113,30 @@ bool weights_usable(Decoder& model, const Batch& batch, AttentionKernel kernel) 
   return std::isfinite(loss);
 }
 
+// A training step on the CPU keeps each layer's attention weights for the backward pass: at least
+// batch x heads x length^2 weights of 2 bytes per layer. A step that needs more than the machine's
+// memory would be killed by the kernel partway (no message, a half-made run folder), so it is
+// refused before anything is made.
+void check_step_fits_in_memory(const Config& config, int world) {
+  if (resolve_device(config.train.device).type() != torch::kCPU) return;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return;
+  const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
+  const double length = static_cast<double>(config.task.len_max);
+  const double per_process = static_cast<double>(config.train.batch_size) / std::max(world, 1);
+  const double needed = per_process * static_cast<double>(config.model.heads) *
+                        static_cast<double>(config.model.layers) * length * length * 2.0;
+  if (needed <= memory) return;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  throw UserError(fmt::format(
+      "train.batch_size={} x task.len_max={} needs at least {:.3g} GiB for one training step's attention "
+      "weights ({} heads x {} layers), more than this machine's {:.3g} GiB of memory; lower train.batch_size "
+      "or "
+      "task.len_max",
+      config.train.batch_size, config.task.len_max, needed / kGiB, config.model.heads, config.model.layers,
+      memory / kGiB));
+}
+
 }  // namespace
 
 TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
@@ -130,6 +155,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   if (options.data_dir.empty() || list_eval_splits(options.data_dir).empty()) {
     for (int64_t length : config.eval.lengths) check_generated_length(*task_, length, "eval.lengths entry");
   }
+  check_step_fits_in_memory(config, world_);
   data_ = training_data(*task_, config, options.data_dir);
   validation_samples_ = generated_data(*task_, config.task.len_min, config.task.len_max,
                                        derive_seed(config.task.seed, kValidationStream))
