@@ -438,6 +438,27 @@ TEST_F(CliWrites, AResumeKnowsItsDataWithoutTheRecord) {
             0);
 }
 
+// A run evaluated only on --data files has no row among the results on generated data: it is
+// named as left out, not shown as a row of "-" under an empty label.
+TEST_F(CliWrites, AReportNamesARunEvaluatedOnTheOtherDataOnly) {
+  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --eval-lengths 4 "
+                   "--eval-size 4 --out " +
+                   at("files"))
+                .code,
+            0);
+  fs::create_directories(root_ / "runs");
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("runs/generated")).code, 0);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("runs/on_files") + " --data " + at("files")).code, 0);
+  ASSERT_EQ(lengen("report " + at("runs") + " --out " + at("report")).code, 0);
+  const std::string report = text_of(root_ / "report" / "report.md");
+  EXPECT_NE(report.find("on_files (results on --data files only: lengen report --on-files)"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("checkpoint=,"), std::string::npos) << report;
+  const CliResult files_only = lengen("report " + at("runs/on_files") + " --out " + at("report2"));
+  expect_one_line_refusal(files_only, "holds no run evaluated on generated data");
+}
+
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one
 // of them, the other skips it as in use or finished; neither records a failure.
 TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {

@@ -220,7 +220,7 @@ std::string group_label(const RunGroup& group) {
 }
 
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
-                                     std::vector<std::string>* repeats) {
+                                     std::vector<std::string>* left_out) {
   std::vector<ReadRun> runs;
   const fs::path root(dir);
   if (fs::exists(root / kSweepManifestName)) {
@@ -249,9 +249,25 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
                     " lists (no NAME/results.json for any of them; a sweep.json of another sweep?)");
   }
   if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
+  // A run evaluated only on the other kind of data has no row here: it is named, not shown as a
+  // row of "-" under an empty label.
   std::vector<std::string> repeated;
-  std::vector<ReadRun> kept = without_repeats(std::move(runs), repeated);
-  if (repeats != nullptr) *repeats = std::move(repeated);
+  std::vector<ReadRun> evaluated;
+  for (ReadRun& run : runs) {
+    if (!run.run.results.empty()) {
+      evaluated.push_back(std::move(run));
+    } else {
+      repeated.push_back(run.run.name + (on_files
+                                             ? " (no results on --data files)"
+                                             : " (results on --data files only: lengen report --on-files)"));
+    }
+  }
+  if (evaluated.empty()) {
+    throw UserError(dir + " holds no run evaluated on " + (on_files ? "--data files" : "generated data") +
+                    (on_files ? "" : " (results on --data files: lengen report --on-files)"));
+  }
+  std::vector<ReadRun> kept = without_repeats(std::move(evaluated), repeated);
+  if (left_out != nullptr) *left_out = std::move(repeated);
   return with_variants(std::move(kept));
 }
 

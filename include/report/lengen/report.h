@@ -45,9 +45,10 @@ struct RunResults {
 // `on_files`: the results on --data files instead of those on generated data. A run whose config
 // repeats an earlier run's on every key that shapes the model, seeds included (a copied run
 // folder, a config trained twice), is left out and named in `repeats`, "NAME (a repeat of
-// FIRST: ...)": it is the same measurement, not another seed.
+// FIRST: ...)": it is the same measurement, not another seed. A run without results of the kind
+// asked for is left out and named there too; none with any throws UserError.
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = false,
-                                     std::vector<std::string>* repeats = nullptr);
+                                     std::vector<std::string>* left_out = nullptr);
 
 // The runs DIR/sweep.json lists that have no results.json, each as "NAME (why)": failed (the first
 // line of NAME.failure.txt), not evaluated yet, or without a run folder. Empty for a folder that is
