@@ -104,7 +104,9 @@ TEST_F(CliWrites, EmptyPathsAreRefused) {
            "train " + base() + " --out ''", "train " + base() + " --out " + at("other") + " --data ''",
            "eval ''", "eval " + run + " --data ''", "report ''", "report " + run + " --out ''",
            "attention " + run + " --length 4 --out ''", "data --task copy --out ''",
-           "sweep " + base() + " --out ''"}) {
+           "sweep " + base() + " --out ''",
+           "train " + base() + " --out " + at("other") + " --set eval.lengths=",
+           "train " + base() + " --out " + at("other") + " --set description="}) {
     SCOPED_TRACE(args);
     const CliResult result = lengen(args);
     EXPECT_EQ(result.code, 2) << result.err;
@@ -457,6 +459,47 @@ TEST_F(CliWrites, AReportNamesARunEvaluatedOnTheOtherDataOnly) {
   EXPECT_EQ(report.find("checkpoint=,"), std::string::npos) << report;
   const CliResult files_only = lengen("report " + at("runs/on_files") + " --out " + at("report2"));
   expect_one_line_refusal(files_only, "holds no run evaluated on generated data");
+}
+
+// Shards of two sweep files on one folder: sweep.json describes every run, so a second file whose
+// runs of another shard were trained under other settings is refused; a run another process is
+// training keeps its train.steps (only one left to resume may grow them).
+TEST_F(CliWrites, SweepFilesSharingRunsAcrossShardsOrStepsAreRefused) {
+  std::ofstream(at("one.json")) << R"({"base": "base.json", "grid": {"train.seed": [1, 2]}})";
+  std::ofstream(at("two.json"))
+      << R"({"base": "base.json", "grid": {"train.seed": [1, 2]}, "set": {"train.steps": 9}})";
+  ASSERT_EQ(lengen("sweep " + at("one.json") + " --out " + at("out") + " --shard 0/2").code, 0);
+  const std::string manifest = text_of(root_ / "out" / "sweep.json");
+  expect_one_line_refusal(lengen("sweep " + at("two.json") + " --out " + at("out") + " --shard 1/2"),
+                          "finished with another config (train.steps is 6 there, 9 in the sweep)");
+  EXPECT_EQ(text_of(root_ / "out" / "sweep.json"), manifest);
+  // The same run unfinished and held by another process: its steps are its own.
+  for (const auto& entry : fs::directory_iterator(root_ / "out")) {
+    if (!fs::is_directory(entry.path())) continue;
+    fs::remove(entry.path() / "results.json");
+    fs::remove(entry.path() / "checkpoints" / "step_00000006.pt");
+    expect_one_line_refusal(lengen("sweep " + at("two.json") + " --out " + at("out") + " --shard 0/2",
+                                   "flock -o " + (entry.path() / ".lengen_lock").string()),
+                            "was started with another config (train.steps is 6 there, 9 in the sweep)");
+  }
+}
+
+// A resume whose final evaluation would refuse results.json (results on the files of another
+// folder, here an identical copy of the data) is refused before its first step.
+TEST_F(CliWrites, AResumeFindsWhatItsEvaluationWouldRefuseBeforeTraining) {
+  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --eval-lengths 4 "
+                   "--eval-size 4 --out " +
+                   at("files"))
+                .code,
+            0);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("run") + " --data " + at("files")).code, 0);
+  fs::copy(at("files"), at("moved"), fs::copy_options::recursive);
+  const std::string log = text_of(root_ / "run" / "log.jsonl");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") +
+                                 " --resume --set train.steps=9 --data " + at("moved")),
+                          "holds results on the files of ");
+  EXPECT_FALSE(fs::exists(root_ / "run" / "checkpoints" / "step_00000009.pt"));
+  EXPECT_EQ(text_of(root_ / "run" / "log.jsonl"), log);
 }
 
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one

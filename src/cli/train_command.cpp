@@ -34,12 +34,13 @@ struct TrainArgs {
 
 void run_train(const TrainArgs& args) {
   Config config = load_config(args.config_path, args.overrides);
-  // The evaluation after training merges into the run's results.json: one it cannot read is
-  // found now, not after the last step.
+  // The evaluation after training merges into the run's results.json: one it cannot read or would
+  // refuse (another run's, results on another --data folder) is found now, not after the last step.
   const RunFolder run(args.out);
   // (A folder lengen did not start is refused as such when training prepares it.)
-  if (args.resume && run.is_lengen_run() && std::filesystem::exists(run.results_path())) {
-    (void)read_results_file(run.results_path());
+  if (args.resume && run.is_lengen_run()) {
+    const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
+    check_results_file_accepts(config, args.out, data_has_tests ? args.data_dir : "");
   }
   // From here to the end of the final evaluation a stop signal is a request to stop (the
   // trainer checkpoints, the evaluation gives up), never a kill mid-write.

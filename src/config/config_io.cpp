@@ -116,6 +116,9 @@ void apply_override(Config& config, const std::string& assignment) {
   }
   std::string key = assignment.substr(0, equals);
   std::string text = assignment.substr(equals + 1);
+  // An empty value (an unset variable in a script) would set an empty list or string, or fall
+  // back to a default, where the user meant a value.
+  if (text.empty()) throw UserError(source + ": no value after '=' (no option takes an empty value)");
   // Sections and task.params entries take JSON, like a number does.
   const ConfigField* field = config::find_field(key);
   ValueType type = field ? field->type : ValueType::kNumber;
@@ -179,7 +182,8 @@ std::string difference_under(const std::string& prefix, const json& saved, const
 
 }  // namespace
 
-std::string first_config_difference(const json& saved, const json& current, const std::vector<std::string>& ignored) {
+std::string first_config_difference(const json& saved, const json& current,
+                                    const std::vector<std::string>& ignored) {
   return difference_under("", saved, current, ignored);
 }
 

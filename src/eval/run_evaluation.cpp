@@ -182,6 +182,15 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
   return path;
 }
 
+void check_results_file_accepts(const Config& config, const std::string& run_dir,
+                                const std::string& data_dir) {
+  const std::string results_path = RunFolder(run_dir).results_path();
+  if (!fs::exists(results_path)) return;
+  check_results_are_this_runs(read_results_file(results_path), config, results_path,
+                              data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string(),
+                              RunFolder(run_dir).run_id());
+}
+
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir) {
   auto task = make_task(config.task.name, config.task.params, config.task.seed);

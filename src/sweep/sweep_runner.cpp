@@ -140,8 +140,11 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
     } catch (const UserError&) {
       continue;  // reported as an invalid config when the run is prepared
     }
+    // A run another process is training keeps its train.steps; one left to resume may grow them.
+    const bool busy = claimed || run_in_use_elsewhere(paths.run_dir);
     const std::string difference = stale_difference(
-        wanted, paths, finished ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn, claimed);
+        wanted, paths, finished || busy ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn,
+        claimed);
     if (difference.empty()) continue;
     throw UserError("sweep: " + paths.run_dir + (finished ? " finished" : " was started") +
                     " with another config (" + difference + ")" +
@@ -294,7 +297,11 @@ std::unique_ptr<SweepFolderLock> start_sweep_folder(const Sweep& sweep, const st
   }
   fs::create_directories(out);
   auto lock = std::make_unique<SweepFolderLock>(out);
-  check_started_runs_are_current(sweep, mine, out);
+  // Every run of the sweep, not only this shard's: sweep.json describes them all, so another sweep
+  // file's runs under the same names (another shard of it) would be relabelled.
+  std::vector<size_t> all(sweep.runs.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  check_started_runs_are_current(sweep, all, out);
   check_side_files_are_lengens(sweep, mine, out);
   write_file_atomically(out + "/" + kSweepManifestName, merged_manifest(sweep, out).dump(2) + "\n");
   return lock;

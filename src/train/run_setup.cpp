@@ -96,10 +96,11 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
                       fs::path(run.marker_path()).filename().string() +
                       "); lengen resumes only runs it started");
     }
+    // Checked under the lock: a run another process is training is neither compared nor touched
+    // (and is named as in use, even before its first checkpoint).
+    if (writer) lock = std::make_unique<RunLock>(run.path());
     if (run.checkpoints().empty())
       throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
-    // Checked under the lock: a run another process is training is neither compared nor touched.
-    if (writer) lock = std::make_unique<RunLock>(run.path());
     check_resume_data(run, options.data_dir);
     check_resume_steps(run, config.train.steps);
     auto saved = read_json_file(run.config_path());

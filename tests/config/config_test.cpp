@@ -378,7 +378,10 @@ TEST(ConfigTest, OverridesOfEveryType) {
   EXPECT_EQ(overridden("eval.lengths=64,128").eval.lengths, (std::vector<int64_t>{64, 128}));
   EXPECT_EQ(overridden("eval.lengths=[64, 128]").eval.lengths, (std::vector<int64_t>{64, 128}));
   EXPECT_EQ(overridden("eval.lengths=32").eval.lengths, (std::vector<int64_t>{32}));
-  EXPECT_TRUE(overridden("eval.lengths=").eval.lengths.empty());
+  // An empty list is written as one: an empty value (an unset variable) is refused.
+  EXPECT_TRUE(overridden("eval.lengths=[]").eval.lengths.empty());
+  EXPECT_THROW(overridden("eval.lengths="), UserError);
+  EXPECT_THROW(overridden("description="), UserError);
   EXPECT_EQ(overridden("task.params.vocab=64").task.params.at("vocab"), 64);
   EXPECT_EQ(overridden(R"(task.params={"write_prob": 0.1})").task.params.at("write_prob"), 0.1);
   Config section = overridden(R"(train={"lr": 0.5, "steps": 10})");

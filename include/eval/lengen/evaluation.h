@@ -89,6 +89,12 @@ struct RunEvaluation {
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "");
 
+// Throws the UserError evaluate_run would throw at its end for RUN/results.json (unreadable, of
+// another run, or holding results on the files of another folder than `data_dir`), so that a
+// training that ends in an evaluation finds it before its first step.
+void check_results_file_accepts(const Config& config, const std::string& run_dir,
+                                const std::string& data_dir);
+
 // Adds `evaluation` to `existing` results (keeping other lengths and modes) and refreshes the
 // run's description (task, method, training length). Each entry records what produced it: its
 // data (EvalSet::data) and model (checkpoint file, step, weights hash).
