@@ -217,11 +217,8 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   const std::string absolute_data_dir =
       data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
+  check_results_file_accepts(config, run_dir, data_dir);
   const std::string results_path = RunFolder(run_dir).results_path();
-  if (fs::exists(results_path)) {
-    check_results_are_this_runs(read_results_file(results_path), config, results_path, absolute_data_dir,
-                                evaluation.run_id);
-  }
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
   model->set_attention_kernel(config.eval.attention_kernel);

@@ -4,19 +4,18 @@
 #include <nlohmann/json.hpp>
 
 #include "lengen/config_io.h"
-#include "lengen/content_hash.h"
 #include "lengen/run_folder.h"
+#include "run_setup.h"
 
 namespace lengen {
 
 namespace {
 
+// By content only: the same files under another path on another machine are the same data.
 nlohmann::json data_of(const std::string& data_dir) {
-  if (data_dir.empty()) return "generated data";
-  ContentHash hash;
-  hash.add_file(data_dir + "/train.src");
-  hash.add_file(data_dir + "/train.trg");
-  return "--data files with hash " + hash.hex();
+  const nlohmann::json record = training_data_record(data_dir);
+  return record.is_object() ? "--data files with hash " + record.value("hash", std::string("?"))
+                            : std::string("generated data");
 }
 
 // A resumed run by its identity and the checkpoint it continues from: ranks pointed at two copies
