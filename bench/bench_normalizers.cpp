@@ -8,21 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "lengen/normalizer_bench.h"
 #include "lengen/normalizer_registry.h"
 
 namespace {
 
-constexpr int64_t kTargetElements = int64_t{1} << 21;
-
-torch::Tensor causal_scores(int64_t n) {
-  const int64_t batch_heads = std::max<int64_t>(1, kTargetElements / (n * n));
-  const torch::Tensor future = torch::ones({n, n}, torch::kBool).triu(1);
-  return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
-}
-
 void forward_backward(benchmark::State& state, const std::function<torch::Tensor(const torch::Tensor&)>& f) {
   torch::manual_seed(0);
-  const torch::Tensor scores = causal_scores(state.range(0));
+  const torch::Tensor scores = lengen::causal_scores(state.range(0));
   const torch::Tensor grad = torch::randn(scores.sizes());
   for (auto _ : state) {
     const torch::Tensor z = scores.detach().requires_grad_(true);

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 #include "model_test_util.h"
 
 namespace lengen {

@@ -16,6 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "lengen/attention_choices.h"
+#include "lengen/batch.h"
+#include "lengen/config_io.h"
+#include "lengen/sequence.h"
+#include "lengen/training_data.h"
+
 namespace lengen {
 namespace {
 
@@ -43,30 +49,78 @@ std::string run_cli(const std::string& args) {
   return captured.out;
 }
 
+// Every named method (attention_choices.h) in table order, Softmax, the baseline, first.
 TEST(BenchCli, StepTimesEveryMethodAgainstSoftmax) {
   const auto results = nlohmann::json::parse(run_cli(
       "bench step --json --repeats 2 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 --length 8"));
-  ASSERT_EQ(results.size(), 5u);
-  EXPECT_EQ(results[0]["method"], "softmax");
+  const std::vector<NamedMethod> methods = named_methods();
+  ASSERT_EQ(results.size(), methods.size());
   EXPECT_DOUBLE_EQ(results[0]["ratio"].get<double>(), 1.0);
-  for (const auto& entry : results) {
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const auto& entry = results[i];
+    EXPECT_EQ(entry["method"], methods[i].name);
+    EXPECT_EQ(entry["normalizer"], methods[i].normalizer);
+    EXPECT_EQ(entry["scaling"], methods[i].scaling);
     EXPECT_GT(entry["ms"].get<double>(), 0.0) << entry;
     EXPECT_EQ(entry["positions"], "nape");
+    EXPECT_EQ(entry["d_model"], 16);
+    EXPECT_EQ(entry["d_mlp"], 64);  // 4 x d_model unless --d-mlp says otherwise
   }
-  EXPECT_EQ(results[4]["method"], "asentmax");
-  EXPECT_EQ(results[4]["scaling"], "asentmax");
+  EXPECT_EQ(results[0]["method"], "Softmax");
 }
 
 TEST(BenchCli, StepInBfloat16ReportsItsDtypeAndThroughput) {
-  const auto results = nlohmann::json::parse(run_cli(
-      "bench step --json --repeats 1 --dtype bfloat16 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 "
-      "--length 8"));
-  ASSERT_EQ(results.size(), 5u);
+  const auto results =
+      nlohmann::json::parse(run_cli("bench step --json --repeats 1 --dtype bfloat16 --layers 1 --d-model 16 "
+                                    "--heads 2 --d-head 8 --d-mlp 24 "
+                                    "--batch 2 --length 8 --only ASEntmax"));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1]["method"], "ASEntmax");
   for (const auto& entry : results) {
     EXPECT_EQ(entry["dtype"], "bfloat16");
     EXPECT_EQ(entry["device"], "cpu");
+    EXPECT_EQ(entry["d_mlp"], 24);
     const double expected = 2 * 8 / (entry["ms"].get<double>() / 1e3);
     EXPECT_NEAR(entry["tokens_per_s"].get<double>(), expected, 1e-9 * expected) << entry;
+  }
+}
+
+// --config takes the model, the batch size and the sequence's tokens at len_max from a config.
+TEST(BenchCli, StepTakesItsShapeFromAConfig) {
+  const std::string config = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/copy.json";
+  const Config copy = load_config(config);
+  auto task = make_task(copy.task.name, copy.task.params, copy.task.seed);
+  const int64_t tokens = collate(fixed_samples(*task, copy.task.len_max, 1, 0)).input.size(1);
+  const auto results =
+      nlohmann::json::parse(run_cli("bench step --json --repeats 1 --only SSMax --config " + config));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1]["method"], "SSMax");
+  for (const auto& entry : results) {
+    EXPECT_EQ(entry["layers"], copy.model.layers);
+    EXPECT_EQ(entry["d_model"], copy.model.d_model);
+    EXPECT_EQ(entry["d_mlp"], copy.model.d_mlp);
+    EXPECT_EQ(entry["positions"], copy.model.attention.positions);
+    EXPECT_EQ(entry["batch"], copy.train.batch_size);
+    EXPECT_EQ(entry["length"], tokens);
+    EXPECT_EQ(entry["vocab"], vocab_size(task->num_symbols()));
+  }
+}
+
+// A shape given twice, an unknown method or a missing config: one line, exit 2, nothing timed.
+TEST(BenchCli, StepRefusesConflictingOrUnknownChoicesInOneLine) {
+  const std::string copy = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/copy.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bench step --config " + copy + " --layers 3", "excludes"},
+      {"bench step --only Softmaxx", "unknown method 'Softmaxx'"},
+      {"bench step --config /nonexistent/c.json", "/nonexistent/c.json"},
+      {"bench step --device tpu", "--device"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " " + args + " 2>&1");
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(expected), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
   }
 }
 
@@ -96,11 +150,11 @@ TEST(BenchCli, EvalTimesBothKernelsAgainstDenseAndTheFloor) {
     EXPECT_GT(record["floor_ratio"].get<double>(), 0.0) << record;
     EXPECT_FALSE(record.contains("speedup_vs_one_thread")) << record;
   }
-  EXPECT_EQ(records[0]["method"], "softmax");
+  EXPECT_EQ(records[0]["method"], "Softmax");
   EXPECT_EQ(records[0]["kernel"], "dense");
   EXPECT_EQ(records[1]["kernel"], "fused");
   EXPECT_GT(records[1]["speedup_vs_dense"].get<double>(), 0.0);
-  EXPECT_EQ(records[3]["method"], "asentmax");
+  EXPECT_EQ(records[3]["method"], "ASEntmax");
 
   const auto threaded = nlohmann::json::parse(
       run_cli("bench eval --lengths 64 --samples 1 --threads 2 --dense-max-length 0 --json"));

@@ -25,8 +25,8 @@
 
 #include "lengen/checkpoint.h"
 #include "lengen/config_io.h"
+#include "lengen/decoder.h"
 #include "lengen/errors.h"
-#include "lengen/model.h"
 #include "lengen/process_group.h"
 #include "lengen/rank_agreement.h"
 #include "lengen/run_folder.h"

@@ -15,9 +15,9 @@
 
 #include "lengen/batch.h"
 #include "lengen/config_io.h"
+#include "lengen/decoder.h"
 #include "lengen/errors.h"
 #include "lengen/loss.h"
-#include "lengen/model.h"
 #include "lengen/schedule.h"
 
 namespace lengen {

@@ -1,7 +1,5 @@
 // The decoder: incremental decoding, chunked prefill and padding give the same numbers as
 // one full pass, for every normalizer x scaling x position encoding; and it can learn.
-#include "lengen/model.h"
-
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -9,6 +7,7 @@
 
 #include "lengen/attention_choices.h"
 #include "lengen/decode.h"
+#include "lengen/decoder.h"
 #include "lengen/loss.h"
 #include "lengen/sequence.h"
 #include "model_test_util.h"

@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "lengen/config.h"
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 
 namespace lengen::testing {
 

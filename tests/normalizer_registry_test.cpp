@@ -138,6 +138,28 @@ TEST(Registries, MethodCommonNames) {
   EXPECT_EQ(method_common_name("sparsemax", "learned"), "");
   EXPECT_EQ(method_common_name("softmax", "no_such_scaling"), "");
   EXPECT_EQ(method_common_name("no_such_normalizer", "none"), "");
+  EXPECT_EQ(method_display_name("entmax15", "asentmax"), "ASEntmax");
+  EXPECT_EQ(method_display_name("sparsemax", "learned"), "sparsemax + learned");
+}
+
+// The benchmarks' methods: every pair with a common name, once, softmax first (their baseline).
+TEST(Registries, NamedMethodsAreEveryPairWithACommonName) {
+  const std::vector<NamedMethod> methods = named_methods();
+  ASSERT_FALSE(methods.empty());
+  EXPECT_EQ(methods.front().name, "Softmax");
+  size_t pairs_with_names = 0;
+  for (const std::string& normalizer : normalizer_names()) {
+    for (const std::string& scaling : scaling_names()) {
+      const std::string name = method_common_name(normalizer, scaling);
+      if (name.empty()) continue;
+      ++pairs_with_names;
+      const bool listed = std::any_of(methods.begin(), methods.end(), [&](const NamedMethod& method) {
+        return method.normalizer == normalizer && method.scaling == scaling && method.name == name;
+      });
+      EXPECT_TRUE(listed) << normalizer << " + " << scaling;
+    }
+  }
+  EXPECT_EQ(methods.size(), pairs_with_names);
 }
 
 }  // namespace

@@ -1,162 +1,23 @@
-// `lengen bench normalizers`: forward+backward time of each normalizer on causal
-// attention-shaped scores, as a ratio to LibTorch's own softmax measured in the same run (so
-// the ratios mean something on any machine). Other `bench` subcommands attach to the parent.
-#include <torch/torch.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <functional>
-#include <iostream>
-#include <limits>
+// `lengen bench normalizers | step | eval`: the options of each benchmark, handed to the bench
+// layer (normalizer_bench.h, step_bench.h, eval_bench.h), which times and prints.
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "bench_clock.h"
 #include "commands.h"
 #include "count_validators.h"
-#include "lengen/compute_threads.h"
-#include "lengen/errors.h"
-#include "lengen/normalizer_registry.h"
-#include "lengen/normalizers.h"
+#include "lengen/attention_choices.h"
+#include "lengen/config_io.h"
+#include "lengen/eval_bench.h"
+#include "lengen/normalizer_bench.h"
+#include "lengen/step_bench.h"
 
 namespace lengen::cli {
 namespace {
 
-// Untimed passes before each measurement.
-constexpr int kWarmups = 3;
-// Untimed baseline passes per length before anything is measured: the first passes of the
-// process grow the heap and fault its pages in, which would make the first entry ~10x too slow.
-constexpr int kHeapWarmups = 10;
-// Elements per benchmark input: enough rows that per-call overheads do not dominate.
-constexpr int64_t kTargetElements = int64_t{1} << 21;
-
-struct BenchOptions {
-  std::vector<int64_t> lengths = {128, 512, 2048};
-  int threads = 1;
-  int repeats = 5;
-  bool json = false;
-  // Names of the normalizers to time (empty: all); torch::softmax, the baseline, always runs.
-  std::vector<std::string> only;
-};
-
-struct Contender {
-  std::string name;
-  std::function<torch::Tensor(const torch::Tensor&)> normalize;
-};
-
-// LibTorch's softmax, the baseline, then every normalizer's benchmark variants.
-std::vector<Contender> all_contenders() {
-  std::vector<Contender> all = {
-      {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }}};
-  for (const NormalizerVariant& variant : normalizer_variants(/*timed_only=*/true)) {
-    all.push_back({variant.label, variant_normalizer(variant)});
-  }
-  return all;
-}
-
-// The baseline first, then the contenders named in `only` (all when it is empty), in table order.
-std::vector<Contender> contenders(const std::vector<std::string>& only) {
-  std::vector<Contender> all = all_contenders();
-  for (const std::string& name : only) {
-    const bool known =
-        std::any_of(all.begin(), all.end(), [&](const Contender& c) { return c.name == name; });
-    if (!known) {
-      std::vector<std::string> names;
-      for (const Contender& contender : all) names.push_back(contender.name);
-      throw UserError("bench normalizers --only: " + unknown_name_message("normalizer", name, names));
-    }
-  }
-  if (only.empty()) return all;
-  std::vector<Contender> chosen = {all.front()};
-  for (size_t i = 1; i < all.size(); ++i) {
-    if (std::find(only.begin(), only.end(), all[i].name) != only.end()) chosen.push_back(all[i]);
-  }
-  return chosen;
-}
-
-// [batch*heads, n, n] fp32 scores ~ N(0, 1) under a causal mask, like q.k/sqrt(d_h) at init.
-torch::Tensor causal_scores(int64_t n) {
-  const int64_t batch_heads = std::max<int64_t>(1, kTargetElements / (n * n));
-  const torch::Tensor future = torch::ones({n, n}, torch::kBool).triu(1);
-  return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
-}
-
-// One forward+backward pass of `contender`, in seconds.
-double pass_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
-                    const BenchOptions& options) {
-  const torch::Tensor z = scores.detach().requires_grad_(true);
-  const double start = bench_now_seconds(options.threads == 1);
-  contender.normalize(z).backward(grad);
-  return bench_now_seconds(options.threads == 1) - start;
-}
-
-// Fastest of `repeats` forward+backward passes of each contender, after kWarmups untimed ones,
-// in seconds. Round-robin (one pass of each contender in turn), so that a slow spell of a shared
-// machine hits every contender alike instead of skewing one ratio.
-std::vector<double> fastest_seconds(const std::vector<Contender>& chosen, const torch::Tensor& scores,
-                                    const torch::Tensor& grad, const BenchOptions& options) {
-  std::vector<double> best(chosen.size(), std::numeric_limits<double>::infinity());
-  for (int i = 0; i < kWarmups + options.repeats; ++i) {
-    for (size_t c = 0; c < chosen.size(); ++c) {
-      const double elapsed = pass_seconds(chosen[c], scores, grad, options);
-      if (i >= kWarmups) best[c] = std::min(best[c], elapsed);
-    }
-  }
-  return best;
-}
-
-void run_normalizer_bench(const BenchOptions& options) {
-  const std::vector<Contender> chosen = contenders(options.only);
-  set_compute_threads(options.threads);
-  torch::manual_seed(0);
-  nlohmann::json results = nlohmann::json::array();
-  if (!options.json) {
-    std::printf(
-        "forward+backward, fp32, causal mask, %d thread(s), best of %d round-robin passes, %s; "
-        "ratio = time / torch::softmax time\n",
-        options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time");
-    std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
-  }
-  const Contender& baseline_contender = chosen.front();
-  for (int64_t n : options.lengths) {
-    const torch::Tensor scores = causal_scores(n);
-    for (int i = 0; i < kHeapWarmups; ++i) {
-      baseline_contender.normalize(scores.detach().requires_grad_(true)).backward(torch::ones_like(scores));
-    }
-  }
-  for (int64_t n : options.lengths) {
-    const torch::Tensor scores = causal_scores(n);
-    const torch::Tensor grad = torch::randn(scores.sizes());
-    const std::vector<double> fastest = fastest_seconds(chosen, scores, grad, options);
-    for (size_t c = 0; c < chosen.size(); ++c) {
-      const Contender& contender = chosen[c];
-      const double seconds = fastest[c];
-      const double ratio = seconds / fastest.front();
-      if (options.json) {
-        results.push_back({{"n", n},
-                           {"rows", scores.numel() / n},
-                           {"normalizer", contender.name},
-                           {"ms", seconds * 1e3},
-                           {"ratio", ratio},
-                           {"threads", options.threads}});
-      } else {
-        std::printf("%-6lld %-20s %10.3f %8.2f\n", static_cast<long long>(n), contender.name.c_str(),
-                    seconds * 1e3, ratio);
-      }
-    }
-  }
-  if (options.json) std::cout << results.dump(2) << "\n";
-}
-
-}  // namespace
-
-CLI::App* add_bench_command(CLI::App& app) {
-  auto* bench = app.add_subcommand("bench", "Benchmarks of lengen's kernels");
-  bench->require_subcommand(1);
-  auto options = std::make_shared<BenchOptions>();
-  auto* normalizers = bench->add_subcommand(
+void add_bench_normalizers(CLI::App& bench) {
+  auto options = std::make_shared<NormalizerBenchOptions>();
+  auto* normalizers = bench.add_subcommand(
       "normalizers", "Forward+backward time of each normalizer relative to torch::softmax");
   normalizers->add_option("--lengths", options->lengths, "row lengths n (rows x n causal scores)")
       ->capture_default_str()
@@ -171,7 +32,114 @@ CLI::App* add_bench_command(CLI::App& app) {
                           "time only these normalizers, by their table names (torch::softmax always runs)");
   normalizers->add_flag("--json", options->json, "print JSON instead of a table");
   normalizers->callback([options] { run_normalizer_bench(*options); });
-  return bench;
+}
+
+void add_bench_step(CLI::App& bench) {
+  auto options = std::make_shared<StepBenchOptions>();
+  auto config_path = std::make_shared<std::string>();
+  ModelConfig& model = options->model;
+  auto* step =
+      bench.add_subcommand("step", "Time of one training step per attention method, relative to softmax");
+  auto* config = step->add_option("--config", *config_path,
+                                  "take the shape from this config: its model, train.batch_size, the tokens "
+                                  "of a sequence at task.len_max and the task's vocabulary (e.g. "
+                                  "configs/quick/copy.json)");
+  const std::vector<CLI::Option*> shape = {
+      step->add_option("--layers", model.layers, "decoder blocks")
+          ->capture_default_str()
+          ->check(count_up_to(kMaxModelPart)),
+      step->add_option("--d-model", model.d_model, "model width")
+          ->capture_default_str()
+          ->check(count_up_to(kMaxModelPart)),
+      step->add_option("--heads", model.heads, "attention heads")
+          ->capture_default_str()
+          ->check(count_up_to(kMaxModelPart)),
+      step->add_option("--d-head", model.d_head, "head size")
+          ->capture_default_str()
+          ->check(count_up_to(kMaxModelPart)),
+      step->add_option("--d-mlp", model.d_mlp, "MLP width (default 4 x --d-model)")
+          ->check(count_up_to(kMaxModelPart)),
+      step->add_option("--batch", options->batch, "sequences per step")
+          ->capture_default_str()
+          ->check(count_up_to(kMaxModelPart)),
+      step->add_option("--length", options->length, "tokens per sequence")
+          ->capture_default_str()
+          ->check(count_up_to(kMaxLength)),
+      step->add_option("--positions", model.attention.positions, "position encoding")
+          ->capture_default_str()
+          ->check(CLI::IsMember(position_names())),
+      step->add_option("--vocab", options->vocab, "token ids, the output layer's width")
+          ->capture_default_str()
+          ->check(count_up_to(kMaxModelPart))};
+  for (CLI::Option* option : shape) config->excludes(option);
+  CLI::Option* d_mlp = shape[4];
+  auto device = std::make_shared<std::string>("cpu");
+  auto dtype = std::make_shared<std::string>("float32");
+  step->add_option("--device", *device, "where the steps run (auto: cuda when LibTorch has it)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(names_of<DeviceChoice>()));
+  step->add_option("--dtype", *dtype, "bfloat16: matrix products in bf16 (autocast), as train.dtype")
+      ->capture_default_str()
+      ->check(CLI::IsMember(names_of<TrainDtype>()));
+  step->add_option("--threads", options->threads, "intra-op threads")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxBenchThreads));
+  step->add_option("--repeats", options->repeats, "timed steps per method (the median is kept)")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxBenchRepeats));
+  step->add_option("--only", options->only,
+                   "time only these methods, by their table names (Softmax always runs)");
+  step->add_flag("--json", options->json, "print JSON instead of a table");
+  step->callback([options, config_path, d_mlp, device, dtype] {
+    options->device = *value_named<DeviceChoice>(*device);  // checked above
+    options->dtype = *value_named<TrainDtype>(*dtype);
+    if (!config_path->empty()) {
+      take_step_bench_shape(load_config(*config_path), *options);
+    } else if (d_mlp->count() == 0) {
+      options->model.d_mlp = 4 * options->model.d_model;
+    }
+    run_step_bench(*options);
+  });
+}
+
+void add_bench_eval(CLI::App& bench) {
+  auto options = std::make_shared<EvalBenchOptions>();
+  auto* eval = bench.add_subcommand(
+      "eval", "Seconds per evaluated sample at long lengths: fused vs dense attention, vs a FLOP floor");
+  add_count_list_option(eval, "--lengths", options->lengths,
+                        "task lengths to evaluate (default 1024,4096,16384)", count_up_to(kMaxLength));
+  eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxSamples));
+  eval->add_option(
+          "--repeats", options->repeats,
+          "rounds, each timing every kernel in turn on the same samples; the best of them is reported")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxBenchRepeats));
+  eval->add_option("--threads", options->threads,
+                   "intra-op threads; above 1 the rounds also time the fused kernel at 1 thread (wall time)")
+      ->capture_default_str()
+      ->check(count_up_to(kMaxBenchThreads));
+  eval->add_option("--dense-max-length", options->dense_max_length,
+                   "longest length at which the dense kernel is timed too (it needs keys^2 time)")
+      ->capture_default_str()
+      ->check(non_negative_count());
+  eval->add_option("--run", options->run_dir,
+                   "time this run's model (last checkpoint) instead of configs/quick/mqmtar.json's shape "
+                   "with Softmax and ASEntmax")
+      ->check(CLI::ExistingDirectory);
+  eval->add_flag("--json", options->json, "print a JSON list of records instead of a table");
+  eval->callback([options] { run_eval_bench(*options); });
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks of lengen's kernels");
+  bench->require_subcommand(1);
+  add_bench_normalizers(*bench);
+  add_bench_step(*bench);
+  add_bench_eval(*bench);
 }
 
 }  // namespace lengen::cli

@@ -25,9 +25,7 @@ inline bool user_errors_quiet() {
 }
 
 void add_info_command(CLI::App& app);
-CLI::App* add_bench_command(CLI::App& app);  // returns `bench`, for its other subcommands
-void add_bench_step_command(CLI::App& bench);
-void add_bench_eval_command(CLI::App& bench);
+void add_bench_command(CLI::App& app);
 void add_data_command(CLI::App& app);
 void add_config_command(CLI::App& app);
 void add_train_command(CLI::App& app);

@@ -28,9 +28,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "lengen 0.1");
   lengen::cli::add_info_command(app);
-  CLI::App* bench = lengen::cli::add_bench_command(app);
-  lengen::cli::add_bench_step_command(*bench);
-  lengen::cli::add_bench_eval_command(*bench);
+  lengen::cli::add_bench_command(app);
   lengen::cli::add_data_command(app);
   lengen::cli::add_config_command(app);
   lengen::cli::add_train_command(app);

@@ -92,4 +92,21 @@ std::string method_common_name(const std::string& normalizer, const std::string&
   return "";
 }
 
+std::string method_display_name(const std::string& normalizer, const std::string& scaling) {
+  const std::string name = method_common_name(normalizer, scaling);
+  return name.empty() ? normalizer + " + " + scaling : name;
+}
+
+std::vector<NamedMethod> named_methods() {
+  std::vector<NamedMethod> methods;
+  for (const NormalizerChoice& normalizer : normalizer_choices()) {
+    if (!normalizer.label.empty()) methods.push_back({normalizer.name, "none", normalizer.label});
+  }
+  for (const ScalingChoice& scaling : scaling_choices()) {
+    for (const auto& [normalizer, name] : scaling.method_names)
+      methods.push_back({normalizer, scaling.name, name});
+  }
+  return methods;
+}
+
 }  // namespace lengen

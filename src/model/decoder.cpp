@@ -1,9 +1,10 @@
+#include "lengen/decoder.h"
+
 #include <torch/torch.h>
 
 #include <cmath>
 #include <utility>
 
-#include "lengen/model.h"
 #include "lengen/precision.h"
 
 namespace lengen {
@@ -29,7 +30,8 @@ DecoderImpl::DecoderImpl(const ModelConfig& config, int64_t vocab) : config_(con
     blocks_.push_back(register_module("block" + std::to_string(layer), Block(config)));
   }
   final_norm_ = register_module("final_norm", RMSNorm(config.d_model));
-  head_ = register_module("head", torch::nn::Linear(torch::nn::LinearOptions(config.d_model, vocab).bias(false)));
+  head_ =
+      register_module("head", torch::nn::Linear(torch::nn::LinearOptions(config.d_model, vocab).bias(false)));
   initialize_weights(*this, config.init_std);
 }
 
@@ -43,7 +45,9 @@ torch::Tensor DecoderImpl::forward_selected(const torch::Tensor& tokens, const t
   return output_logits(hidden_states(tokens, positions, nullptr, stats).index({select}));
 }
 
-torch::Tensor DecoderImpl::output_logits(const torch::Tensor& hidden) { return to_at_least_fp32(head_(hidden)); }
+torch::Tensor DecoderImpl::output_logits(const torch::Tensor& hidden) {
+  return to_at_least_fp32(head_(hidden));
+}
 
 torch::Tensor DecoderImpl::hidden_states(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
                                          AttentionStats* stats) {

@@ -1,6 +1,6 @@
 #include <torch/torch.h>
 
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 #include "lengen/precision.h"
 
 namespace lengen {

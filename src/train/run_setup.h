@@ -8,7 +8,7 @@
 
 #include "lengen/checkpoint.h"
 #include "lengen/config.h"
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
 #include "lengen/trainer.h"

@@ -13,7 +13,7 @@
 #include "lengen/batch.h"
 #include "lengen/checkpoint.h"
 #include "lengen/config.h"
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"

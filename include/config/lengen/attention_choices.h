@@ -70,4 +70,18 @@ const PositionChoice& position_choice(const std::string& name);
 // either name is unknown, as in results of another version).
 std::string method_common_name(const std::string& normalizer, const std::string& scaling);
 
+// method_common_name, or "normalizer + scaling" for a pair without a common name.
+std::string method_display_name(const std::string& normalizer, const std::string& scaling);
+
+// A normalizer with a length scaling that has a common name.
+struct NamedMethod {
+  std::string normalizer;
+  std::string scaling;
+  std::string name;  // method_common_name
+};
+
+// Every named method: each labelled normalizer without length scaling, in table order, then each
+// scaling's methods ("Softmax", "Sparsemax", ..., "SSMax", "ASEntmax"). The benchmarks time these.
+std::vector<NamedMethod> named_methods();
+
 }  // namespace lengen

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 #include "lengen/task.h"
 
 namespace lengen {

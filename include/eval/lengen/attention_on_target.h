@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 #include "lengen/results_file.h"
 #include "lengen/task.h"
 

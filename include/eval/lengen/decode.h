@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 
 namespace lengen {
 
@@ -14,7 +14,8 @@ std::pair<torch::Tensor, torch::Tensor> left_pad(const std::vector<std::vector<i
 
 // Generates after each prompt until EOS (included in the output) or max_new_tokens[b]
 // tokens. Runs under no-grad; the model's query chunk bounds the prefill memory.
-std::vector<std::vector<int32_t>> greedy_decode(Decoder& model, const std::vector<std::vector<int32_t>>& prompts,
+std::vector<std::vector<int32_t>> greedy_decode(Decoder& model,
+                                                const std::vector<std::vector<int32_t>>& prompts,
                                                 const std::vector<int64_t>& max_new_tokens,
                                                 AttentionStats* stats = nullptr);
 

@@ -12,8 +12,8 @@
 
 #include "lengen/attention_on_target.h"
 #include "lengen/config.h"
+#include "lengen/decoder.h"
 #include "lengen/metrics.h"
-#include "lengen/model.h"
 #include "lengen/results_file.h"
 #include "lengen/task.h"
 

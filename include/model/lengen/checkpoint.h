@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "lengen/decoder.h"
 #include "lengen/errors.h"
-#include "lengen/model.h"
 #include "lengen/run_folder.h"
 
 namespace lengen {

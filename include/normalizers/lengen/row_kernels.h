@@ -1,9 +1,11 @@
 #pragma once
-// Building blocks of the fused CPU kernels (internal to the normalizers and the fused
-// attention). A kernel sees a contiguous [rows, n] float/double tensor and handles each row in a
-// few passes on one thread; rows run in parallel. Threshold searches work in double on the few
-// entries that can be in the support, except entmax's Newton search (integer 1/(alpha-1)), whose
-// support is most of the row: its passes run over the row in the row's type, with double sums.
+// Building blocks of the fused CPU kernels. Public only because two layers share them: the
+// normalizers' row kernels and the fused attention (a layer above) compute the same rows with
+// them; nothing outside lengen's kernels is meant to call them. A kernel sees a contiguous
+// [rows, n] float/double tensor and handles each row in a few passes on one thread; rows run in
+// parallel. Threshold searches work in double on the few entries that can be in the support,
+// except entmax's Newton search (integer 1/(alpha-1)), whose support is most of the row: its
+// passes run over the row in the row's type, with double sums.
 #include <ATen/Parallel.h>
 #include <torch/types.h>
 

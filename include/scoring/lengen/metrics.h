@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "lengen/batch.h"
-#include "lengen/model.h"
+#include "lengen/decoder.h"
 
 namespace lengen {
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <ctime>
 
-namespace lengen::cli {
+namespace lengen {
 
 inline double bench_now_seconds(bool single_threaded) {
   if (single_threaded) {
@@ -16,4 +16,4 @@ inline double bench_now_seconds(bool single_threaded) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-}  // namespace lengen::cli
+}  // namespace lengen

@@ -1,6 +1,6 @@
-// `lengen bench eval`: seconds per evaluated sample of a model at long lengths, for softmax and
-// ASEntmax with the fused and the dense attention kernels, against a FLOP floor: the sample's
-// attention and projection FLOPs at the sgemm rate measured in the same run, on the same machine.
+// Evaluation time per sample at long lengths, fused against dense attention (eval_bench.h).
+#include "lengen/eval_bench.h"
+
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
@@ -9,17 +9,14 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "bench_clock.h"
-#include "commands.h"
-#include "count_validators.h"
+#include "lengen/attention_choices.h"
 #include "lengen/batch.h"
 #include "lengen/checkpoint.h"
 #include "lengen/compute_threads.h"
@@ -30,20 +27,11 @@
 #include "lengen/rng.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
+#include "lengen/shipped_configs.h"
 #include "lengen/training_data.h"
 
-namespace lengen::cli {
+namespace lengen {
 namespace {
-
-struct EvalBenchOptions {
-  std::vector<int64_t> lengths = {1024, 4096, 16384};
-  int64_t samples = 2;
-  int64_t repeats = 1;
-  int threads = 1;
-  int64_t dense_max_length = 16384;
-  std::string run_dir;
-  bool json = false;
-};
 
 // A model to time: one attention method, its config and (with --run) its weights.
 struct BenchModel {
@@ -52,30 +40,16 @@ struct BenchModel {
   Decoder model{nullptr};
 };
 
-// The quick mqmtar config's task and model shape (configs/quick/mqmtar.json), for softmax and
-// ASEntmax at random initialisation.
-Config quick_mqmtar(const std::string& normalizer, const std::string& scaling) {
-  Config config;
-  config.task.name = "mqmtar";
-  config.task.params = {
-      {"alphabet", 64}, {"key_len", 1}, {"value_len", 1}, {"num_pairs", 64}, {"num_queries", 2}};
-  config.task.len_min = 16;
-  config.task.len_max = 32;
-  config.model.attention.normalizer = normalizer;
-  config.model.attention.scaling = scaling;
-  config.model.attention.positions = "nape";
-  return config;
-}
-
-std::string method_name(const AttentionConfig& attention) {
-  if (attention.scaling == "asentmax" && attention.normalizer == "entmax15") return "asentmax";
-  return attention.scaling == "none" ? attention.normalizer : attention.normalizer + "+" + attention.scaling;
-}
-
 std::vector<BenchModel> bench_models(const EvalBenchOptions& options) {
   std::vector<Config> configs;
   if (options.run_dir.empty()) {
-    configs = {quick_mqmtar("softmax", "none"), quick_mqmtar("entmax15", "asentmax")};
+    for (const auto& [normalizer, scaling] :
+         {std::pair{"softmax", "none"}, std::pair{"entmax15", "asentmax"}}) {
+      Config config = shipped_quick_config("mqmtar");
+      config.model.attention.normalizer = normalizer;
+      config.model.attention.scaling = scaling;
+      configs.push_back(config);
+    }
   } else {
     configs = {load_config(RunFolder(options.run_dir).config_path())};
   }
@@ -83,8 +57,8 @@ std::vector<BenchModel> bench_models(const EvalBenchOptions& options) {
   for (const Config& config : configs) {
     auto task = make_task(config.task.name, config.task.params, config.task.seed);
     torch::manual_seed(config.train.seed);
-    BenchModel bench{method_name(config.model.attention), config,
-                     Decoder(config.model, vocab_size(task->num_symbols()))};
+    BenchModel bench{method_display_name(config.model.attention.normalizer, config.model.attention.scaling),
+                     config, Decoder(config.model, vocab_size(task->num_symbols()))};
     if (!options.run_dir.empty())
       load_checkpoint(resolve_checkpoint(options.run_dir, "last"), bench.model, nullptr);
     bench.model->set_query_chunk(config.model.prefill_chunk);
@@ -202,6 +176,8 @@ KernelTimings time_kernels(BenchModel& bench, const std::vector<Sample>& samples
   return {dense, *fused, one_thread ? one_thread->seconds_per_sample : 0.0};
 }
 
+}  // namespace
+
 void run_eval_bench(const EvalBenchOptions& options) {
   set_compute_threads(options.threads);
   const bool single = options.threads == 1;
@@ -276,36 +252,4 @@ void run_eval_bench(const EvalBenchOptions& options) {
   if (options.json) std::cout << records.dump(2) << "\n";
 }
 
-}  // namespace
-
-void add_bench_eval_command(CLI::App& bench) {
-  auto options = std::make_shared<EvalBenchOptions>();
-  auto* eval = bench.add_subcommand(
-      "eval", "Seconds per evaluated sample at long lengths: fused vs dense attention, vs a FLOP floor");
-  add_count_list_option(eval, "--lengths", options->lengths,
-                        "task lengths to evaluate (default 1024,4096,16384)", count_up_to(kMaxLength));
-  eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxSamples));
-  eval->add_option(
-          "--repeats", options->repeats,
-          "rounds, each timing every kernel in turn on the same samples; the best of them is reported")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchRepeats));
-  eval->add_option("--threads", options->threads,
-                   "intra-op threads; above 1 the rounds also time the fused kernel at 1 thread (wall time)")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchThreads));
-  eval->add_option("--dense-max-length", options->dense_max_length,
-                   "longest length at which the dense kernel is timed too (it needs keys^2 time)")
-      ->capture_default_str()
-      ->check(non_negative_count());
-  eval->add_option(
-          "--run", options->run_dir,
-          "time this run's model (last checkpoint) instead of the quick mqmtar shape's softmax and ASEntmax")
-      ->check(CLI::ExistingDirectory);
-  eval->add_flag("--json", options->json, "print a JSON list of records instead of a table");
-  eval->callback([options] { run_eval_bench(*options); });
-}
-
-}  // namespace lengen::cli
+}  // namespace lengen

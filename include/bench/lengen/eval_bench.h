@@ -1,0 +1,27 @@
+#pragma once
+// `lengen bench eval`: seconds per evaluated sample of a model at long lengths, for Softmax and
+// ASEntmax with the fused and the dense attention kernels, against a FLOP floor: the sample's
+// attention and projection FLOPs at the sgemm rate measured in the same run, on the same machine.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+struct EvalBenchOptions {
+  std::vector<int64_t> lengths = {1024, 4096, 16384};
+  int64_t samples = 2;
+  int64_t repeats = 1;
+  int threads = 1;
+  int64_t dense_max_length = 16384;
+  // A run folder whose last checkpoint is timed; empty: the shipped quick mqmtar config
+  // (shipped_configs.h) with softmax and with ASEntmax, at random initialisation.
+  std::string run_dir;
+  bool json = false;
+};
+
+// Times every model at every length and prints a table row by row (or JSON at the end) on
+// stdout; UserError for a length the task cannot generate, before anything is timed.
+void run_eval_bench(const EvalBenchOptions& options);
+
+}  // namespace lengen

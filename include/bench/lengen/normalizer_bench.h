@@ -1,0 +1,34 @@
+#pragma once
+// `lengen bench normalizers`: forward+backward time of each normalizer on causal attention-shaped
+// scores, as a ratio to LibTorch's own softmax measured in the same run (so the ratios mean
+// something on any machine).
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lengen {
+
+struct NormalizerBenchOptions {
+  std::vector<int64_t> lengths = {128, 512, 2048};
+  int threads = 1;
+  int repeats = 5;
+  bool json = false;
+  // Names of the normalizers to time (empty: all); torch::softmax, the baseline, always runs.
+  std::vector<std::string> only;
+};
+
+// Times each contender and prints a table (or JSON with options.json) on stdout; UserError for a
+// name in options.only that is not one of normalizer_bench_names().
+void run_normalizer_bench(const NormalizerBenchOptions& options);
+
+// The contenders' table names: "torch::softmax", then every normalizer's timed variants
+// (normalizer_registry.h), "entmax alpha=1.25" and the like.
+std::vector<std::string> normalizer_bench_names();
+
+// [batch*heads, n, n] fp32 scores ~ N(0, 1) under a causal mask, like q.k/sqrt(d_h) at
+// initialisation, with enough rows (about 2M elements) that per-call overheads do not dominate.
+torch::Tensor causal_scores(int64_t n);
+
+}  // namespace lengen

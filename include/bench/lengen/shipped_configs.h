@@ -1,0 +1,18 @@
+#pragma once
+// The configs/quick/*.json files as the build found them, compiled into the program: the
+// benchmarks time those shapes wherever the binary runs, and a change to a shipped config
+// changes what they time with it.
+#include <string>
+#include <vector>
+
+#include "lengen/config.h"
+
+namespace lengen {
+
+// "copy", "mqmtar", ...: the file names without .json, sorted.
+std::vector<std::string> shipped_quick_config_names();
+
+// configs/quick/NAME.json, parsed and validated; UserError naming the known names otherwise.
+Config shipped_quick_config(const std::string& name);
+
+}  // namespace lengen

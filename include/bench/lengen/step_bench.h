@@ -1,0 +1,39 @@
+#pragma once
+// `lengen bench step`: the time of one whole training step (forward, loss, backward, gradient
+// clipping, AdamW) for each named attention method (attention_choices.h) on the same model shape
+// and batch, as a ratio to softmax measured in the same run. This is the number that decides how
+// long a sweep takes; `bench normalizers` isolates the normalizers themselves.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lengen/config.h"
+
+namespace lengen {
+
+// The shape timed when no config gives one: 2 layers, d_model 128, 4 heads of 32, NAPE.
+ModelConfig default_step_bench_model();
+
+struct StepBenchOptions {
+  ModelConfig model = default_step_bench_model();  // its normalizer and scaling are each method's
+  int64_t batch = 32;
+  int64_t length = 64;  // tokens per sequence
+  int64_t vocab = 36;   // token ids (and output layer's width); a config's task sets its own
+  DeviceChoice device = DeviceChoice::kCpu;
+  TrainDtype dtype = TrainDtype::kFloat32;
+  int threads = 1;
+  int repeats = 20;
+  // Names of the methods to time (empty: all); Softmax, the baseline, always runs.
+  std::vector<std::string> only;
+  bool json = false;
+};
+
+// The shape of `config` (a shipped configs/quick/*.json or any other): its model, its batch size,
+// the tokens of a sequence at its task's len_max and its task's vocabulary.
+void take_step_bench_shape(const Config& config, StepBenchOptions& options);
+
+// Times every chosen method round-robin and prints a table (or JSON) on stdout; UserError for an
+// unknown name in options.only or a CUDA device this LibTorch lacks.
+void run_step_bench(const StepBenchOptions& options);
+
+}  // namespace lengen

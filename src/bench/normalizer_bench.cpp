@@ -1,0 +1,144 @@
+// Each normalizer's forward+backward against torch::softmax (normalizer_bench.h).
+#include "lengen/normalizer_bench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench_clock.h"
+#include "lengen/compute_threads.h"
+#include "lengen/errors.h"
+#include "lengen/normalizer_registry.h"
+
+namespace lengen {
+namespace {
+
+// Untimed passes before each measurement.
+constexpr int kWarmups = 3;
+// Untimed baseline passes per length before anything is measured: the first passes of the
+// process grow the heap and fault its pages in, which would make the first entry ~10x too slow.
+constexpr int kHeapWarmups = 10;
+// Elements per benchmark input: enough rows that per-call overheads do not dominate.
+constexpr int64_t kTargetElements = int64_t{1} << 21;
+
+struct Contender {
+  std::string name;
+  std::function<torch::Tensor(const torch::Tensor&)> normalize;
+};
+
+// LibTorch's softmax, the baseline, then every normalizer's benchmark variants.
+std::vector<Contender> all_contenders() {
+  std::vector<Contender> all = {
+      {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }}};
+  for (const NormalizerVariant& variant : normalizer_variants(/*timed_only=*/true)) {
+    all.push_back({variant.label, variant_normalizer(variant)});
+  }
+  return all;
+}
+
+// The baseline first, then the contenders named in `only` (all when it is empty), in table order.
+std::vector<Contender> contenders(const std::vector<std::string>& only) {
+  std::vector<Contender> all = all_contenders();
+  for (const std::string& name : only) {
+    const bool known =
+        std::any_of(all.begin(), all.end(), [&](const Contender& c) { return c.name == name; });
+    if (!known) {
+      throw UserError("bench normalizers --only: " +
+                      unknown_name_message("normalizer", name, normalizer_bench_names()));
+    }
+  }
+  if (only.empty()) return all;
+  std::vector<Contender> chosen = {all.front()};
+  for (size_t i = 1; i < all.size(); ++i) {
+    if (std::find(only.begin(), only.end(), all[i].name) != only.end()) chosen.push_back(all[i]);
+  }
+  return chosen;
+}
+
+// One forward+backward pass of `contender`, in seconds.
+double pass_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
+                    const NormalizerBenchOptions& options) {
+  const torch::Tensor z = scores.detach().requires_grad_(true);
+  const double start = bench_now_seconds(options.threads == 1);
+  contender.normalize(z).backward(grad);
+  return bench_now_seconds(options.threads == 1) - start;
+}
+
+// Fastest of `repeats` forward+backward passes of each contender, after kWarmups untimed ones,
+// in seconds. Round-robin (one pass of each contender in turn), so that a slow spell of a shared
+// machine hits every contender alike instead of skewing one ratio.
+std::vector<double> fastest_seconds(const std::vector<Contender>& chosen, const torch::Tensor& scores,
+                                    const torch::Tensor& grad, const NormalizerBenchOptions& options) {
+  std::vector<double> best(chosen.size(), std::numeric_limits<double>::infinity());
+  for (int i = 0; i < kWarmups + options.repeats; ++i) {
+    for (size_t c = 0; c < chosen.size(); ++c) {
+      const double elapsed = pass_seconds(chosen[c], scores, grad, options);
+      if (i >= kWarmups) best[c] = std::min(best[c], elapsed);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+torch::Tensor causal_scores(int64_t n) {
+  const int64_t batch_heads = std::max<int64_t>(1, kTargetElements / (n * n));
+  const torch::Tensor future = torch::ones({n, n}, torch::kBool).triu(1);
+  return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
+}
+
+std::vector<std::string> normalizer_bench_names() {
+  std::vector<std::string> names;
+  for (const Contender& contender : all_contenders()) names.push_back(contender.name);
+  return names;
+}
+
+void run_normalizer_bench(const NormalizerBenchOptions& options) {
+  const std::vector<Contender> chosen = contenders(options.only);
+  set_compute_threads(options.threads);
+  torch::manual_seed(0);
+  nlohmann::json results = nlohmann::json::array();
+  if (!options.json) {
+    std::printf(
+        "forward+backward, fp32, causal mask, %d thread(s), best of %d round-robin passes, %s; "
+        "ratio = time / torch::softmax time\n",
+        options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time");
+    std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
+  }
+  const Contender& baseline_contender = chosen.front();
+  for (int64_t n : options.lengths) {
+    const torch::Tensor scores = causal_scores(n);
+    for (int i = 0; i < kHeapWarmups; ++i) {
+      baseline_contender.normalize(scores.detach().requires_grad_(true)).backward(torch::ones_like(scores));
+    }
+  }
+  for (int64_t n : options.lengths) {
+    const torch::Tensor scores = causal_scores(n);
+    const torch::Tensor grad = torch::randn(scores.sizes());
+    const std::vector<double> fastest = fastest_seconds(chosen, scores, grad, options);
+    for (size_t c = 0; c < chosen.size(); ++c) {
+      const Contender& contender = chosen[c];
+      const double seconds = fastest[c];
+      const double ratio = seconds / fastest.front();
+      if (options.json) {
+        results.push_back({{"n", n},
+                           {"rows", scores.numel() / n},
+                           {"normalizer", contender.name},
+                           {"ms", seconds * 1e3},
+                           {"ratio", ratio},
+                           {"threads", options.threads}});
+      } else {
+        std::printf("%-6lld %-20s %10.3f %8.2f\n", static_cast<long long>(n), contender.name.c_str(),
+                    seconds * 1e3, ratio);
+      }
+    }
+  }
+  if (options.json) std::cout << results.dump(2) << "\n";
+}
+
+}  // namespace lengen

@@ -1,0 +1,196 @@
+// One training step per named method against softmax (step_bench.h).
+#include "lengen/step_bench.h"
+
+#include <torch/cuda.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench_clock.h"
+#include "lengen/attention_choices.h"
+#include "lengen/autocast.h"
+#include "lengen/batch.h"
+#include "lengen/compute_threads.h"
+#include "lengen/decoder.h"
+#include "lengen/device.h"
+#include "lengen/errors.h"
+#include "lengen/sequence.h"
+#include "lengen/training_data.h"
+
+namespace lengen {
+namespace {
+
+// Untimed steps per method before measuring: Adam's state and the allocator's pools settle.
+constexpr int kWarmupSteps = 5;
+
+// The baseline (the first named method, softmax) first, then the methods named in `only` (all
+// when it is empty), in table order.
+std::vector<NamedMethod> chosen_methods(const std::vector<std::string>& only) {
+  const std::vector<NamedMethod> all = named_methods();
+  std::vector<std::string> names;
+  for (const NamedMethod& method : all) names.push_back(method.name);
+  for (const std::string& name : only) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw UserError("bench step --only: " + unknown_name_message("method", name, names));
+    }
+  }
+  std::vector<NamedMethod> chosen = {all.front()};
+  for (size_t i = 1; i < all.size(); ++i) {
+    if (only.empty() || std::find(only.begin(), only.end(), all[i].name) != only.end()) {
+      chosen.push_back(all[i]);
+    }
+  }
+  return chosen;
+}
+
+// One model and optimizer per method, all seeing the same batch.
+struct Contender {
+  NamedMethod method;
+  Decoder model{nullptr};
+  std::unique_ptr<torch::optim::AdamW> optimizer;
+  std::vector<double> seconds;
+};
+
+Contender make_contender(const NamedMethod& method, const StepBenchOptions& options,
+                         const torch::Device& device) {
+  ModelConfig config = options.model;
+  config.attention.normalizer = method.normalizer;
+  config.attention.scaling = method.scaling;
+  torch::manual_seed(0);
+  Contender contender{method, Decoder(config, options.vocab), nullptr, {}};
+  contender.model->to(device);
+  contender.optimizer = std::make_unique<torch::optim::AdamW>(
+      contender.model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(0.0));
+  return contender;
+}
+
+void training_step(Contender& contender, const torch::Tensor& input, const torch::Tensor& target,
+                   int64_t vocab, bool bf16) {
+  contender.optimizer->zero_grad();
+  torch::Tensor loss;
+  {
+    const AutocastScope mixed_precision(input.device().type(), bf16);
+    auto logits = contender.model->forward(input);
+    loss = torch::nn::functional::cross_entropy(logits.reshape({-1, vocab}), target.reshape({-1}));
+  }
+  loss.backward();
+  torch::nn::utils::clip_grad_norm_(contender.model->parameters(), 1.0);
+  contender.optimizer->step();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+void print_heading(const StepBenchOptions& options, const std::string& device_name, bool single) {
+  const ModelConfig& model = options.model;
+  std::printf(
+      "training step (forward, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, d_mlp "
+      "%lld, vocab %lld, batch %lld, length %lld, %s, %s %s, %d thread(s), median of %d, %s; ratio = time / "
+      "softmax "
+      "time\n",
+      static_cast<long long>(model.layers), static_cast<long long>(model.d_model),
+      static_cast<long long>(model.heads), static_cast<long long>(model.d_head),
+      static_cast<long long>(model.d_mlp), static_cast<long long>(options.vocab),
+      static_cast<long long>(options.batch), static_cast<long long>(options.length),
+      model.attention.positions.c_str(), device_name.c_str(), name_of(options.dtype).c_str(), options.threads,
+      options.repeats, single ? "thread CPU time" : "wall time");
+  std::printf("%-18s %10s %12s %8s\n", "method", "ms/step", "tokens/s", "ratio");
+}
+
+}  // namespace
+
+ModelConfig default_step_bench_model() {
+  ModelConfig model;
+  model.layers = 2;
+  model.d_model = 128;
+  model.heads = 4;
+  model.d_head = 32;
+  model.d_mlp = 4 * model.d_model;
+  model.attention.positions = "nape";
+  return model;
+}
+
+void take_step_bench_shape(const Config& config, StepBenchOptions& options) {
+  options.model = config.model;
+  options.batch = config.train.batch_size;
+  auto task = make_task(config.task.name, config.task.params, config.task.seed);
+  const auto sample = fixed_samples(*task, config.task.len_max, 1, 0);
+  options.length = collate(sample).input.size(1);
+  options.vocab = vocab_size(task->num_symbols());
+}
+
+void run_step_bench(const StepBenchOptions& options) {
+  const std::vector<NamedMethod> methods = chosen_methods(options.only);
+  set_compute_threads(options.threads);
+  if (options.device == DeviceChoice::kCuda && !torch::cuda::is_available()) {
+    throw UserError("bench step --device cuda: this LibTorch has no CUDA device");
+  }
+  const torch::Device device = resolve_device(options.device);  // auto: the device it chose is reported
+  const std::string device_name = device.is_cuda() ? "cuda" : "cpu";
+  const bool bf16 = options.dtype == TrainDtype::kBfloat16;
+  torch::manual_seed(1);
+  const auto tokens =
+      torch::randint(4, options.vocab, {options.batch, options.length + 1}, torch::kLong).to(device);
+  const auto input = tokens.narrow(1, 0, options.length);
+  const auto target = tokens.narrow(1, 1, options.length);
+  std::vector<Contender> contenders;
+  for (const NamedMethod& method : methods) contenders.push_back(make_contender(method, options, device));
+  for (auto& contender : contenders) {
+    for (int i = 0; i < kWarmupSteps; ++i) training_step(contender, input, target, options.vocab, bf16);
+  }
+  // Round-robin over the methods, so a slow spell of a shared machine hits them all alike. A
+  // GPU runs the step asynchronously: its time is the wall time up to the device's finishing.
+  const bool single = options.threads == 1 && !device.is_cuda();
+  auto finish = [&] {
+    if (device.is_cuda()) torch::cuda::synchronize();
+  };
+  for (int r = 0; r < options.repeats; ++r) {
+    for (auto& contender : contenders) {
+      finish();
+      const double start = bench_now_seconds(single);
+      training_step(contender, input, target, options.vocab, bf16);
+      finish();
+      contender.seconds.push_back(bench_now_seconds(single) - start);
+    }
+  }
+  const double baseline = median(contenders.front().seconds);
+  nlohmann::json results = nlohmann::json::array();
+  if (!options.json) print_heading(options, device_name, single);
+  for (const auto& contender : contenders) {
+    const double seconds = median(contender.seconds);
+    const double tokens_per_second = static_cast<double>(options.batch * options.length) / seconds;
+    if (options.json) {
+      results.push_back({{"method", contender.method.name},
+                         {"normalizer", contender.method.normalizer},
+                         {"scaling", contender.method.scaling},
+                         {"positions", options.model.attention.positions},
+                         {"layers", options.model.layers},
+                         {"d_model", options.model.d_model},
+                         {"heads", options.model.heads},
+                         {"d_head", options.model.d_head},
+                         {"d_mlp", options.model.d_mlp},
+                         {"batch", options.batch},
+                         {"length", options.length},
+                         {"vocab", options.vocab},
+                         {"device", device_name},
+                         {"dtype", name_of(options.dtype)},
+                         {"ms", seconds * 1e3},
+                         {"tokens_per_s", tokens_per_second},
+                         {"ratio", seconds / baseline}});
+    } else {
+      std::printf("%-18s %10.2f %12.0f %8.2f\n", contender.method.name.c_str(), seconds * 1e3,
+                  tokens_per_second, seconds / baseline);
+    }
+  }
+  if (options.json) std::cout << results.dump(2) << "\n";
+}
+
+}  // namespace lengen
