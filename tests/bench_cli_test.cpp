@@ -49,6 +49,17 @@ std::string run_cli(const std::string& args) {
   return captured.out;
 }
 
+// Each command line exits 2 with one line that contains its expected text.
+void expect_one_line_usage_errors(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [args, expected] : cases) {
+    const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " " + args + " 2>&1");
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(expected), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
+  }
+}
+
 // Every named method (attention_choices.h) in table order, Softmax, the baseline, first.
 TEST(BenchCli, StepTimesEveryMethodAgainstSoftmax) {
   const auto results = nlohmann::json::parse(run_cli(
@@ -115,13 +126,7 @@ TEST(BenchCli, StepRefusesConflictingOrUnknownChoicesInOneLine) {
       {"bench step --config /nonexistent/c.json", "/nonexistent/c.json"},
       {"bench step --device tpu", "--device"},
   };
-  for (const auto& [args, expected] : cases) {
-    const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " " + args + " 2>&1");
-    ASSERT_TRUE(WIFEXITED(status)) << args;
-    EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << out;
-    EXPECT_NE(out.find(expected), std::string::npos) << args << "\n" << out;
-    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
-  }
+  expect_one_line_usage_errors(cases);
 }
 
 TEST(BenchCli, StepOnCudaWithoutCudaIsAUsageError) {
@@ -229,13 +234,7 @@ TEST(BenchCli, CountsOutsideTheirRangeAreUsageErrorsNamingTheValue) {
       {"bench step --length 2000000", "'2000000' is not a whole number from 1 to 1048576"},
       {"bench normalizers --threads 100000", "is not a whole number from 1 to 1024"},
       {"bench step --repeats 0", "'0' is not a whole number from 1 to 1000"}};
-  for (const auto& [args, expected] : cases) {
-    const auto [out, status] = capture(std::string(LENGEN_CLI_PATH) + " " + args + " 2>&1");
-    ASSERT_TRUE(WIFEXITED(status)) << args;
-    EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << out;
-    EXPECT_NE(out.find(expected), std::string::npos) << args << "\n" << out;
-    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
-  }
+  expect_one_line_usage_errors(cases);
 }
 
 // A length the task cannot generate (the quick mqmtar shape needs 10): one line before any table.

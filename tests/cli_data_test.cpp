@@ -14,7 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "lengen/data_record.h"
 #include "lengen/data_streams.h"
+#include "lengen/errors.h"
 #include "lengen/rng.h"
 #include "lengen/task.h"
 #include "lengen/task_files.h"
@@ -77,6 +79,45 @@ TEST_F(CliData, WritesEveryTasksSplits) {
       }
     }
   }
+}
+
+// The folder records the task its files come from: training or evaluating another task (or the
+// same task with another parameter) on them is refused in one line naming the record.
+TEST_F(CliData, FilesOfAnotherTaskAreRefusedByTheirRecord) {
+  ASSERT_EQ(run("--task reverse --param vocab=4 --seed 3 --out " + out("reverse") +
+                " --train 20 --len-min 2 --len-max 4 --eval-lengths 4 --eval-size 4"),
+            0)
+      << err_;
+  auto reverse = make_task("reverse", {{"vocab", 4}}, 3);
+  EXPECT_NO_THROW(check_data_record(out("reverse"), *reverse));
+  std::ofstream(out("copy.json")) << R"({
+  "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 4},
+  "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
+  "train": {"steps": 2, "batch_size": 4, "warmup": 1, "threads": 1},
+  "eval": {"lengths": [4], "samples": 4, "batch_size": 4}
+})";
+  const std::string train = std::string(LENGEN_CLI_PATH) + " train " + out("copy.json") + " --out " +
+                            out("run") + " --data " + out("reverse") + " 2> " + out("err.txt");
+  const int status = std::system(train.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream err_in(out("err.txt"));
+  const std::string message(std::istreambuf_iterator<char>(err_in), {});
+  EXPECT_NE(message.find("holds data of task reverse (" + out("reverse") +
+                         "/data.json), but the config's task is copy"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
+  EXPECT_FALSE(fs::exists(out("run") + "/checkpoints"));
+  try {
+    check_data_record(out("reverse"), *make_task("reverse", {{"vocab", 5}}, 3));
+    ADD_FAILURE() << "another vocab accepted";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("with vocab=4.0"), std::string::npos) << error.what();
+  }
+  // A folder without a record (files made by another tool) is read as it is.
+  fs::remove(out("reverse") + "/data.json");
+  EXPECT_NO_THROW(check_data_record(out("reverse"), *make_task("copy", {{"vocab", 4}}, 3)));
 }
 
 TEST_F(CliData, SameSeedWritesTheSameFiles) {

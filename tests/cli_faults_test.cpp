@@ -280,10 +280,15 @@ TEST_F(CliFaults, ATrainingStepLargerThanTheMachineIsRefused) {
                                   "--set task.len_max=1048576 --set eval.lengths=8");
   EXPECT_EQ(result.code, 2) << result.err;
   EXPECT_EQ(result.err_lines(), 1) << result.err;
-  EXPECT_NE(result.err.find("train.batch_size=1048576 x task.len_max=1048576 needs at least "),
-            std::string::npos)
-      << result.err;
+  EXPECT_NE(result.err.find("(task.len_max=1048576) needs at least "), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(at("big")));
+  // At short lengths it is the activations of a large batch that do not fit.
+  const CliResult wide = lengen("train " + base() + " --out " + at("wide") +
+                                " --set train.batch_size=1048576 --set model.d_model=8192");
+  EXPECT_EQ(wide.code, 2) << wide.err;
+  EXPECT_EQ(wide.err_lines(), 1) << wide.err;
+  EXPECT_NE(wide.err.find("GiB activations"), std::string::npos) << wide.err;
+  EXPECT_FALSE(fs::exists(at("wide")));
 }
 
 // An environment number past what a clock can add is one line naming it.

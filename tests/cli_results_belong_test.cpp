@@ -204,5 +204,39 @@ TEST_F(CliResultsBelong, AnotherRunsResultsFileLinkedInIsRefused) {
   EXPECT_NE(report.err.find(b_results + " was written by another run"), std::string::npos) << report.err;
 }
 
+// Another run's results copied in with the run id made to match, or with the run id (and the
+// training record) stripped: eval neither merges into them nor rewrites their training record
+// under this run's config, so the report keeps refusing them.
+TEST_F(CliResultsBelong, AnotherRunsResultsWithTheIdForgedOrStrippedAreNotMerged) {
+  const std::string a = trained("a");
+  const std::string b = trained("b", " --set train.lr=0.002");
+  const nlohmann::json theirs = read_json_file(RunFolder(b).results_path());
+  const std::string own_id = read_json_file(RunFolder(a).results_path())["run_id"];
+  nlohmann::json forged = theirs;
+  forged["run_id"] = own_id;
+  std::ofstream(RunFolder(a).results_path()) << forged.dump(2);
+  expect_refused("eval " + a + " --lengths 3", a,
+                 "holds results of a model trained with train.lr=0.002, but the run's config.json has 0.001");
+  nlohmann::json stripped = theirs;
+  stripped.erase("run_id");
+  std::ofstream(RunFolder(a).results_path()) << stripped.dump(2);
+  expect_refused("eval " + a + " --lengths 3", a,
+                 "records no run id: it was not written by this run's evaluations");
+  forged.erase("trained_with");
+  std::ofstream(RunFolder(a).results_path()) << forged.dump(2);
+  expect_refused("eval " + a + " --lengths 3", a, "records no trained_with");
+}
+
+// A resume with a --set that changes the run is refused for that reason, before anything about
+// its results.json (which a changed method or seed would also contradict) or its data.
+TEST_F(CliResultsBelong, AResumeWithAChangedKeyNamesTheKeyFirst) {
+  const std::string a = trained("a");
+  expect_refused("train " + base() + " --out " + a + " --resume --set train.steps=9 --set train.seed=4", a,
+                 "cannot resume " + a + ": config key 'train.seed' differs from the run's config.json");
+  expect_refused("train " + base() + " --out " + a +
+                     " --resume --set train.steps=9 --set model.attention.normalizer=sparsemax",
+                 a, "config key 'model.attention.normalizer' differs");
+}
+
 }  // namespace
 }  // namespace lengen

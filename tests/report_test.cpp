@@ -263,6 +263,58 @@ TEST_F(Report, RunsScoredWithOtherCheckpointsAreGroupsOfTheirOwn) {
       << md;
 }
 
+// A model resumed under a longer train.steps (its checkpoint's schedule history "2@0,4@2") learnt
+// under another learning-rate schedule than one trained for 4 steps straight: not another seed.
+TEST_F(Report, RunsTrainedUnderOtherSchedulesAreGroupsOfTheirOwn) {
+  const auto set_schedule = [this](const std::string& run, const std::string& schedule) {
+    ResultsFile results = read_results_file((dir_ / run / "results.json").string());
+    for (auto& [length, entry] : results.results["teacher_forced"]) {
+      entry.step = 4;
+      entry.model =
+          ModelRecord{(dir_ / run / "checkpoints/step_00000004.pt").string(), 4, "hash-" + run, schedule};
+    }
+    write_results_file((dir_ / run / "results.json").string(), results);
+  };
+  set_schedule("asentmax-seed1", "4@0");
+  set_schedule("asentmax-seed2", "2@0,4@2");
+  set_schedule("asentmax-seed3", "4@0");
+  set_schedule("softmax-seed1", "4@0");
+  EXPECT_EQ(read_results_file((dir_ / "asentmax-seed2/results.json").string())
+                .results["teacher_forced"][16]
+                .model->schedule,
+            "2@0,4@2");
+  const auto runs = collect_runs(dir_.string());
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].group.variant, "schedule=4@0");
+  EXPECT_EQ(runs[1].group.variant, "schedule=2@0,4@2");
+  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, schedule=4@0 | 100.0 ± 0.0 (n=2) |"),
+            std::string::npos)
+      << md;
+}
+
+// How often a run logged and checkpointed, how many checkpoints it kept and how evaluation chunked
+// its queries do not change the model: runs differing only there are seeds of one group.
+TEST_F(Report, SettingsThatLeaveTheModelAloneAreAveragedOver) {
+  const auto write_config = [this](const std::string& run, int seed, int every) {
+    const nlohmann::json config = {{"task", {{"name", "copy"}, {"len_max", 16}}},
+                                   {"model", {{"prefill_chunk", every * 64}}},
+                                   {"train",
+                                    {{"seed", seed},
+                                     {"log_every", every},
+                                     {"checkpoint_every", every * 10},
+                                     {"keep_checkpoints", every}}}};
+    write_file_atomically((dir_ / run / "config.json").string(), config.dump());
+  };
+  write_config("asentmax-seed1", 1, 1);
+  write_config("asentmax-seed2", 2, 2);
+  write_config("asentmax-seed3", 3, 3);
+  write_config("softmax-seed1", 1, 1);
+  const auto runs = collect_runs(dir_.string());
+  ASSERT_EQ(runs.size(), 4u);
+  for (const RunResults& run : runs) EXPECT_EQ(run.group.variant, "") << run.name;
+}
+
 // The sweep's runs without results are named with why, so that a mean is not read as one over
 // every run the sweep asked for.
 TEST_F(Report, NamesTheSweepsRunsThatHaveNoResults) {
@@ -284,6 +336,21 @@ TEST_F(Report, NamesTheSweepsRunsThatHaveNoResults) {
             std::string::npos)
       << md;
   EXPECT_TRUE(runs_left_out((dir_ / "asentmax-seed1").string()).empty());
+}
+
+// A run with results in the other decode mode only is in none of the tables: it is named, and
+// the heading counts the runs the tables show.
+TEST_F(Report, ARunWithoutResultsInTheDecodeModeIsNamedNotCounted) {
+  ResultsFile greedy = read_results_file((dir_ / "softmax-seed1/results.json").string());
+  greedy.results["greedy"] = greedy.results["teacher_forced"];
+  for (auto& [length, entry] : greedy.results["greedy"]) entry.decode = "greedy";
+  greedy.results.erase("teacher_forced");
+  write_results_file((dir_ / "softmax-seed1/results.json").string(), greedy);
+  ReportOptions options;
+  options.gnuplot = "";
+  const std::string md = write_report(dir_.string(), options);
+  EXPECT_NE(md.find("3 evaluated run(s); decode: teacher_forced"), std::string::npos) << md;
+  EXPECT_NE(md.find("softmax-seed1 (no teacher_forced results)"), std::string::npos) << md;
 }
 
 TEST_F(Report, WritesMarkdownCsvAndPlots) {

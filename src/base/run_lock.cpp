@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,15 +29,30 @@ std::string holder_of(int fd) {
 
 RunLock::RunLock(const std::string& run_dir) {
   const std::string path = run_dir + "/" + kFileName;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // The lock file is lengen's own: a link in its place (to a file of the user's, elsewhere) is
+  // not followed, nor is a file with other names truncated, since the pid is written into it.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd_ < 0 && errno == ELOOP) {
+    throw UserError("cannot lock " + run_dir + ": " + path +
+                    " is a symbolic link, not the lock file lengen writes; remove it");
+  }
   if (fd_ < 0) throw UserError("cannot lock " + run_dir + ": " + path + ": " + std::strerror(errno));
+  struct stat file {};
+  if (::fstat(fd_, &file) != 0 || !S_ISREG(file.st_mode) || file.st_nlink != 1) {
+    ::close(fd_);
+    fd_ = -1;
+    throw UserError("cannot lock " + run_dir + ": " + path +
+                    (S_ISREG(file.st_mode) ? " has other names (a hard link)" : " is not a regular file") +
+                    ", not the lock file lengen writes; remove it");
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int reason = errno;
     const std::string pid = holder_of(fd_);
     ::close(fd_);
     fd_ = -1;
     if (reason == EWOULDBLOCK) {
-      throw UserError(run_dir + " is in use by another lengen process" + (pid.empty() ? "" : " (pid " + pid + ")") +
+      throw UserError(run_dir + " is in use by another lengen process" +
+                      (pid.empty() ? "" : " (pid " + pid + ")") +
                       " that trains or evaluates it; wait for it to end");
     }
     throw UserError("cannot lock " + run_dir + ": " + std::strerror(reason));

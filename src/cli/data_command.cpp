@@ -14,6 +14,8 @@
 
 #include "commands.h"
 #include "count_validators.h"
+#include "lengen/atomic_write.h"
+#include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/output_files.h"
@@ -163,8 +165,11 @@ void run_data(const DataOptions& options) {
   }
   // lengen replaces only files it wrote (listed in OUT/.lengen_outputs): a user's test split or
   // train.src stops the command before anything is removed or written.
-  std::vector<std::string> names;
-  if (options.train > 0) names = {"train.src", "train.trg"};
+  std::vector<std::string> names = {kDataRecordName};
+  if (options.train > 0) {
+    names.push_back("train.src");
+    names.push_back("train.trg");
+  }
   for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
     const std::string stem =
         fs::path(eval_split_stem(options.out, static_cast<int64_t>(i), options.eval_lengths[i]))
@@ -250,6 +255,9 @@ void run_data(const DataOptions& options) {
     std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
               << " samples, length " << length << "\n";
   }
+  // Last: a folder with a record holds whole splits of the task it names.
+  write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
+                        data_record_text(*task, options.seed));
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";

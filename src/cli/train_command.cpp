@@ -38,7 +38,8 @@ void run_train(const TrainArgs& args) {
   // refuse (another run's, results on another --data folder) is found now, not after the last step.
   const RunFolder run(args.out);
   // (A folder lengen did not start is refused as such when training prepares it.)
-  if (args.resume && run.is_lengen_run()) {
+  if (args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path())) {
+    check_resume_keeps_inputs(args.out, config, args.data_dir);
     const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
     check_results_file_accepts(config, args.out, data_has_tests ? args.data_dir : "");
   }

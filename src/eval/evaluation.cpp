@@ -8,6 +8,7 @@
 
 #include "lengen/batch.h"
 #include "lengen/content_hash.h"
+#include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/decode.h"
 #include "lengen/errors.h"
@@ -188,6 +189,7 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
     }
     return sets;
   }
+  check_data_record(data_dir, task);
   for (const EvalSplit& split : list_eval_splits(data_dir)) {
     auto samples = read_split(task, split);
     const int64_t wanted = samples_at_length(config.eval, split.length);

@@ -14,6 +14,11 @@
 
 namespace lengen {
 
+const std::vector<std::string>& trained_with_keys_free_to_change() {
+  static const std::vector<std::string> keys = {"train.steps", "train.threads", "train.device"};
+  return keys;
+}
+
 namespace {
 
 using Json = nlohmann::json;
@@ -131,7 +136,7 @@ ResultEntry entry_from_json(const Json& json) {
   if (json.contains("model")) {
     const Json& model = json.at("model");
     entry.model = ModelRecord{model.at("checkpoint").get<std::string>(), model.at("step").get<int64_t>(),
-                              model.at("weights_hash").get<std::string>()};
+                              model.at("weights_hash").get<std::string>(), model.value("schedule", "")};
   }
   if (json.contains("data")) entry.data = json.at("data");
   return entry;
@@ -260,6 +265,7 @@ Json to_json(const ResultEntry& entry) {
     json["model"] = {{"checkpoint", entry.model->checkpoint},
                      {"step", entry.model->step},
                      {"weights_hash", entry.model->weights_hash}};
+    if (!entry.model->schedule.empty()) json["model"]["schedule"] = entry.model->schedule;
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
   add_unknown_keys(json, entry.extra);

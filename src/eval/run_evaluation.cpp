@@ -129,6 +129,30 @@ void check_results_are_this_runs(const ResultsFile& existing, const Config& conf
                     run_id + "): a results file linked or copied in from another run; move it aside");
   }
   if (existing.results.empty() && existing.results_on_files.empty()) return;
+  // Every evaluation records the run and the training behind its results; a file without them
+  // was not written by this run's evaluations (copied in and stripped, or edited), and merging
+  // into it would give its entries this run's label.
+  const std::string not_ours =
+      ": it was not written by this run's evaluations (a results file copied in, "
+      "or edited by hand); move it aside to start it anew";
+  if (existing.run_id.empty() && !run_id.empty()) throw UserError(path + " records no run id" + not_ours);
+  if (!existing.trained_with.is_object()) {
+    throw UserError(path + " records no trained_with (the training behind its results)" + not_ours);
+  }
+  const nlohmann::json trained_now = nlohmann::json::parse(training_config_of(config));
+  const std::string changed =
+      first_config_difference(existing.trained_with, trained_now, trained_with_keys_free_to_change());
+  if (!changed.empty()) {
+    const nlohmann::json::json_pointer pointer(config_key_pointer(changed));
+    const auto value_in = [&pointer](const nlohmann::json& sections) {
+      return sections.contains(pointer) ? sections[pointer].dump() : std::string("(none)");
+    };
+    throw UserError(path + " holds results of a model trained with " + changed + "=" +
+                    value_in(existing.trained_with) + ", but the run's config.json has " +
+                    value_in(trained_now) +
+                    ": new results would be filed under the old ones' label; restore config.json, or move "
+                    "results.json aside to start it anew");
+  }
   const AttentionConfig& attention = config.model.attention;
   const std::vector<std::tuple<std::string, std::string, std::string>> fields = {
       {"task", existing.task, config.task.name},
@@ -213,6 +237,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   check_checkpoint_within_steps(config, evaluation.checkpoint, trained.step);
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
+  evaluation.schedule = trained.schedule;
   evaluation.on_files = !data_dir.empty();
   const std::string absolute_data_dir =
       data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
@@ -287,7 +312,8 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
   entry.attention_on_target = result.attention_on_target;
   entry.checkpoint = fs::path(evaluation.checkpoint).filename().string();
   entry.step = evaluation.step;
-  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash};
+  entry.model =
+      ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash, evaluation.schedule};
   entry.data = data;
   return entry;
 }

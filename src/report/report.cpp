@@ -38,7 +38,7 @@ constexpr MetricSpec kMetrics[] = {
 
 std::string write_report(const std::string& dir, const ReportOptions& options) {
   std::vector<std::string> left_out;
-  const std::vector<RunResults> runs = collect_runs(dir, options.on_files, &left_out);
+  std::vector<RunResults> runs = collect_runs(dir, options.on_files, &left_out);
   const std::string out_dir = options.out_dir.empty() ? dir : options.out_dir;
   const std::string decode = options.decode.empty() ? default_decode(runs) : options.decode;
   if (value_named<DecodeMode>(decode) == nullptr) {
@@ -66,6 +66,16 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
                          ? " on --data files (results_on_files); evaluate with `lengen eval RUN --data DIR`"
                          : " (evaluate with `lengen eval RUN --decode " + decode + "`)"));
   }
+  // A run without results in this decode mode is in none of the tables: named, not counted.
+  std::vector<RunResults> with_decode;
+  for (RunResults& run : runs) {
+    if (run.results.count(decode) > 0) {
+      with_decode.push_back(std::move(run));
+    } else {
+      left_out.push_back(run.name + " (no " + decode + " results)");
+    }
+  }
+  runs = std::move(with_decode);
   const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
   // The files every report writes are checked before the first is: a user's report.md or CSV
   // in OUT stops the report before anything is written.

@@ -39,7 +39,10 @@ void flatten(const nlohmann::json& value, const std::string& path, std::map<std:
 bool averaged_over(const std::string& key) {
   for (const char* prefix :
        {"train.seed", "task.seed", "train.threads", "train.device", "description",
-        "model.attention.normalizer", "model.attention.scaling", "model.attention.positions"}) {
+        "model.attention.normalizer", "model.attention.scaling", "model.attention.positions",
+        // How often a run logs and checkpoints, how many checkpoints it keeps and how evaluation
+        // chunks its queries leave the trained model and its results alone (resumes are bitwise).
+        "train.log_every", "train.checkpoint_every", "train.keep_checkpoints", "model.prefill_chunk"}) {
     if (key == prefix) return true;
   }
   return key.rfind("eval.", 0) == 0;
@@ -73,6 +76,19 @@ std::string checkpoint_kind(const ResultsByDecode& results) {
     for (const auto& [length, entry] : by_length) {
       kinds.insert(fs::path(entry.checkpoint).filename() == "best.pt" ? "best"
                                                                       : fmt::format("step {}", entry.step));
+    }
+  }
+  return fmt::format("{}", fmt::join(kinds, " and "));
+}
+
+// The schedule histories of the checkpoints behind `results` ("400@0"; "200@0,400@150" for a
+// model resumed with more steps): a model trained under another learning-rate schedule is not
+// another seed of one trained straight through.
+std::string schedule_kind(const ResultsByDecode& results) {
+  std::set<std::string> kinds;
+  for (const auto& [decode, by_length] : results) {
+    for (const auto& [length, entry] : by_length) {
+      if (entry.model && !entry.model->schedule.empty()) kinds.insert(entry.model->schedule);
     }
   }
   return fmt::format("{}", fmt::join(kinds, " and "));
@@ -125,7 +141,8 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
     std::map<std::string, std::string> trained;
     flatten(file.trained_with, "", trained);
     for (const auto& [key, value] : trained) {
-      if (key == "train.threads" || key == "train.device" || key == "train.steps") continue;
+      const std::vector<std::string>& free = trained_with_keys_free_to_change();
+      if (std::find(free.begin(), free.end(), key) != free.end()) continue;
       const auto in_config = read.config.find(key);
       if (in_config == read.config.end() || in_config->second == value) continue;
       throw UserError(results_path + " holds results of a model trained with " + key + "=" + value +
@@ -139,6 +156,7 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   read.config["data"] =
       data_record.is_object() ? "files " + data_record.value("hash", std::string("?")) : "generated";
   read.config["checkpoint"] = checkpoint_kind(run.results);
+  read.config["schedule"] = schedule_kind(run.results);
   return read;
 }
 

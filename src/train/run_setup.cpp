@@ -80,6 +80,19 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
 
 }  // namespace
 
+void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
+                               const std::string& data_dir) {
+  const RunFolder run(run_dir);
+  check_resume_data(run, data_dir);
+  const auto differs = first_config_difference(read_json_file(run.config_path()), config_to_json(config),
+                                               kKeysAResumeMayChange);
+  if (!differs.empty()) {
+    throw UserError("cannot resume " + run.path() + ": config key '" + differs +
+                    "' differs from the run's config.json (a resumed run keeps its config; only " +
+                    joined_names(kKeysAResumeMayChange) + " may change)");
+  }
+}
+
 std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
                                             const TrainOptions& options, bool writer) {
   const auto resolved = config_to_json(config);
@@ -101,15 +114,8 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     if (writer) lock = std::make_unique<RunLock>(run.path());
     if (run.checkpoints().empty())
       throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
-    check_resume_data(run, options.data_dir);
     check_resume_steps(run, config.train.steps);
-    auto saved = read_json_file(run.config_path());
-    const auto differs = first_config_difference(saved, resolved, kKeysAResumeMayChange);
-    if (!differs.empty()) {
-      throw UserError("cannot resume " + run.path() + ": config key '" + differs +
-                      "' differs from the run's config.json (a resumed run keeps its config; only " +
-                      joined_names(kKeysAResumeMayChange) + " may change)");
-    }
+    check_resume_keeps_inputs(run.path(), config, options.data_dir);
   } else {
     // A folder of the user's is refused before its lock is taken: the lock file would be written
     // into it (over a file of that name).

@@ -12,6 +12,7 @@
 #include "lengen/atomic_write.h"
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
+#include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/device.h"
 #include "lengen/errors.h"
@@ -34,6 +35,7 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
     return generated_data(task, config.task.len_min, config.task.len_max,
                           derive_seed(config.task.seed, kTrainStream));
   }
+  check_data_record(data_dir, task);
   const std::string stem = data_dir + "/train";
   if (!std::filesystem::exists(stem + ".src") && !std::filesystem::exists(stem + ".trg")) {
     throw UserError("--data " + data_dir +
@@ -113,28 +115,37 @@ bool weights_usable(Decoder& model, const Batch& batch, AttentionKernel kernel) 
   return std::isfinite(loss);
 }
 
-// A training step on the CPU keeps each layer's attention weights for the backward pass: at least
-// batch x heads x length^2 weights of 2 bytes per layer. A step that needs more than the machine's
-// memory would be killed by the kernel partway (no message, a half-made run folder), so it is
-// refused before anything is made.
-void check_step_fits_in_memory(const Config& config, int world) {
+// A training step on the CPU keeps, for the backward pass, each layer's attention (scores, weights
+// and their gradients: about 12 bytes per query-key pair and head), each layer's activations
+// (about 16 model-wide, 4 MLP-wide and 8 head-wide float vectors per token) and the output layer's
+// logits (3 vocabulary-wide float vectors per token). The coefficients are fitted below measured
+// peaks (about 0.95 of one step of configs/quick/mqmtar_paper.json's shape at batch 256, 0.93 of
+// a 1-layer d_model 16 copy model's). A step that needs more than the machine's memory would be killed by the
+// kernel partway (no message, a half-made run folder, and on a shared machine perhaps another user's
+// process), so it is refused before anything is made.
+void check_step_fits_in_memory(const Config& config, const Task& task, int world) {
   if (resolve_device(config.train.device).type() != torch::kCPU) return;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page_size <= 0) return;
   const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
-  const double length = static_cast<double>(config.task.len_max);
+  const ModelConfig& model = config.model;
+  const double tokens =
+      static_cast<double>(collate(fixed_samples(task, config.task.len_max, 1, 0)).input.size(1));
   const double per_process = static_cast<double>(config.train.batch_size) / std::max(world, 1);
-  const double needed = per_process * static_cast<double>(config.model.heads) *
-                        static_cast<double>(config.model.layers) * length * length * 2.0;
+  const double attention = static_cast<double>(model.heads * model.layers) * tokens * tokens * 12.0;
+  const double activations =
+      tokens * static_cast<double>(model.layers) *
+      static_cast<double>(16 * model.d_model + 4 * model.d_mlp + 8 * model.heads * model.d_head) * 4.0;
+  const double logits = tokens * static_cast<double>(vocab_size(task.num_symbols())) * 3.0 * 4.0;
+  const double needed = per_process * (attention + activations + logits);
   if (needed <= memory) return;
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   throw UserError(fmt::format(
-      "train.batch_size={} x task.len_max={} needs at least {:.3g} GiB for one training step's attention "
-      "weights ({} heads x {} layers), more than this machine's {:.3g} GiB of memory; lower train.batch_size "
-      "or "
-      "task.len_max",
-      config.train.batch_size, config.task.len_max, needed / kGiB, config.model.heads, config.model.layers,
-      memory / kGiB));
+      "train.batch_size={} of {} tokens (task.len_max={}) needs at least {:.3g} GiB for one training step "
+      "({:.3g} GiB attention weights, {:.3g} GiB activations, {:.3g} GiB logits), more than this machine's "
+      "{:.3g} GiB of memory; lower train.batch_size or task.len_max",
+      config.train.batch_size, tokens, config.task.len_max, needed / kGiB, per_process * attention / kGiB,
+      per_process * activations / kGiB, per_process * logits / kGiB, memory / kGiB));
 }
 
 }  // namespace
@@ -155,7 +166,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   if (options.data_dir.empty() || list_eval_splits(options.data_dir).empty()) {
     for (int64_t length : config.eval.lengths) check_generated_length(*task_, length, "eval.lengths entry");
   }
-  check_step_fits_in_memory(config, world_);
+  check_step_fits_in_memory(config, *task_, world_);
   data_ = training_data(*task_, config, options.data_dir);
   validation_samples_ = generated_data(*task_, config.task.len_min, config.task.len_max,
                                        derive_seed(config.task.seed, kValidationStream))

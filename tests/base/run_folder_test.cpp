@@ -149,6 +149,34 @@ TEST_F(RunFolderTest, ARunFolderHasOneWriterAtATime) {
   EXPECT_TRUE(RunFolder(run).has_content());
 }
 
+// The lock file is written (the holder's pid): a symbolic link, a hard link or a FIFO in its
+// place is refused in one line, and the file behind it is left as it was.
+TEST_F(RunFolderTest, TheLockFileIsNeverWrittenThroughALinkOrIntoAnotherFile) {
+  const std::string run = (root_ / "run").string();
+  fs::create_directories(run);
+  const std::string user_file = (root_ / "user.txt").string();
+  std::ofstream(user_file) << "the user's words";
+  const std::string lock_path = run + "/.lengen_lock";
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  fs::create_symlink(user_file, lock_path);
+  std::string message = user_error_message([&] { RunLock lock(run); });
+  EXPECT_NE(message.find("is a symbolic link, not the lock file lengen writes"), std::string::npos)
+      << message;
+  fs::remove(lock_path);
+  fs::create_hard_link(user_file, lock_path);
+  message = user_error_message([&] { RunLock lock(run); });
+  EXPECT_NE(message.find("has other names (a hard link)"), std::string::npos) << message;
+  fs::remove(lock_path);
+  EXPECT_EQ(read(user_file), "the user's words");
+  ASSERT_EQ(::mkfifo(lock_path.c_str(), 0644), 0);
+  message = user_error_message([&] { RunLock lock(run); });
+  EXPECT_NE(message.find("is not a regular file"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
 TEST_F(RunFolderTest, AFailedReplaceLeavesTheTargetAndNoTempFile) {
   // rename() cannot put a file over a non-empty folder: the same failure as an immutable file.
   const fs::path target = root_ / "results.json";

@@ -77,6 +77,7 @@ struct RunEvaluation {
   std::string checkpoint;
   int64_t step = 0;
   std::string weights_hash;  // of the evaluated model (lengen/checkpoint.h)
+  std::string schedule;      // the checkpoint's schedule history (TrainingProgress::schedule)
   bool on_files = false;     // evaluated on --data files, not generated data
   std::vector<LengthResult> results;
   std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)

@@ -57,11 +57,18 @@ struct TargetAttention {
   std::vector<TargetAttentionLayer> layers;
 };
 
+// The keys of "trained_with" that may differ from the run's config.json while its results stay the
+// run's: a resume grows train.steps, and threads and device leave the trained model alone.
+const std::vector<std::string>& trained_with_keys_free_to_change();
+
 // The checkpoint an entry was measured with.
 struct ModelRecord {
   std::string checkpoint;  // its path
   int64_t step = 0;
   std::string weights_hash;
+  // The train.steps it was trained under and from which step ("400@0", or "200@0,400@150" for a
+  // run resumed with more steps); "" in files written without it.
+  std::string schedule;
 };
 
 // One length scored in one decode mode.

@@ -20,9 +20,9 @@ class TrainingDiverged : public std::runtime_error {
 
 struct TrainOptions {
   std::string run_dir;
-  bool resume = false;        // continue from the latest checkpoint of run_dir
-  bool force = false;         // start over in a run_dir that has content
-  std::string data_dir;       // train on DIR/train.src/.trg instead of generated data
+  bool resume = false;            // continue from the latest checkpoint of run_dir
+  bool force = false;             // start over in a run_dir that has content
+  std::string data_dir;           // train on DIR/train.src/.trg instead of generated data
   DataParallel* group = nullptr;  // data-parallel process group, or none
   // Called with each step's loss before backward; tests use it to inject faults.
   std::function<void(int64_t step, torch::Tensor& loss)> loss_hook;
@@ -32,12 +32,18 @@ struct TrainResult {
   int64_t steps_done = 0;
   bool interrupted = false;  // stopped by SIGINT/SIGTERM after writing a checkpoint
   double final_loss = 0.0;
-  double first_loss = 0.0;   // the first logged loss of this process
+  double first_loss = 0.0;  // the first logged loss of this process
 };
 
 // Trains, writing config.json, log.jsonl and checkpoints into options.run_dir. Refuses a
 // run_dir with content unless resume or force (UserError, nothing touched).
 TrainResult train(const Config& config, const TrainOptions& options);
+
+// For `--resume` of the lengen run at run_dir: UserError when `config` differs from its config.json
+// in a key a resume may not change, or `data_dir` is not the training data it started on. Training
+// checks the same under the run's lock; called first, it gives the real reason before any check of
+// what the resumed run would write (its results.json).
+void check_resume_keeps_inputs(const std::string& run_dir, const Config& config, const std::string& data_dir);
 
 // Throws UserError unless train.batch_size splits evenly over `world` data-parallel workers.
 // Checked before the workers meet, so that every rank fails alike instead of racing a peer
