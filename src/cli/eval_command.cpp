@@ -94,6 +94,19 @@ void run_eval(const EvalArgs& args) {
     throw UserError("--lengths with --data: the lengths are those of the test_{i}_{L} files in " +
                     args.data_dir);
   }
+  // An option beside a --set of the key it sets: one of the two would win without a word.
+  for (const std::string& assignment : args.overrides) {
+    const std::string key = assignment.substr(0, assignment.find('='));
+    for (const OptionOverride& item : option_overrides(args)) {
+      if (item.option->count() > 0 && key == item.key) {
+        throw UserError(item.option->get_name() + " and --set " + assignment + " both set " + item.key +
+                        "; give one of them");
+      }
+    }
+    if (args.checkpoint_option->count() > 0 && key == "eval.checkpoint") {
+      throw UserError("--checkpoint and --set " + assignment + " both set the checkpoint; give one of them");
+    }
+  }
   for (const OptionOverride& item : option_overrides(args)) {
     if (item.option->count() == 0) continue;
     if (item.value.empty()) throw UserError(item.option->get_name() + " is empty");

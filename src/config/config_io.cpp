@@ -70,6 +70,12 @@ void set_section(Config& config, const std::string& prefix, const json& object, 
     std::string what = prefix.empty() ? "the config" : "config key '" + prefix + "'";
     throw UserError(source + ": " + what + " must be an object, got " + config::shown(object));
   }
+  // A sweep file given where a config is expected: said as such, not as an unknown key "base".
+  if (prefix.empty() && object.contains("base") && (object.contains("grid") || object.contains("list"))) {
+    throw UserError(source + " is a sweep file (it has \"base\" and \"" +
+                    (object.contains("grid") ? "grid" : "list") +
+                    "\"), not a config: run it with `lengen sweep " + source + " --out DIR`");
+  }
   for (const auto& [name, value] : object.items()) {
     set_config_value(config, prefix.empty() ? name : prefix + "." + name, value, source);
   }

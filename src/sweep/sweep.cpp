@@ -170,6 +170,13 @@ std::string override_name(const std::string& key, const nlohmann::json& value) {
 
 Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, const std::string& source) {
   if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
+  // A config given where a sweep is expected: said as such, not as an unknown key "task".
+  if (!json.contains("base") && json.contains("task") && (json.contains("model") || json.contains("train"))) {
+    throw UserError(source +
+                    " is a config, not a sweep file (no \"base\"; it has \"task\"): train it with "
+                    "`lengen train " +
+                    source + " --out RUN`, or name it as a sweep's \"base\"");
+  }
   static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
   for (auto it = json.begin(); it != json.end(); ++it) {
     if (!kKeys.count(it.key()))

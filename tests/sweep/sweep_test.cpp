@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
 
@@ -93,6 +94,24 @@ std::string expansion_error(const std::string& text) {
     return e.what();
   }
   return "";
+}
+
+// A config given as a sweep, or a sweep given as a config, is named for what it is.
+TEST(SweepExpansion, AConfigAndASweepFileAreToldApart) {
+  EXPECT_NE(
+      expansion_error(R"({"task": {"name": "copy"}, "model": {}, "train": {}})")
+          .find("is a config, not a sweep file (no \"base\"; it has \"task\"): train it with `lengen train "),
+      std::string::npos);
+  try {
+    config_from_string(R"({"base": "copy.json", "grid": {"train.lr": [0.001]}})", "s.json");
+    ADD_FAILURE() << "a sweep file read as a config";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("s.json is a sweep file (it has \"base\" and \"grid\"), not a config: "
+                        "run it with `lengen sweep s.json --out DIR`"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 // A key set in two places (the later value would win while the name keeps the earlier one) and
