@@ -125,6 +125,7 @@ TEST(BenchCli, StepRefusesConflictingOrUnknownChoicesInOneLine) {
       {"bench step --only Softmaxx", "unknown method 'Softmaxx'"},
       {"bench step --config /nonexistent/c.json", "/nonexistent/c.json"},
       {"bench step --device tpu", "--device"},
+      {"bench step --vocab 4 --repeats 1", "bench step --vocab 4: at least 5 token ids"},
   };
   expect_one_line_usage_errors(cases);
 }

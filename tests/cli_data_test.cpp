@@ -120,6 +120,30 @@ TEST_F(CliData, FilesOfAnotherTaskAreRefusedByTheirRecord) {
   EXPECT_NO_THROW(check_data_record(out("reverse"), *make_task("copy", {{"vocab", 4}}, 3)));
 }
 
+// One `lengen data` writes a folder at a time: a second one finds it held and writes nothing.
+// Beside training files lengen did not write (--train 0), no data.json speaks for them.
+TEST_F(CliData, AFolderBeingWrittenIsRefusedAndForeignTrainingFilesGetNoRecord) {
+  fs::create_directories(out("held"));
+  const std::string held = "flock -o " + out("held") + " ";
+  const std::string command = held + std::string(LENGEN_CLI_PATH) + " data --task copy --out " + out("held") +
+                              " --train 5 --len-min 2 --len-max 4 --eval-lengths 4 --eval-size 2 2> " +
+                              out("held_err.txt");
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream err_in(out("held_err.txt"));
+  const std::string message(std::istreambuf_iterator<char>(err_in), {});
+  EXPECT_NE(message.find(out("held") + " is being written by another lengen data"), std::string::npos)
+      << message;
+  EXPECT_TRUE(fs::is_empty(out("held")));
+  fs::create_directories(out("mine"));
+  std::ofstream(out("mine") + "/train.src") << "1 2\n";
+  std::ofstream(out("mine") + "/train.trg") << "1 2\n";
+  ASSERT_EQ(run("--task copy --out " + out("mine") + " --train 0 --eval-lengths 4 --eval-size 2"), 0) << err_;
+  EXPECT_FALSE(fs::exists(out("mine") + "/data.json"));
+  EXPECT_TRUE(fs::exists(out("mine") + "/test_0_4.src"));
+}
+
 TEST_F(CliData, SameSeedWritesTheSameFiles) {
   const std::string args =
       " --task mqmtar --seed 5 --train 10 --len-min 32 --len-max 64 --eval-lengths 96 --eval-size 4";

@@ -51,9 +51,9 @@ RunLock::RunLock(const std::string& run_dir) {
     ::close(fd_);
     fd_ = -1;
     if (reason == EWOULDBLOCK) {
-      throw UserError(run_dir + " is in use by another lengen process" +
-                      (pid.empty() ? "" : " (pid " + pid + ")") +
-                      " that trains or evaluates it; wait for it to end");
+      throw RunInUse(run_dir + " is in use by another lengen process" +
+                     (pid.empty() ? "" : " (pid " + pid + ")") +
+                     " that trains or evaluates it; wait for it to end");
     }
     throw UserError("cannot lock " + run_dir + ": " + std::strerror(reason));
   }
@@ -73,7 +73,7 @@ bool run_in_use_elsewhere(const std::string& run_dir) {
   try {
     const RunLock probe(run_dir);
     return false;
-  } catch (const UserError&) {
+  } catch (const RunInUse&) {
     return true;
   }
 }

@@ -128,6 +128,12 @@ void take_step_bench_shape(const Config& config, StepBenchOptions& options) {
 }
 
 void run_step_bench(const StepBenchOptions& options) {
+  // The random batch draws symbols, which start after the special tokens.
+  if (options.vocab <= kFirstSymbol) {
+    throw UserError("bench step --vocab " + std::to_string(options.vocab) + ": at least " +
+                    std::to_string(kFirstSymbol + 1) + " token ids (the first " +
+                    std::to_string(kFirstSymbol) + " are special tokens)");
+  }
   const std::vector<NamedMethod> methods = chosen_methods(options.only);
   set_compute_threads(options.threads);
   if (options.device == DeviceChoice::kCuda && !torch::cuda::is_available()) {
@@ -138,7 +144,8 @@ void run_step_bench(const StepBenchOptions& options) {
   const bool bf16 = options.dtype == TrainDtype::kBfloat16;
   torch::manual_seed(1);
   const auto tokens =
-      torch::randint(4, options.vocab, {options.batch, options.length + 1}, torch::kLong).to(device);
+      torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong)
+          .to(device);
   const auto input = tokens.narrow(1, 0, options.length);
   const auto target = tokens.narrow(1, 1, options.length);
   std::vector<Contender> contenders;

@@ -1,10 +1,14 @@
 // `lengen data`: writes a task's training and evaluation splits as .src/.trg files in the
 // reference generator's format, e.g. to train from fixed files or to share data sets.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -150,12 +154,36 @@ class Progress {
   int64_t written_ = 0;
 };
 
+// The output folder has one `lengen data` at a time (an flock on the folder itself, writing
+// nothing into it): two writing one folder would mix their splits under one data.json.
+class DataFolderLock {
+ public:
+  explicit DataFolderLock(const std::string& dir)
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) throw UserError("cannot open " + dir + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int reason = errno;
+      ::close(fd_);
+      throw UserError(reason == EWOULDBLOCK
+                          ? dir + " is being written by another lengen data; wait for it to end"
+                          : "cannot lock " + dir + ": " + std::strerror(reason));
+    }
+  }
+  ~DataFolderLock() { ::close(fd_); }
+  DataFolderLock(const DataFolderLock&) = delete;
+  DataFolderLock& operator=(const DataFolderLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 void run_data(const DataOptions& options) {
   auto task = make_task(options.task, parse_params(options.params), options.seed);
   check_options(*task, options);
   std::error_code error;
   fs::create_directories(options.out, error);
   if (error) throw UserError("cannot create " + options.out + ": " + error.message());
+  const DataFolderLock lock(options.out);
   std::vector<std::string> conflicts = conflicting_files(options);
   if (!conflicts.empty() && !options.force) {
     std::string list;
@@ -165,7 +193,14 @@ void run_data(const DataOptions& options) {
   }
   // lengen replaces only files it wrote (listed in OUT/.lengen_outputs): a user's test split or
   // train.src stops the command before anything is removed or written.
-  std::vector<std::string> names = {kDataRecordName};
+  // data.json speaks for the folder's training split too: beside a train.src/.trg lengen did not
+  // write (written by hand or another tool, kept with --train 0) there is no record.
+  const auto foreign = [&](const std::string& name) {
+    return fs::exists(fs::path(options.out) / name) && !listed_output_file(options.out, name);
+  };
+  const bool record = options.train > 0 || !(foreign("train.src") || foreign("train.trg"));
+  std::vector<std::string> names;
+  if (record) names.push_back(kDataRecordName);
   if (options.train > 0) {
     names.push_back("train.src");
     names.push_back("train.trg");
@@ -256,8 +291,10 @@ void run_data(const DataOptions& options) {
               << " samples, length " << length << "\n";
   }
   // Last: a folder with a record holds whole splits of the task it names.
-  write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
-                        data_record_text(*task, options.seed));
+  if (record) {
+    write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
+                          data_record_text(*task, options.seed));
+  }
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";

@@ -165,6 +165,11 @@ TEST_F(RunFolderTest, TheLockFileIsNeverWrittenThroughALinkOrIntoAnotherFile) {
   std::string message = user_error_message([&] { RunLock lock(run); });
   EXPECT_NE(message.find("is a symbolic link, not the lock file lengen writes"), std::string::npos)
       << message;
+  // Nor is a run with such a lock file called in use by another process: the link is named.
+  std::ofstream(RunFolder(run).marker_path()) << "lengen run\n";
+  message = user_error_message([&] { run_in_use_elsewhere(run); });
+  EXPECT_NE(message.find("is a symbolic link"), std::string::npos) << message;
+  fs::remove(RunFolder(run).marker_path());
   fs::remove(lock_path);
   fs::create_hard_link(user_file, lock_path);
   message = user_error_message([&] { RunLock lock(run); });

@@ -5,7 +5,16 @@
 // ends, so a killed writer never leaves the run locked.
 #include <string>
 
+#include "lengen/errors.h"
+
 namespace lengen {
+
+// The UserError of a run whose lock another process holds (a lock file that is not lengen's own
+// is a plain UserError, not this).
+class RunInUse : public UserError {
+ public:
+  using UserError::UserError;
+};
 
 class RunLock {
  public:
@@ -25,7 +34,8 @@ class RunLock {
 
 // True when `run_dir` is a lengen run folder whose lock another process holds. Only a folder
 // lengen made is probed (the lock file is not created in a folder of the user's); the answer is
-// a probe's, true the moment it is taken.
+// a probe's, true the moment it is taken. A lock file that is not lengen's own (a link) throws
+// RunLock's UserError naming it.
 bool run_in_use_elsewhere(const std::string& run_dir);
 
 }  // namespace lengen
