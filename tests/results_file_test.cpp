@@ -11,8 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
+#include "lengen/rng.h"
 #include "user_error_message.h"
 
 namespace fs = std::filesystem;
@@ -220,4 +222,48 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   EXPECT_EQ(merged["notes"], "seed 3 looked odd");
   EXPECT_EQ(merged["results"]["teacher_forced"]["16"]["comment"], "rerun");
   EXPECT_EQ(merged["results"]["teacher_forced"]["1024"]["comment"], "long");
+}
+
+// An entry's data record names the samples its figures were measured on; a record that
+// disagrees with what the file states elsewhere (edited by hand) is refused by key, not reported
+// under a provenance that did not produce it.
+TEST(ResultsFile, ADataRecordThatDisagreesWithTheFileIsRefused) {
+  ResultsFile results = full_file();
+  results.trained_with = {{"task", {{"params", {{"vocab", 8}}}, {"seed", 1}}}};
+  for (auto* section : {&results.results, &results.results_on_files}) {
+    for (auto& [decode, by_length] : *section) {
+      for (auto& [length, entry] : by_length) {
+        const bool generated = section == &results.results;
+        entry.data = {{"source", generated ? "generated" : "files"}, {"samples", entry.samples}};
+        if (generated) {
+          entry.data.update({{"task", "copy"},
+                             {"params", {{"vocab", 8.0}, {"len_gap", 0.0}}},
+                             {"task_seed", 1},
+                             {"seed", derive_seed(1, kEvalStream(length))}});
+        }
+      }
+    }
+  }
+  const nlohmann::json good = to_json(results);
+  EXPECT_NO_THROW(results_file_from_json(good, "results.json"));
+  const std::vector<std::pair<std::string, nlohmann::json>> edits = {
+      {"/results/teacher_forced/16/data/task", "reverse"},
+      {"/results/teacher_forced/16/data/params/vocab", 9},
+      {"/results/teacher_forced/16/data/samples", 100},
+      {"/results/teacher_forced/16/data/source", "files"},
+      {"/results/teacher_forced/16/data/task_seed", 2},
+      {"/results/teacher_forced/16/data/seed", 5},
+      {"/results_on_files/greedy/32/data/source", "generated"},
+      {"/results_on_files/greedy/32/data/samples", 7}};
+  for (const auto& [pointer, value] : edits) {
+    nlohmann::json edited = good;
+    edited[nlohmann::json::json_pointer(pointer)] = value;
+    const std::string message =
+        user_error_message([&] { results_file_from_json(edited, "RUN/results.json"); });
+    const std::string key = pointer.substr(pointer.find("/data/") + 6);
+    EXPECT_NE(message.find("data." + (key == "params/vocab" ? std::string("params.vocab") : key) + " is " +
+                           value.dump()),
+              std::string::npos)
+        << pointer << ": " << message;
+  }
 }

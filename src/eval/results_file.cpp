@@ -7,10 +7,13 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "lengen/atomic_write.h"
+#include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "lengen/rng.h"
 
 namespace lengen {
 
@@ -215,6 +218,65 @@ std::optional<double> target_metric(const ResultEntry& entry, const std::string&
   return std::nullopt;
 }
 
+// The data record of an entry says where its samples came from; each of its parts that the file
+// states elsewhere must agree with it. A record edited by hand (another task, other parameters, a
+// sample count the entry was not measured on, generated data filed as files) would put the entry's
+// figures under a provenance that did not produce them.
+void check_data_record_of(const ResultEntry& entry, const ResultsFile& file, const std::string& where) {
+  if (!entry.data.is_object()) return;
+  const Json& data = entry.data;
+  const auto disagree = [&](const std::string& key, const Json& theirs, const std::string& ours) {
+    throw std::invalid_argument(where + ": data." + key + " is " + theirs.dump() + ", but " + ours +
+                                " (its data record edited by hand?)");
+  };
+  if (data.contains("samples") && data.at("samples") != Json(entry.samples))
+    disagree("samples", data.at("samples"), "the entry counts " + std::to_string(entry.samples) + " samples");
+  const bool on_files = where.rfind("results_on_files/", 0) == 0;
+  const std::string source = on_files ? "files" : "generated";
+  if (data.contains("source") && data.at("source") != Json(source))
+    disagree("source", data.at("source"), "the entry is filed under results on " + source + " data");
+  if (data.contains("task") && data.at("task") != Json(file.task))
+    disagree("task", data.at("task"), "the file's task is " + Json(file.task).dump());
+  const Json::json_pointer trained_params("/task/params");
+  if (data.contains("params") && data.at("params").is_object() &&
+      file.trained_with.contains(trained_params)) {
+    for (const auto& [name, value] : file.trained_with.at(trained_params).items()) {
+      const Json& recorded = data.at("params").contains(name) ? data.at("params").at(name) : Json();
+      // Numbers compare as numbers: 96 and 96.0 are one parameter value.
+      const bool same = recorded.is_number() && value.is_number()
+                            ? recorded.get<double>() == value.get<double>()
+                            : recorded == value;
+      if (!same) disagree("params." + name, recorded, "the model was trained with " + value.dump());
+    }
+  }
+  const Json::json_pointer trained_task_seed("/task/seed");
+  if (data.contains("task_seed") && file.trained_with.contains(trained_task_seed) &&
+      data.at("task_seed") != file.trained_with.at(trained_task_seed)) {
+    disagree("task_seed", data.at("task_seed"),
+             "the model was trained with task.seed " + file.trained_with.at(trained_task_seed).dump());
+  }
+  // Generated samples are drawn from a seed derived from the task seed and the length.
+  if (!on_files && data.contains("seed") && data.contains("task_seed") &&
+      data.at("task_seed").is_number_integer() && data.at("task_seed") >= Json(0)) {
+    const uint64_t seed = derive_seed(data.at("task_seed").get<uint64_t>(), kEvalStream(entry.length));
+    if (data.at("seed") != Json(seed))
+      disagree("seed", data.at("seed"),
+               "task_seed " + data.at("task_seed").dump() + " at length " + std::to_string(entry.length) +
+                   " draws seed " + std::to_string(seed));
+  }
+}
+
+void check_data_records(const ResultsFile& file) {
+  for (const auto& [section, results] :
+       {std::pair<std::string, const ResultsByDecode*>{"results", &file.results},
+        {"results_on_files", &file.results_on_files}}) {
+    for (const auto& [decode, by_length] : *results) {
+      for (const auto& [length, entry] : by_length)
+        check_data_record_of(entry, file, section + "/" + decode + "/" + std::to_string(length));
+    }
+  }
+}
+
 UserError not_a_results_file(const std::string& source, const std::exception& cause) {
   return UserError(source + ": not a lengen results file (" + reason_of(cause) + ")");
 }
@@ -307,6 +369,7 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     if (json.contains("results")) results.results = results_from_json(json.at("results"), "results");
     if (json.contains("results_on_files"))
       results.results_on_files = results_from_json(json.at("results_on_files"), "results_on_files");
+    check_data_records(results);
     return results;
   } catch (const nlohmann::json::exception& e) {
     throw not_a_results_file(source, e);
