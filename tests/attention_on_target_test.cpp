@@ -384,6 +384,10 @@ TEST_F(AttentionMaps, CommandDrawsPngAndSvgAndRejectsBadOptionsInOneLine) {
   EXPECT_FALSE(fs::exists(out + "_bad"));
   EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --sample 5 --out " + out + "_bad"), 2);
   EXPECT_NE(err_.find("--sample 5 is out of range"), std::string::npos) << err_;
+  // Maps of every target row over 200,002 tokens would not fit in memory: one line, nothing made.
+  EXPECT_EQ(run_cli("attention " + run_dir() + " --length 100000 --out " + out + "_bad"), 2);
+  EXPECT_NE(err_.find("for the attention maps of one sample"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(out + "_bad"));
 }
 
 TEST_F(AttentionMaps, KeepsAnOutputFolderPageItDidNotWrite) {

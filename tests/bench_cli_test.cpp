@@ -126,6 +126,8 @@ TEST(BenchCli, StepRefusesConflictingOrUnknownChoicesInOneLine) {
       {"bench step --config /nonexistent/c.json", "/nonexistent/c.json"},
       {"bench step --device tpu", "--device"},
       {"bench step --vocab 4 --repeats 1", "bench step --vocab 4: at least 5 token ids"},
+      // Every method's weights and optimizer state at once: refused before any is allocated.
+      {"bench step --d-model 65536 --d-mlp 65536 --repeats 1", "GiB parameters), more than this machine's"},
   };
   expect_one_line_usage_errors(cases);
 }

@@ -289,6 +289,13 @@ TEST_F(CliFaults, ATrainingStepLargerThanTheMachineIsRefused) {
   EXPECT_EQ(wide.err_lines(), 1) << wide.err;
   EXPECT_NE(wide.err.find("GiB activations"), std::string::npos) << wide.err;
   EXPECT_FALSE(fs::exists(at("wide")));
+  // And a model whose weights and optimizer state alone do not fit, at batch 1.
+  const CliResult heavy = lengen("train " + base() + " --out " + at("heavy") +
+                                 " --set train.batch_size=1 --set model.d_model=65536 --set model.d_mlp=65536");
+  EXPECT_EQ(heavy.code, 2) << heavy.err;
+  EXPECT_EQ(heavy.err_lines(), 1) << heavy.err;
+  EXPECT_NE(heavy.err.find("GiB parameters)"), std::string::npos) << heavy.err;
+  EXPECT_FALSE(fs::exists(at("heavy")));
 }
 
 // An environment number past what a clock can add is one line naming it.

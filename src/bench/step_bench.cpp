@@ -1,6 +1,7 @@
 // One training step per named method against softmax (step_bench.h).
 #include "lengen/step_bench.h"
 
+#include <spdlog/fmt/fmt.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
@@ -20,6 +21,7 @@
 #include "lengen/decoder.h"
 #include "lengen/device.h"
 #include "lengen/errors.h"
+#include "lengen/memory_estimate.h"
 #include "lengen/sequence.h"
 #include "lengen/training_data.h"
 
@@ -148,6 +150,17 @@ void run_step_bench(const StepBenchOptions& options) {
           .to(device);
   const auto input = tokens.narrow(1, 0, options.length);
   const auto target = tokens.narrow(1, 1, options.length);
+  // Every method's model and optimizer state are held at once; one step's activations at a time.
+  if (!device.is_cuda()) {
+    MemoryEstimate needed =
+        training_step_memory(options.model, options.vocab, static_cast<double>(options.length),
+                             static_cast<double>(options.batch));
+    needed.parameters *= static_cast<double>(methods.size());
+    check_fits_in_memory(needed,
+                         fmt::format("bench step --batch {} --length {}", options.batch, options.length),
+                         fmt::format("one training step of {} methods", methods.size()),
+                         "lower --batch, --length or the model's size");
+  }
   std::vector<Contender> contenders;
   for (const NamedMethod& method : methods) contenders.push_back(make_contender(method, options, device));
   for (auto& contender : contenders) {

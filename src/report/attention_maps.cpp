@@ -21,6 +21,7 @@
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/json_file.h"
+#include "lengen/memory_estimate.h"
 #include "lengen/output_files.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
@@ -93,6 +94,15 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
   maps.label = method_label(
       {config.model.attention.normalizer, config.model.attention.scaling, config.model.attention.positions});
   maps.sample = evaluation_sets(*task, config, "").front().samples.back();
+  // The maps hold each layer's and head's weights at every target row over the whole sample.
+  const double tokens = static_cast<double>(maps.sample.src.size() + maps.sample.trg.size() + 2);
+  MemoryEstimate needed = forward_memory(config.model, vocab_size(task->num_symbols()), tokens);
+  needed.attention += static_cast<double>(config.model.layers * config.model.heads) *
+                      static_cast<double>(maps.sample.trg.size()) * tokens * 4.0;
+  check_fits_in_memory(needed,
+                       fmt::format("--length {} ({} target rows of {} tokens)", options.length,
+                                   maps.sample.trg.size(), tokens),
+                       "the attention maps of one sample", "lower --length");
   Decoder model(config.model, vocab_size(task->num_symbols()));
   const std::string checkpoint = resolve_checkpoint(run_dir, options.checkpoint);
   const TrainingProgress progress = load_checkpoint(checkpoint, model, nullptr);

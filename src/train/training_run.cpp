@@ -1,7 +1,6 @@
 #include "training_run.h"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +17,7 @@
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/loss.h"
+#include "lengen/memory_estimate.h"
 #include "lengen/metrics.h"
 #include "lengen/schedule.h"
 #include "lengen/sequence.h"
@@ -115,37 +115,19 @@ bool weights_usable(Decoder& model, const Batch& batch, AttentionKernel kernel) 
   return std::isfinite(loss);
 }
 
-// A training step on the CPU keeps, for the backward pass, each layer's attention (scores, weights
-// and their gradients: about 12 bytes per query-key pair and head), each layer's activations
-// (about 16 model-wide, 4 MLP-wide and 8 head-wide float vectors per token) and the output layer's
-// logits (3 vocabulary-wide float vectors per token). The coefficients are fitted below measured
-// peaks (about 0.95 of one step of configs/quick/mqmtar_paper.json's shape at batch 256, 0.93 of
-// a 1-layer d_model 16 copy model's). A step that needs more than the machine's memory would be killed by the
-// kernel partway (no message, a half-made run folder, and on a shared machine perhaps another user's
-// process), so it is refused before anything is made.
+// A step larger than the machine's memory is refused before anything is made
+// (lengen/memory_estimate.h). Data-parallel processes on one machine each hold their share of the
+// batch and a whole copy of the model.
 void check_step_fits_in_memory(const Config& config, const Task& task, int world) {
   if (resolve_device(config.train.device).type() != torch::kCPU) return;
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return;
-  const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
-  const ModelConfig& model = config.model;
   const double tokens =
       static_cast<double>(collate(fixed_samples(task, config.task.len_max, 1, 0)).input.size(1));
   const double per_process = static_cast<double>(config.train.batch_size) / std::max(world, 1);
-  const double attention = static_cast<double>(model.heads * model.layers) * tokens * tokens * 12.0;
-  const double activations =
-      tokens * static_cast<double>(model.layers) *
-      static_cast<double>(16 * model.d_model + 4 * model.d_mlp + 8 * model.heads * model.d_head) * 4.0;
-  const double logits = tokens * static_cast<double>(vocab_size(task.num_symbols())) * 3.0 * 4.0;
-  const double needed = per_process * (attention + activations + logits);
-  if (needed <= memory) return;
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  throw UserError(fmt::format(
-      "train.batch_size={} of {} tokens (task.len_max={}) needs at least {:.3g} GiB for one training step "
-      "({:.3g} GiB attention weights, {:.3g} GiB activations, {:.3g} GiB logits), more than this machine's "
-      "{:.3g} GiB of memory; lower train.batch_size or task.len_max",
-      config.train.batch_size, tokens, config.task.len_max, needed / kGiB, per_process * attention / kGiB,
-      per_process * activations / kGiB, per_process * logits / kGiB, memory / kGiB));
+  check_fits_in_memory(
+      training_step_memory(config.model, vocab_size(task.num_symbols()), tokens, per_process),
+      fmt::format("train.batch_size={} of {} tokens (task.len_max={})", config.train.batch_size, tokens,
+                  config.task.len_max),
+      "one training step", "lower train.batch_size or task.len_max (or the model's size)");
 }
 
 }  // namespace
