@@ -1,14 +1,10 @@
 // `lengen data`: writes a task's training and evaluation splits as .src/.trg files in the
 // reference generator's format, e.g. to train from fixed files or to share data sets.
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -22,6 +18,7 @@
 #include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
+#include "lengen/folder_lock.h"
 #include "lengen/output_files.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task.h"
@@ -154,36 +151,16 @@ class Progress {
   int64_t written_ = 0;
 };
 
-// The output folder has one `lengen data` at a time (an flock on the folder itself, writing
-// nothing into it): two writing one folder would mix their splits under one data.json.
-class DataFolderLock {
- public:
-  explicit DataFolderLock(const std::string& dir)
-      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    if (fd_ < 0) throw UserError("cannot open " + dir + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int reason = errno;
-      ::close(fd_);
-      throw UserError(reason == EWOULDBLOCK
-                          ? dir + " is being written by another lengen data; wait for it to end"
-                          : "cannot lock " + dir + ": " + std::strerror(reason));
-    }
-  }
-  ~DataFolderLock() { ::close(fd_); }
-  DataFolderLock(const DataFolderLock&) = delete;
-  DataFolderLock& operator=(const DataFolderLock&) = delete;
-
- private:
-  int fd_;
-};
-
 void run_data(const DataOptions& options) {
   auto task = make_task(options.task, parse_params(options.params), options.seed);
   check_options(*task, options);
   std::error_code error;
   fs::create_directories(options.out, error);
   if (error) throw UserError("cannot create " + options.out + ": " + error.message());
-  const DataFolderLock lock(options.out);
+  // The output folder has one `lengen data` at a time (an flock on the folder itself, writing
+  // nothing into it): two writing one folder would mix their splits under one data.json.
+  const FolderLock lock(options.out, "the data folder", FolderLock::WhenHeld::kRefuse,
+                        options.out + " is being written by another lengen data; wait for it to end");
   std::vector<std::string> conflicts = conflicting_files(options);
   if (!conflicts.empty() && !options.force) {
     std::string list;

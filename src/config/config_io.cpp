@@ -159,6 +159,11 @@ std::string config_key_pointer(const std::string& key) {
   return pointer;
 }
 
+std::string config_value_text(const json& sections, const std::string& key) {
+  const json::json_pointer pointer(config_key_pointer(key));
+  return sections.contains(pointer) ? sections.at(pointer).dump() : std::string("(none)");
+}
+
 json config_to_json(const Config& config) {
   json result = json::object();
   for (const auto& field : config::config_fields()) {

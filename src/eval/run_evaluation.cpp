@@ -9,7 +9,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "lengen/attention_on_target.h"
@@ -100,11 +99,9 @@ void check_checkpoint_belongs(const Config& config, const std::string& run_dir,
     const std::string key =
         first_config_difference({{section, theirs[section]}}, {{section, ours[section]}}, {});
     if (key.empty()) continue;
-    const nlohmann::json::json_pointer pointer(config_key_pointer(key));
     throw UserError("checkpoint " + checkpoint + " is a model of " + other_run.string() + ", whose " + key +
-                    " is " + theirs.value(pointer, nlohmann::json()).dump() + " (" + run_dir + ": " +
-                    ours.value(pointer, nlohmann::json()).dump() +
-                    "): its results would be labelled as this run's");
+                    " is " + config_value_text(theirs, key) + " (" + run_dir + ": " +
+                    config_value_text(ours, key) + "): its results would be labelled as this run's");
   }
 }
 
@@ -143,31 +140,20 @@ void check_results_are_this_runs(const ResultsFile& existing, const Config& conf
   const std::string changed =
       first_config_difference(existing.trained_with, trained_now, trained_with_keys_free_to_change());
   if (!changed.empty()) {
-    const nlohmann::json::json_pointer pointer(config_key_pointer(changed));
-    const auto value_in = [&pointer](const nlohmann::json& sections) {
-      return sections.contains(pointer) ? sections[pointer].dump() : std::string("(none)");
-    };
     throw UserError(path + " holds results of a model trained with " + changed + "=" +
-                    value_in(existing.trained_with) + ", but the run's config.json has " +
-                    value_in(trained_now) +
+                    config_value_text(existing.trained_with, changed) + ", but the run's config.json has " +
+                    config_value_text(trained_now, changed) +
                     ": new results would be filed under the old ones' label; restore config.json, or move "
                     "results.json aside to start it anew");
   }
+  // trained_with holds the task and train sections; the method is the model section's.
   const AttentionConfig& attention = config.model.attention;
-  const std::vector<std::tuple<std::string, std::string, std::string>> fields = {
-      {"task", existing.task, config.task.name},
-      {"seed", std::to_string(existing.seed), std::to_string(config.train.seed)},
-      {"training lengths",
-       std::to_string(existing.train_len_min) + "-" + std::to_string(existing.train_len_max),
-       std::to_string(config.task.len_min) + "-" + std::to_string(config.task.len_max)},
-      {"method",
-       existing.method.normalizer + " + " + existing.method.scaling + " / " + existing.method.positions,
-       attention.normalizer + " + " + attention.scaling + " / " + attention.positions}};
-  for (const auto& [what, theirs, ours] : fields) {
-    if (theirs == ours) continue;
-    throw UserError(path + " holds results of " + what + " " + theirs +
-                    ", but the run's config.json now says " + ours +
-                    ": new results would be filed under the old ones' label; restore config.json, or move " +
+  const Method method = {attention.normalizer, attention.scaling, attention.positions};
+  if (!(existing.method == method)) {
+    const auto text = [](const Method& m) { return m.normalizer + " + " + m.scaling + " / " + m.positions; };
+    throw UserError(path + " holds results of method " + text(existing.method) +
+                    ", but the run's config.json now says " + text(method) +
+                    ": new results would be filed under the old ones' label; restore config.json, or move "
                     "results.json aside to start it anew");
   }
   if (data_dir.empty()) return;

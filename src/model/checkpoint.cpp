@@ -91,12 +91,8 @@ void check_model_section(torch::serialize::InputArchive& archive, const std::str
   const nlohmann::json current = model_section(model);
   const std::string key = first_config_difference(saved, current, kKeysNotInTheModel);
   if (key.empty()) return;
-  const auto pointer = nlohmann::json::json_pointer(config_key_pointer(key));
-  const auto value_in = [&pointer](const nlohmann::json& section) {
-    return section.contains(pointer) ? section[pointer].dump() : std::string("(none)");
-  };
   throw UserError("checkpoint " + path + " does not fit this model: it was trained with " + key + "=" +
-                  value_in(saved) + ", this run has " + value_in(current) +
+                  config_value_text(saved, key) + ", this run has " + config_value_text(current, key) +
                   " (a checkpoint of another model or method, or a config.json edited after training)");
 }
 
@@ -252,12 +248,8 @@ void check_checkpoint_trained_as(const std::string& path, const TrainingProgress
   const std::string key =
       first_config_difference(stored, current, {"train.steps", "train.threads", "train.device"});
   if (key.empty()) return;
-  const nlohmann::json::json_pointer pointer(config_key_pointer(key));
-  const auto value_in = [&pointer](const nlohmann::json& sections) {
-    return sections.contains(pointer) ? sections[pointer].dump() : std::string("(none)");
-  };
-  throw UserError("checkpoint " + path + " was trained with " + key + "=" + value_in(stored) +
-                  ", this run's config.json has " + value_in(current) +
+  throw UserError("checkpoint " + path + " was trained with " + key + "=" + config_value_text(stored, key) +
+                  ", this run's config.json has " + config_value_text(current, key) +
                   ": it is not a model of this run (a copy of the run trained on under another config?)");
 }
 

@@ -11,20 +11,6 @@
 
 namespace lengen {
 
-SweepFolderLock::SweepFolderLock(const std::string& dir) {
-  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_ < 0) throw UserError("cannot open the sweep folder " + dir + ": " + std::strerror(errno));
-  while (::flock(fd_, LOCK_EX) != 0) {
-    if (errno != EINTR) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd_);
-      throw UserError("cannot lock the sweep folder " + dir + ": " + reason);
-    }
-  }
-}
-
-SweepFolderLock::~SweepFolderLock() { ::close(fd_); }
-
 std::unique_ptr<RunClaim> RunClaim::take(const std::string& log_path) {
   // A link in the log's place could lead out of the sweep folder: the sweep never writes through it.
   const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);

@@ -1,24 +1,13 @@
 #pragma once
 // How sweeps on one folder keep out of each other's way: while a sweep sets the folder up
 // (checks the runs, writes sweep.json, claims its runs and writes their configs) it holds the
-// folder; while it runs a run it holds that run's claim, an flock on the run's NAME.log.
+// folder (a FolderLock, lengen/folder_lock.h, waited for: a second sweep started at the same
+// moment sets up after the first has claimed its runs, and so sees them); while it runs a run it holds that
+// run's claim, an flock on the run's NAME.log.
 #include <memory>
 #include <string>
 
 namespace lengen {
-
-// An exclusive flock on the sweep folder itself, waited for: a second sweep started at the same
-// moment sets up after the first has claimed its runs, and so sees them.
-class SweepFolderLock {
- public:
-  explicit SweepFolderLock(const std::string& dir);
-  ~SweepFolderLock();
-  SweepFolderLock(const SweepFolderLock&) = delete;
-  SweepFolderLock& operator=(const SweepFolderLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 // A sweep's hold on one run for as long as it runs it. Two sweeps started together on one
 // folder both find the run free before either child has taken the run's own lock; the claim

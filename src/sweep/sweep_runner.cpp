@@ -19,6 +19,7 @@
 #include "lengen/child_processes.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
+#include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
@@ -113,11 +114,8 @@ std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
   const nlohmann::json saved = read_json_file(saved_path);
   const std::string key = first_config_difference(saved, wanted, may_differ_in);
   if (key.empty()) return "";
-  const nlohmann::json::json_pointer pointer(config_key_pointer(key));
-  const auto value_in = [&pointer](const nlohmann::json& config) {
-    return config.contains(pointer) ? config.at(pointer).dump() : std::string("missing");
-  };
-  return key + " is " + value_in(saved) + " there, " + value_in(wanted) + " in the sweep";
+  return key + " is " + config_value_text(saved, key) + " there, " + config_value_text(wanted, key) +
+         " in the sweep";
 }
 
 // Finished runs are skipped, so one trained with another config under the same name would be
@@ -288,15 +286,15 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
 // Checks the sweep folder and its started and finished runs before anything of the sweep's is
 // written, then writes its manifest. Returns the folder's lock: held until the sweep has claimed
 // its runs, so that a second sweep started at the same moment checks against those claims.
-std::unique_ptr<SweepFolderLock> start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine,
-                                                    const std::string& out) {
+std::unique_ptr<FolderLock> start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine,
+                                               const std::string& out) {
   check_some_run_is_valid(sweep, mine);
   check_out_folder(out, "sweep folder");
   if (RunFolder(out).is_lengen_run()) {
     throw UserError("--out " + out + " is a run folder; a sweep writes its runs into a folder of its own");
   }
   fs::create_directories(out);
-  auto lock = std::make_unique<SweepFolderLock>(out);
+  auto lock = std::make_unique<FolderLock>(out, "the sweep folder", FolderLock::WhenHeld::kWait);
   // Every run of the sweep, not only this shard's: sweep.json describes them all, so another sweep
   // file's runs under the same names (another shard of it) would be relabelled.
   std::vector<size_t> all(sweep.runs.size());

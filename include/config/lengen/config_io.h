@@ -24,6 +24,10 @@ nlohmann::json config_to_json(const Config& config);
 // The JSON pointer of a dotted config key: "train.lr" -> "/train/lr".
 std::string config_key_pointer(const std::string& key);
 
+// The value of a dotted config key in a config's JSON (or some of its sections) as JSON text, for
+// messages that show two configs' values side by side; "(none)" where it has no such key.
+std::string config_value_text(const nlohmann::json& sections, const std::string& key);
+
 // The first key ("section.key") of the resolved config `saved` whose value differs in
 // `current`, or "" when none does. Keys named in `ignored`, and every key of a section named
 // there, are skipped: a resumed run may change its length, a finished one its thread count.
