@@ -102,8 +102,9 @@ TEST(AttentionOnTargetReport, NamesRunsWithoutAKnownTargetInsteadOfScoringThem) 
   EXPECT_NE(report.find("8 evaluation sample(s) per length"), std::string::npos) << report;
   EXPECT_NE(report.find("| 0.75 ± 0.00 (n=1) |"), std::string::npos) << report;
   EXPECT_NE(report.find("| 0.50 ± 0.00 (n=1) |"), std::string::npos) << report;
-  EXPECT_NE(report.find("No known target (no evaluated target symbol has a key that answers it): parity_run."),
-            std::string::npos)
+  EXPECT_NE(
+      report.find("No known target (no evaluated target symbol has a key that answers it): parity_run."),
+      std::string::npos)
       << report;
   fs::remove_all(dir);
 }
@@ -232,7 +233,8 @@ TEST(AttentionOnTargetUnknown, SamplesWithoutAnAnsweredSymbolAreNotScored) {
   const auto json = to_json(target_attention(measured, "sort"));
   EXPECT_EQ(json["known"], false);
   EXPECT_FALSE(json.contains("layers"));
-  EXPECT_NE(json["note"].get<std::string>().find("no target symbol of the 2 measured sample(s)"), std::string::npos)
+  EXPECT_NE(json["note"].get<std::string>().find("no target symbol of the 2 measured sample(s)"),
+            std::string::npos)
       << json.dump();
 }
 
@@ -361,6 +363,9 @@ TEST_F(AttentionMaps, LongMapsArePooledAndThePageSaysSo) {
   options.gnuplot = "";
   const std::string page = write_attention_maps({run_dir(), run_dir()}, options);
   EXPECT_NE(page.find("max-pooled"), std::string::npos) << page;
+  // Two runs of one folder name: the page says which folder each column is.
+  EXPECT_NE(page.find("`run_2` is " + fs::absolute(run_dir()).lexically_normal().string()), std::string::npos)
+      << page;
   const auto rows = read_matrix(*dir_ / "pooled" / "run" / "layer1_head0.dat");
   EXPECT_EQ(rows.size(), 5u);     // 9 rows in blocks of 2
   EXPECT_EQ(rows[0].size(), 7u);  // 20 positions in blocks of 3
@@ -395,8 +400,10 @@ TEST_F(AttentionMaps, KeepsAnOutputFolderPageItDidNotWrite) {
   fs::create_directories(out);
   { std::ofstream(out / "attention.md") << "my notes\n"; }
   EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --out " + out.string()), 2);
-  EXPECT_EQ(err_.rfind("lengen: error: " + (out / "attention.md").string() + " exists and lengen did not write it", 0),
-            0u)
+  EXPECT_EQ(
+      err_.rfind("lengen: error: " + (out / "attention.md").string() + " exists and lengen did not write it",
+                 0),
+      0u)
       << err_;
   EXPECT_EQ(read_text_file((out / "attention.md").string()), "my notes\n");
   EXPECT_FALSE(fs::exists(out / "run"));

@@ -128,6 +128,10 @@ TEST(BenchCli, StepRefusesConflictingOrUnknownChoicesInOneLine) {
       {"bench step --vocab 4 --repeats 1", "bench step --vocab 4: at least 5 token ids"},
       // Every method's weights and optimizer state at once: refused before any is allocated.
       {"bench step --d-model 65536 --d-mlp 65536 --repeats 1", "GiB parameters), more than this machine's"},
+      {"bench step --batch 65536 --length 1048576 --repeats 1",
+       "bench step --batch 65536 --length 1048576 needs"},
+      {"bench normalizers --lengths 1000000 --repeats 1",
+       "bench normalizers --lengths 1000000 needs at least"},
   };
   expect_one_line_usage_errors(cases);
 }

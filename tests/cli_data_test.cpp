@@ -37,10 +37,25 @@ class CliData : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs `lengen data ARGS`; returns the exit code, keeping stderr in err_.
-  int run(const std::string& args) {
+  int run(const std::string& args) { return lengen("data " + args); }
+
+  // Trains a tiny copy model (vocab 4, lengths len_min-4) on --data `data` into OUT/run; returns
+  // the exit code, keeping stderr in err_.
+  int train_copy_on(const std::string& data, int len_min) {
+    std::ofstream(out("copy.json")) << R"({
+  "task": {"name": "copy", "params": {"vocab": 4}, "len_min": )"
+                                    << len_min << R"(, "len_max": 4},
+  "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
+  "train": {"steps": 2, "batch_size": 4, "warmup": 1, "threads": 1},
+  "eval": {"lengths": [4], "samples": 4, "batch_size": 4}
+})";
+    return lengen("train " + out("copy.json") + " --out " + out("run") + " --data " + data);
+  }
+
+  int lengen(const std::string& args) {
     const fs::path err_path = dir_ / "stderr.txt";
-    std::string command = std::string(LENGEN_CLI_PATH) + " data " + args + " > " +
-                          (dir_ / "stdout.txt").string() + " 2> " + err_path.string();
+    std::string command = std::string(LENGEN_CLI_PATH) + " " + args + " > " + (dir_ / "stdout.txt").string() +
+                          " 2> " + err_path.string();
     int status = std::system(command.c_str());
     std::ifstream in(err_path);
     err_ = std::string(std::istreambuf_iterator<char>(in), {});
@@ -90,19 +105,8 @@ TEST_F(CliData, FilesOfAnotherTaskAreRefusedByTheirRecord) {
       << err_;
   auto reverse = make_task("reverse", {{"vocab", 4}}, 3);
   EXPECT_NO_THROW(check_data_record(out("reverse"), *reverse));
-  std::ofstream(out("copy.json")) << R"({
-  "task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2, "len_max": 4},
-  "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
-  "train": {"steps": 2, "batch_size": 4, "warmup": 1, "threads": 1},
-  "eval": {"lengths": [4], "samples": 4, "batch_size": 4}
-})";
-  const std::string train = std::string(LENGEN_CLI_PATH) + " train " + out("copy.json") + " --out " +
-                            out("run") + " --data " + out("reverse") + " 2> " + out("err.txt");
-  const int status = std::system(train.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  std::ifstream err_in(out("err.txt"));
-  const std::string message(std::istreambuf_iterator<char>(err_in), {});
+  EXPECT_EQ(train_copy_on(out("reverse"), 2), 2);
+  const std::string message = err_;
   EXPECT_NE(message.find("holds data of task reverse (" + out("reverse") +
                          "/data.json), but the config's task is copy"),
             std::string::npos)
@@ -297,6 +301,32 @@ TEST_F(CliData, RefusesToOverwriteWithoutForce) {
   after << after_file.rdbuf();
   EXPECT_EQ(before.str(), after.str()) << "nothing lost";
   EXPECT_EQ(run("--seed 2 --force" + args), 0) << err_;
+}
+
+// The run records task.len_min and task.len_max as the lengths it trained on: training files with
+// a source shorter than len_min (or longer than len_max) are refused by line, before a step.
+TEST_F(CliData, TrainingFilesOutsideTheConfiguredLengthsAreRefused) {
+  ASSERT_EQ(run("--task copy --param vocab=4 --seed 3 --out " + out("short") +
+                " --train 20 --len-min 2 --len-max 4 --eval-lengths 4 --eval-size 4"),
+            0)
+      << err_;
+  EXPECT_EQ(train_copy_on(out("short"), 3), 2);
+  const std::string message = err_;
+  EXPECT_NE(message.find("symbols, fewer than the 3 of a source at task.len_min=3"), std::string::npos)
+      << message;
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
+  EXPECT_FALSE(fs::exists(out("run") + "/checkpoints"));
+}
+
+// Splits larger than the free disk are refused before a byte is written (they would fill it over
+// tens of minutes).
+TEST_F(CliData, SplitsLargerThanTheDiskAreRefused) {
+  EXPECT_EQ(run("--task copy --len-min 4 --len-max 8 --eval-lengths 1048576 --eval-size 1048576 --out " +
+                out("huge")),
+            2);
+  EXPECT_NE(err_.find("write at least"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("GB free at"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(out("huge")));
 }
 
 }  // namespace

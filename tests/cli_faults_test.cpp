@@ -290,8 +290,9 @@ TEST_F(CliFaults, ATrainingStepLargerThanTheMachineIsRefused) {
   EXPECT_NE(wide.err.find("GiB activations"), std::string::npos) << wide.err;
   EXPECT_FALSE(fs::exists(at("wide")));
   // And a model whose weights and optimizer state alone do not fit, at batch 1.
-  const CliResult heavy = lengen("train " + base() + " --out " + at("heavy") +
-                                 " --set train.batch_size=1 --set model.d_model=65536 --set model.d_mlp=65536");
+  const CliResult heavy =
+      lengen("train " + base() + " --out " + at("heavy") +
+             " --set train.batch_size=1 --set model.d_model=65536 --set model.d_mlp=65536");
   EXPECT_EQ(heavy.code, 2) << heavy.err;
   EXPECT_EQ(heavy.err_lines(), 1) << heavy.err;
   EXPECT_NE(heavy.err.find("GiB parameters)"), std::string::npos) << heavy.err;
@@ -319,6 +320,33 @@ TEST_F(CliFaults, AnEvaluationLengthBelowTheTasksMinimumIsFoundBeforeTraining) {
   EXPECT_NE(result.err.find("eval.lengths entry 2 is shorter than mqmtar allows"), std::string::npos)
       << result.err;
   EXPECT_FALSE(fs::exists(at("run")));
+}
+
+// A dry run refuses the --out the sweep itself would refuse, instead of listing new runs there.
+TEST_F(CliFaults, ASweepDryRunRefusesWhatTheSweepRefuses) {
+  std::ofstream(at("seeds.json")) << R"({"base": "base.json", "grid": {"train.seed": [1, 2]}})";
+  std::ofstream(at("a_file")) << "mine";
+  const CliResult on_file = lengen("sweep " + at("seeds.json") + " --out " + at("a_file") + " --dry-run");
+  EXPECT_EQ(on_file.code, 2) << on_file.out << on_file.err;
+  EXPECT_NE(on_file.err.find("is a file, not a sweep folder"), std::string::npos) << on_file.err;
+  const std::string run = at("run");
+  ASSERT_EQ(lengen("train " + base() + " --out " + run).code, 0);
+  const CliResult on_run = lengen("sweep " + at("seeds.json") + " --out " + run + " --dry-run");
+  EXPECT_EQ(on_run.code, 2) << on_run.out << on_run.err;
+  EXPECT_EQ(on_run.err_lines(), 1) << on_run.err;
+  EXPECT_NE(on_run.err.find("is a run folder"), std::string::npos) << on_run.err;
+}
+
+// A sweep whose base is another sweep file names that file, not each of its runs.
+TEST_F(CliFaults, ASweepWhoseBaseIsASweepFileNamesIt) {
+  std::ofstream(at("inner.json")) << R"({"base": "base.json", "grid": {"train.lr": [0.002]}})";
+  std::ofstream(at("outer.json")) << R"({"base": "inner.json", "grid": {"train.lr": [0.003]}})";
+  const CliResult result = lengen("sweep " + at("outer.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_EQ(result.code, 2) << result.err;
+  EXPECT_EQ(result.err_lines(), 1) << result.err;
+  EXPECT_NE(result.err.find("inner.json (the base of " + at("outer.json") + ") is a sweep file"),
+            std::string::npos)
+      << result.err;
 }
 
 }  // namespace

@@ -621,5 +621,42 @@ TEST_F(CliWrites, AStopSignalDuringEvaluationIsAnInterruption) {
   EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
 }
 
+// A resume to exactly its latest checkpoint's step under another train.steps would train nothing
+// under the new schedule: refused before config.json is rewritten, so the run still evaluates.
+TEST_F(CliWrites, AResumeThatTrainsNothingUnderANewScheduleIsRefusedBeforeWriting) {
+  const std::string run = trained("run");
+  fs::remove(fs::path(run) / "checkpoints" / "step_00000006.pt");  // interrupted after step 3
+  const std::string config = text_of(fs::path(run) / "config.json");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=3"),
+                          "its latest checkpoint is step 3, trained under train.steps=6");
+  EXPECT_EQ(text_of(fs::path(run) / "config.json"), config);
+  const CliResult evaluated = lengen("eval " + run + " --lengths 3");
+  EXPECT_EQ(evaluated.code, 0) << evaluated.err;
+}
+
+// The report takes what a run trained on from its evaluated checkpoints: with training_data.json
+// deleted, a run trained on --data files is still not a seed of one trained on generated data.
+// And a model section edited after training does not label (or split) its results.
+TEST_F(CliWrites, AReportKnowsWhatARunTrainedOnAndWith) {
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("files")).code,
+      0);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("runs/on_files") + " --data " + at("files")).code, 0);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("runs/generated") + " --set train.seed=2").code, 0);
+  fs::remove(root_ / "runs" / "on_files" / "training_data.json");
+  const CliResult report = lengen("report " + at("runs"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string md = text_of(root_ / "runs" / "report.md");
+  EXPECT_NE(md.find("data=files "), std::string::npos) << md;
+  EXPECT_NE(md.find("data=generated"), std::string::npos) << md;
+
+  const fs::path config = root_ / "runs" / "generated" / "config.json";
+  nlohmann::json edited = read_json_file(config.string());
+  edited["model"]["init_std"] = 0.5;
+  std::ofstream(config) << edited.dump(2);
+  expect_one_line_refusal(lengen("report " + at("runs")),
+                          "holds results of a model trained with model.init_std=");
+}
+
 }  // namespace
 }  // namespace lengen

@@ -70,7 +70,8 @@ TEST(EntmaxNewton, TiedScoresGiveUniformWeights) {
     expected[1].narrow(0, 0, 37).fill_(1.0 / 37);
     const double tolerance = dtype == torch::kDouble ? 1e-15 : 1e-8;
     for (double alpha : {1.25, 4.0 / 3.0, 1.5, 2.0}) {
-      EXPECT_LT(max_error(entmax(z.to(dtype), as_tensor(alpha)), expected), tolerance) << dtype << " alpha " << alpha;
+      EXPECT_LT(max_error(entmax(z.to(dtype), as_tensor(alpha)), expected), tolerance)
+          << dtype << " alpha " << alpha;
     }
   }
 }

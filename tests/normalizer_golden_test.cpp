@@ -86,7 +86,8 @@ void expect_golden_match(const torch::Device& device) {
     ++cases;
   }
   EXPECT_EQ(cases, 79);
-  std::cout << "golden on " << device << ": " << cases << " cases, worst relative error " << worst << " (" << worst_case << ")\n";
+  std::cout << "golden on " << device << ": " << cases << " cases, worst relative error " << worst << " ("
+            << worst_case << ")\n";
 }
 
 TEST(NormalizerGolden, MatchesTheEntmaxLibrary) { expect_golden_match(torch::kCPU); }

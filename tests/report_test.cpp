@@ -271,7 +271,7 @@ TEST_F(Report, RunsTrainedUnderOtherSchedulesAreGroupsOfTheirOwn) {
     for (auto& [length, entry] : results.results["teacher_forced"]) {
       entry.step = 4;
       entry.model =
-          ModelRecord{(dir_ / run / "checkpoints/step_00000004.pt").string(), 4, "hash-" + run, schedule};
+          ModelRecord{(dir_ / run / "checkpoints/step_00000004.pt").string(), 4, "hash-" + run, schedule, ""};
     }
     write_results_file((dir_ / run / "results.json").string(), results);
   };

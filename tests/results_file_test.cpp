@@ -43,7 +43,7 @@ ResultEntry full_entry(int64_t length, const std::string& decode = "teacher_forc
   entry.attention_on_target = target;
   entry.checkpoint = "step_00000100.pt";
   entry.step = 100;
-  entry.model = ModelRecord{"RUN/checkpoints/step_00000100.pt", 100, "abc123"};
+  entry.model = ModelRecord{"RUN/checkpoints/step_00000100.pt", 100, "abc123", "", ""};
   entry.data = {{"generated", true}};
   return entry;
 }
@@ -265,5 +265,29 @@ TEST(ResultsFile, ADataRecordThatDisagreesWithTheFileIsRefused) {
                            value.dump()),
               std::string::npos)
         << pointer << ": " << message;
+  }
+  // The model record: its step is the entry's and within its schedule; neither record removed.
+  nlohmann::json edited = good;
+  edited["/results/teacher_forced/16/model/step"_json_pointer] = 999;
+  edited["/results/teacher_forced/16/step"_json_pointer] = 999;
+  edited["/results/teacher_forced/16/model/schedule"_json_pointer] = "100@0";
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("model.step 999 is past its schedule \"100@0\""),
+            std::string::npos);
+  edited = good;
+  edited["/results/teacher_forced/16/model/step"_json_pointer] = 99;
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("model.step is 99, but the entry's step is 100"),
+            std::string::npos);
+  for (const char* record : {"data", "model"}) {
+    edited = good;
+    edited["/results/teacher_forced/16"_json_pointer].erase(record);
+    EXPECT_NE(user_error_message([&] {
+                results_file_from_json(edited, "RUN/results.json");
+              }).find(std::string("results/teacher_forced/16: no ") + record + " record"),
+              std::string::npos)
+        << record;
   }
 }

@@ -61,7 +61,8 @@ TEST(BlasKernels, TheCommandRunsOnKernelsTheCpuSupports) {
   ASSERT_FALSE(own.empty());
   EXPECT_EQ(own.find("blas kernels:  Prescott"), std::string::npos) << own;
 
-  const std::string chosen = info_line(command_output("env OPENBLAS_CORETYPE=Haswell " + cli), "blas kernels:");
+  const std::string chosen =
+      info_line(command_output("env OPENBLAS_CORETYPE=Haswell " + cli), "blas kernels:");
   EXPECT_EQ(chosen, "blas kernels:  Haswell (OPENBLAS_CORETYPE)");
 }
 

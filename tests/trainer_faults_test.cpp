@@ -6,8 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <functional>
+#include <limits>
 
 #include "lengen/checkpoint.h"
 #include "lengen/errors.h"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "lengen/attention_choices.h"
 #include "lengen/errors.h"
@@ -49,6 +50,9 @@ PositionEncoding::PositionEncoding(const AttentionConfig& config, int64_t heads,
       first_scaled_head_ = alibi_heads;
       break;
     }
+    case PositionKind::kWindow:
+      window_ = config.window;
+      break;
   }
   slope_tensor_ = torch::tensor(slopes_, torch::kDouble);
 }
@@ -64,6 +68,7 @@ bool rotates(PositionKind kind) {
     case PositionKind::kNope:
     case PositionKind::kAlibi:
     case PositionKind::kNape:
+    case PositionKind::kWindow:
       return false;
   }
   return false;
@@ -99,6 +104,13 @@ torch::Tensor PositionEncoding::bias(const torch::Tensor& query_positions, const
       auto distance = (query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2)).to(dtype);  // [B, Tq, Tk]
       auto slopes = slope_tensor_.to(distance.device(), dtype).view({1, -1, 1, 1});
       return -slopes * distance.unsqueeze(1);
+    }
+    case PositionKind::kWindow: {
+      // The same on every head; keys `window` or more positions back are out of sight.
+      auto distance = query_positions.unsqueeze(-1) - key_positions.unsqueeze(-2);  // [B, Tq, Tk]
+      auto outside = (distance >= window_).unsqueeze(1);
+      return torch::zeros(outside.sizes(), outside.options().dtype(dtype))
+          .masked_fill(outside, -std::numeric_limits<double>::infinity());
     }
   }
   return {};

@@ -13,6 +13,7 @@
 #include "bench_clock.h"
 #include "lengen/compute_threads.h"
 #include "lengen/errors.h"
+#include "lengen/memory_estimate.h"
 #include "lengen/normalizer_registry.h"
 
 namespace lengen {
@@ -100,6 +101,15 @@ std::vector<std::string> normalizer_bench_names() {
 
 void run_normalizer_bench(const NormalizerBenchOptions& options) {
   const std::vector<Contender> chosen = contenders(options.only);
+  // Scores, their gradient, the weights, the backward's output and a normalizer's working copies
+  // (a sort's, say): about 8 floats per score of the longest length, checked before any is made.
+  for (int64_t n : options.lengths) {
+    const double per_matrix = static_cast<double>(n) * static_cast<double>(n);
+    MemoryEstimate needed;
+    needed.attention = std::max(per_matrix, static_cast<double>(kTargetElements)) * 8.0 * 4.0;
+    check_fits_in_memory(needed, "bench normalizers --lengths " + std::to_string(n),
+                         "the scores of one length and their passes", "lower --lengths");
+  }
   set_compute_threads(options.threads);
   torch::manual_seed(0);
   nlohmann::json results = nlohmann::json::array();

@@ -144,12 +144,6 @@ void run_step_bench(const StepBenchOptions& options) {
   const torch::Device device = resolve_device(options.device);  // auto: the device it chose is reported
   const std::string device_name = device.is_cuda() ? "cuda" : "cpu";
   const bool bf16 = options.dtype == TrainDtype::kBfloat16;
-  torch::manual_seed(1);
-  const auto tokens =
-      torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong)
-          .to(device);
-  const auto input = tokens.narrow(1, 0, options.length);
-  const auto target = tokens.narrow(1, 1, options.length);
   // Every method's model and optimizer state are held at once; one step's activations at a time.
   if (!device.is_cuda()) {
     MemoryEstimate needed =
@@ -161,6 +155,12 @@ void run_step_bench(const StepBenchOptions& options) {
                          fmt::format("one training step of {} methods", methods.size()),
                          "lower --batch, --length or the model's size");
   }
+  torch::manual_seed(1);
+  const auto tokens =
+      torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong)
+          .to(device);
+  const auto input = tokens.narrow(1, 0, options.length);
+  const auto target = tokens.narrow(1, 1, options.length);
   std::vector<Contender> contenders;
   for (const NamedMethod& method : methods) contenders.push_back(make_contender(method, options, device));
   for (auto& contender : contenders) {

@@ -1,5 +1,7 @@
 // `lengen data`: writes a task's training and evaluation splits as .src/.trg files in the
 // reference generator's format, e.g. to train from fixed files or to share data sets.
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -108,6 +110,30 @@ void check_options(const Task& task, const DataOptions& options) {
   }
 }
 
+// Splits larger than the disk would fill it partway through (for tens of minutes, at the speed
+// files are written): refused first, from a lower bound of two bytes (a digit and a separator)
+// per source symbol.
+void check_fits_on_disk(const Task& task, const DataOptions& options) {
+  const auto source_bytes = [&task](int64_t length) {
+    return 2.0 * static_cast<double>(task.source_length(length).value_or(length));
+  };
+  double bytes = static_cast<double>(options.train) * source_bytes(options.len_min);
+  for (int64_t length : options.eval_lengths)
+    bytes += static_cast<double>(options.eval_size) * source_bytes(length);
+  fs::path existing = fs::absolute(options.out);
+  while (!existing.empty() && !fs::exists(existing) && existing != existing.parent_path())
+    existing = existing.parent_path();
+  std::error_code error;
+  const fs::space_info space = fs::space(existing, error);
+  if (error || bytes <= static_cast<double>(space.available)) return;
+  constexpr double kGB = 1e9;
+  throw UserError(
+      fmt::format("--train {} and --eval-size {} at --eval-lengths {} write at least {:.3g} GB, more "
+                  "than the {:.3g} GB free at {}; write fewer or shorter samples",
+                  options.train, options.eval_size, fmt::join(options.eval_lengths, ","), bytes / kGB,
+                  static_cast<double>(space.available) / kGB, existing.string()));
+}
+
 // Files that writing would replace or mix with: train.* when writing training data, and any
 // existing test_* split when writing evaluation splits (old lengths would be evaluated too).
 std::vector<std::string> conflicting_files(const DataOptions& options) {
@@ -154,6 +180,7 @@ class Progress {
 void run_data(const DataOptions& options) {
   auto task = make_task(options.task, parse_params(options.params), options.seed);
   check_options(*task, options);
+  check_fits_on_disk(*task, options);
   std::error_code error;
   fs::create_directories(options.out, error);
   if (error) throw UserError("cannot create " + options.out + ": " + error.message());

@@ -55,6 +55,12 @@ const std::vector<PositionChoice>& position_choices() {
         {"alibi_heads", "alibi_slopes"},
         PositionKind::kNape},
        FusedTerm::kHeadSlopes},
+      // -inf beyond the window: a term the fused kernel does not compute.
+      {{"window",
+        "a sliding window: each query sees its last `window` keys only",
+        {"window"},
+        PositionKind::kWindow},
+       FusedTerm::kDenseOnly},
   };
   return choices;
 }

@@ -154,6 +154,8 @@ const std::vector<ConfigField>& config_fields() {
                       "number of ALiBi heads (-1 = heads / 2)", at_least(-1)),
       parameter_field(KEY(model.attention.alibi_slopes), position_choices(),
                       "ALiBi slopes, linear 1/(h+1) or exp 2^-h"),
+      parameter_field(KEY(model.attention.window), position_choices(),
+                      "keys each query sees, itself included", closed(1, kMaxLength)),
 
       field(KEY(train.steps), "optimizer steps; checkpoint names hold 8 digits", closed(1, kMaxSteps)),
       field(KEY(train.batch_size), "sequences per step", closed(1, kMaxCount)),

@@ -60,7 +60,10 @@ void observe_target_attention(Decoder& model, const std::vector<Sample>& samples
             const auto kept = ((rows >= 0) & (rows < targets[s])).nonzero().squeeze(1);
             if (kept.numel() == 0) continue;
             visit(s, index, rows.index_select(0, kept),
-                  weights[sequence].index_select(1, kept.to(weights.device())).to(torch::kFloat).to(torch::kCPU));
+                  weights[sequence]
+                      .index_select(1, kept.to(weights.device()))
+                      .to(torch::kFloat)
+                      .to(torch::kCPU));
           }
         },
         first_row);

@@ -42,9 +42,11 @@ AnswerIndex answer_index(const AnswerSources& sources) {
 
 }  // namespace
 
-AttentionOnTargetMeter::AttentionOnTargetMeter(const Task& task, const ModelConfig& model, int64_t max_samples)
+AttentionOnTargetMeter::AttentionOnTargetMeter(const Task& task, const ModelConfig& model,
+                                               int64_t max_samples)
     : task_(task), remaining_(std::max<int64_t>(max_samples, 0)) {
-  for (int64_t layer = 0; layer < model.layers; ++layer) sums_.push_back(torch::zeros({model.heads}, torch::kDouble));
+  for (int64_t layer = 0; layer < model.layers; ++layer)
+    sums_.push_back(torch::zeros({model.heads}, torch::kDouble));
 }
 
 void AttentionOnTargetMeter::measure(Decoder& model, const std::vector<Sample>& batch,
@@ -110,10 +112,9 @@ TargetAttention target_attention(const AttentionOnTarget& measured, const std::s
   TargetAttention target;
   target.known = measured.known;
   if (!measured.known) {
-    target.note = measured.samples > 0
-                      ? "no target symbol of the " + std::to_string(measured.samples) +
-                            " measured sample(s) has a key in its source that answers it"
-                      : task_name + " names no key that answers a target symbol";
+    target.note = measured.samples > 0 ? "no target symbol of the " + std::to_string(measured.samples) +
+                                             " measured sample(s) has a key in its source that answers it"
+                                       : task_name + " names no key that answers a target symbol";
     return target;
   }
   target.samples = measured.samples;

@@ -25,8 +25,10 @@ std::pair<torch::Tensor, torch::Tensor> left_pad(const std::vector<std::vector<i
   return {tokens, positions};
 }
 
-std::vector<std::vector<int32_t>> greedy_decode(Decoder& model, const std::vector<std::vector<int32_t>>& prompts,
-                                                const std::vector<int64_t>& max_new_tokens, AttentionStats* stats) {
+std::vector<std::vector<int32_t>> greedy_decode(Decoder& model,
+                                                const std::vector<std::vector<int32_t>>& prompts,
+                                                const std::vector<int64_t>& max_new_tokens,
+                                                AttentionStats* stats) {
   torch::NoGradGuard no_grad;
   const auto device = model->parameters().front().device();
   auto [tokens, positions] = left_pad(prompts);

@@ -18,7 +18,8 @@
 namespace lengen {
 
 const std::vector<std::string>& trained_with_keys_free_to_change() {
-  static const std::vector<std::string> keys = {"train.steps", "train.threads", "train.device"};
+  static const std::vector<std::string> keys = {"train.steps", "train.threads", "train.device",
+                                                "model.prefill_chunk"};
   return keys;
 }
 
@@ -139,7 +140,8 @@ ResultEntry entry_from_json(const Json& json) {
   if (json.contains("model")) {
     const Json& model = json.at("model");
     entry.model = ModelRecord{model.at("checkpoint").get<std::string>(), model.at("step").get<int64_t>(),
-                              model.at("weights_hash").get<std::string>(), model.value("schedule", "")};
+                              model.at("weights_hash").get<std::string>(), model.value("schedule", ""),
+                              model.value("trained_on", "")};
   }
   if (json.contains("data")) entry.data = json.at("data");
   return entry;
@@ -266,13 +268,49 @@ void check_data_record_of(const ResultEntry& entry, const ResultsFile& file, con
   }
 }
 
+// The model record names the checkpoint an entry was measured with; its step is the entry's, and
+// within the schedule it was trained under ("400@0,600@300": at most 600).
+void check_model_record_of(const ResultEntry& entry, const std::string& where) {
+  if (!entry.model) return;
+  const ModelRecord& model = *entry.model;
+  if (model.step != entry.step) {
+    throw std::invalid_argument(where + ": model.step is " + std::to_string(model.step) +
+                                ", but the entry's step is " + std::to_string(entry.step) +
+                                " (its model record edited by hand?)");
+  }
+  const std::string file_name = model.checkpoint.substr(model.checkpoint.find_last_of('/') + 1);
+  if (!entry.checkpoint.empty() && file_name != entry.checkpoint) {
+    throw std::invalid_argument(where + ": model.checkpoint is " + Json(model.checkpoint).dump() +
+                                ", but the entry's checkpoint is " + Json(entry.checkpoint).dump() +
+                                " (its model record edited by hand?)");
+  }
+  if (model.schedule.empty()) return;
+  const std::string last = model.schedule.substr(model.schedule.find_last_of(',') + 1);
+  const size_t at = last.find('@');
+  const bool digits =
+      at != std::string::npos && at > 0 && last.find_first_not_of("0123456789") == at && at < 19;
+  if (!digits || std::stoll(last.substr(0, at)) < model.step) {
+    throw std::invalid_argument(where + ": model.step " + std::to_string(model.step) +
+                                " is past its schedule " + Json(model.schedule).dump() +
+                                " (its model record edited by hand?)");
+  }
+}
+
 void check_data_records(const ResultsFile& file) {
   for (const auto& [section, results] :
        {std::pair<std::string, const ResultsByDecode*>{"results", &file.results},
         {"results_on_files", &file.results_on_files}}) {
     for (const auto& [decode, by_length] : *results) {
-      for (const auto& [length, entry] : by_length)
-        check_data_record_of(entry, file, section + "/" + decode + "/" + std::to_string(length));
+      for (const auto& [length, entry] : by_length) {
+        const std::string where = section + "/" + decode + "/" + std::to_string(length);
+        // Every evaluation that records trained_with records both; an entry without one lost it.
+        if (file.trained_with.is_object() && (!entry.model || !entry.data.is_object())) {
+          throw std::invalid_argument(where + ": no " + (entry.model ? "data" : "model") +
+                                      " record (every evaluation writes one; removed by hand?)");
+        }
+        check_model_record_of(entry, where);
+        check_data_record_of(entry, file, where);
+      }
     }
   }
 }
@@ -303,6 +341,13 @@ Json to_json(const TargetAttention& target) {
   return {{"known", true}, {"samples", target.samples}, {"queries", target.queries}, {"layers", layers}};
 }
 
+std::string training_data_label(const Json& record) {
+  if (record.is_null()) return "generated";
+  if (!record.is_object()) return "";
+  const auto hash = record.find("hash");
+  return "files " + (hash != record.end() && hash->is_string() ? hash->get<std::string>() : std::string("?"));
+}
+
 Json to_json(const ResultEntry& entry) {
   Json json = {{"length", entry.length},
                {"decode", entry.decode},
@@ -328,6 +373,7 @@ Json to_json(const ResultEntry& entry) {
                      {"step", entry.model->step},
                      {"weights_hash", entry.model->weights_hash}};
     if (!entry.model->schedule.empty()) json["model"]["schedule"] = entry.model->schedule;
+    if (!entry.model->trained_on.empty()) json["model"]["trained_on"] = entry.model->trained_on;
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
   add_unknown_keys(json, entry.extra);

@@ -114,6 +114,14 @@ void check_checkpoint_within_steps(const Config& config, const std::string& chec
                   "): it is not a model of this run as configured (a copy of the run trained further?)");
 }
 
+// What trained the evaluated model, as results.json records it: the task and train sections (as
+// the checkpoint records them, training_config_of) and the model section.
+nlohmann::json trained_with_of(const Config& config) {
+  nlohmann::json trained = nlohmann::json::parse(training_config_of(config));
+  trained["model"] = config_to_json(config).at("model");
+  return trained;
+}
+
 // results.json holds one run's results: a config.json edited since (another task, seed, training
 // lengths or method) would file new results beside old ones under one label, and results on
 // files from two data folders would share one table.
@@ -136,7 +144,8 @@ void check_results_are_this_runs(const ResultsFile& existing, const Config& conf
   if (!existing.trained_with.is_object()) {
     throw UserError(path + " records no trained_with (the training behind its results)" + not_ours);
   }
-  const nlohmann::json trained_now = nlohmann::json::parse(training_config_of(config));
+  nlohmann::json trained_now = trained_with_of(config);
+  if (!existing.trained_with.contains("model")) trained_now.erase("model");  // written without it
   const std::string changed =
       first_config_difference(existing.trained_with, trained_now, trained_with_keys_free_to_change());
   if (!changed.empty()) {
@@ -224,6 +233,10 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.schedule = trained.schedule;
+  if (!trained.training_data.empty()) {
+    evaluation.trained_on = training_data_label(
+        nlohmann::json::parse(trained.training_data, nullptr, /*allow_exceptions=*/false));
+  }
   evaluation.on_files = !data_dir.empty();
   const std::string absolute_data_dir =
       data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
@@ -298,8 +311,8 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
   entry.attention_on_target = result.attention_on_target;
   entry.checkpoint = fs::path(evaluation.checkpoint).filename().string();
   entry.step = evaluation.step;
-  entry.model =
-      ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash, evaluation.schedule};
+  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash,
+                            evaluation.schedule, evaluation.trained_on};
   entry.data = data;
   return entry;
 }
@@ -313,7 +326,7 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   existing.train_len_max = config.task.len_max;
   existing.seed = config.train.seed;
   if (!evaluation.run_id.empty()) existing.run_id = evaluation.run_id;
-  existing.trained_with = nlohmann::json::parse(training_config_of(config));
+  existing.trained_with = trained_with_of(config);
   existing.method = {attention.normalizer, attention.scaling, attention.positions};
   ResultsByDecode& results = evaluation.on_files ? existing.results_on_files : existing.results;
   for (size_t i = 0; i < evaluation.results.size(); ++i) {

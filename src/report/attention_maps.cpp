@@ -38,6 +38,7 @@ constexpr double kLowestColouredWeight = 1e-4;
 
 struct RunMaps {
   std::string name;
+  std::string folder;      // the run folder, absolute: names of runs from different sweeps repeat
   std::string label;       // the method's label
   std::string checkpoint;  // file name
   int64_t step = 0;
@@ -248,6 +249,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   for (size_t i = 0; i < run_dirs.size(); ++i) {
     runs.push_back(capture_run(run_dirs[i], options));
     runs.back().name = names[i];
+    runs.back().folder = fs::absolute(run_dirs[i]).lexically_normal().string();
   }
   const int64_t layer_count = static_cast<int64_t>(runs.front().layers.size());
   const int64_t head_count = runs.front().layers.front().size(0);
@@ -314,7 +316,10 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   for (const RunMaps& run : runs) same_sample = same_sample && run.sample.src == first.sample.src;
   if (!same_sample)
     md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
-  md << "| layer / head |";
+  md << "Runs:";
+  for (size_t i = 0; i < runs.size(); ++i)
+    md << (i ? ";" : "") << " `" << runs[i].name << "` is " << runs[i].folder;
+  md << ".\n\n| layer / head |";
   for (const RunMaps& run : runs)
     md << " " << run.name << ": " << run.label << " (" << run.checkpoint << ", step " << run.step << ") |";
   md << "\n|---|";

@@ -2,7 +2,6 @@
 // the script stay next to the images so a user can restyle them and rerun `gnuplot NAME.gp`.
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
 #include <cstdlib>
@@ -26,7 +25,9 @@ std::string shell_quoted(const std::string& text) {
   return out + "'";
 }
 
-bool run_quietly(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+bool run_quietly(const std::string& command) {
+  return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
+}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 
 #include "lengen/attention_choices.h"
 #include "lengen/config.h"
+#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/report.h"
@@ -94,6 +95,23 @@ std::string schedule_kind(const ResultsByDecode& results) {
   return fmt::format("{}", fmt::join(kinds, " and "));
 }
 
+// The test files behind a run's results on --data files, as one hash of every entry's files
+// (name and content hash): equal for runs scored on the same files, wherever they lie.
+std::string test_files_of(const ResultsByDecode& results) {
+  std::set<std::string> files;
+  for (const auto& [decode, by_length] : results) {
+    for (const auto& [length, entry] : by_length) {
+      const nlohmann::json listed = entry.data.is_object()
+                                        ? entry.data.value("files", nlohmann::json::array())
+                                        : nlohmann::json::array();
+      for (const nlohmann::json& file : listed) files.insert(file.dump());
+    }
+  }
+  ContentHash hash;
+  for (const std::string& file : files) hash.add(file + "\n");
+  return "files " + hash.hex();
+}
+
 struct ReadRun {
   RunResults run;
   std::map<std::string, std::string> config;  // flattened; empty without a config.json
@@ -150,11 +168,24 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
                       " (config.json edited since, or a copy of a run with an edited config.json)");
     }
   }
-  // What it trained on is part of what a run is: generated data, or --data files by their hash.
-  const fs::path data = fs::path(run.dir) / "training_data.json";
-  const nlohmann::json data_record = fs::exists(data) ? read_json_file(data.string()) : nlohmann::json();
-  read.config["data"] =
-      data_record.is_object() ? "files " + data_record.value("hash", std::string("?")) : "generated";
+  // What it trained on is part of what a run is: generated data, or --data files by their hash,
+  // as the evaluated checkpoints record it (a deleted training_data.json changes nothing), or
+  // else as the run's training_data.json says.
+  std::set<std::string> trained_on;
+  for (const auto& [decode, by_length] : run.results) {
+    for (const auto& [length, entry] : by_length) {
+      if (entry.model && !entry.model->trained_on.empty()) trained_on.insert(entry.model->trained_on);
+    }
+  }
+  if (trained_on.empty()) {
+    const fs::path data = fs::path(run.dir) / "training_data.json";
+    trained_on.insert(
+        training_data_label(fs::exists(data) ? read_json_file(data.string()) : nlohmann::json()));
+  }
+  read.config["data"] = fmt::format("{}", fmt::join(trained_on, " and "));
+  // Results on --data files are of the files they were scored on: runs scored on other files are
+  // not seeds of one measurement.
+  if (on_files) read.config["test_files"] = test_files_of(run.results);
   read.config["checkpoint"] = checkpoint_kind(run.results);
   read.config["schedule"] = schedule_kind(run.results);
   return read;

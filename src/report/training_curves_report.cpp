@@ -86,7 +86,7 @@ MetricTable curve_table(const std::vector<RunResults>& runs, const std::vector<c
         if (it != curve->end()) values.push_back(it->second);
       }
       row.push_back(values.size() == group_curves.size() ? std::optional<Summary>(summarize_values(values))
-                                                          : std::nullopt);
+                                                         : std::nullopt);
     }
     table.cells.push_back(std::move(row));
   }

@@ -192,6 +192,12 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
     fs::path path = base.get<std::string>();
     if (path.is_relative()) path = fs::path(base_dir) / path;
     sweep.base = read_json_file(path.string());
+    // Named as what it is: otherwise each run of this sweep is "a sweep file" in its message.
+    if (sweep.base.is_object() && sweep.base.contains("base") &&
+        (sweep.base.contains("grid") || sweep.base.contains("list"))) {
+      throw UserError(path.string() + " (the base of " + source +
+                      ") is a sweep file, not a config: a sweep's base is one run's config");
+    }
   } else if (base.is_object()) {
     sweep.base = plain(base);
   } else {

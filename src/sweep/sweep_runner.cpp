@@ -199,6 +199,10 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
       if (state == "finished") {
         const std::string difference = stale_difference(wanted, paths);
         if (!difference.empty()) state = "finished with another config: " + difference;
+      } else if (state == "resume") {
+        const std::string difference = stale_difference(wanted, paths, kKeysAStartedRunMayDifferIn);
+        if (!difference.empty())
+          state = "started with another config: " + difference + "; the sweep refuses it";
       }
     } catch (const UserError& e) {
       state = std::string("invalid: ") + e.what();
@@ -283,24 +287,35 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   return manifest;
 }
 
-// Checks the sweep folder and its started and finished runs before anything of the sweep's is
-// written, then writes its manifest. Returns the folder's lock: held until the sweep has claimed
-// its runs, so that a second sweep started at the same moment checks against those claims.
-std::unique_ptr<FolderLock> start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine,
-                                               const std::string& out) {
+// What --out must be before anything of a sweep's is written into it (refused alike by a dry run).
+void check_sweep_out(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
   check_some_run_is_valid(sweep, mine);
   check_out_folder(out, "sweep folder");
   if (RunFolder(out).is_lengen_run()) {
     throw UserError("--out " + out + " is a run folder; a sweep writes its runs into a folder of its own");
   }
-  fs::create_directories(out);
-  auto lock = std::make_unique<FolderLock>(out, "the sweep folder", FolderLock::WhenHeld::kWait);
-  // Every run of the sweep, not only this shard's: sweep.json describes them all, so another sweep
-  // file's runs under the same names (another shard of it) would be relabelled.
+}
+
+// The sweep's started and finished runs and its side files, checked (with the folder held by a
+// real sweep). Every run of the sweep, not only this shard's: sweep.json describes them all, so
+// another sweep file's runs under the same names (another shard of it) would be relabelled.
+void check_sweep_folder_contents(const Sweep& sweep, const std::vector<size_t>& mine,
+                                 const std::string& out) {
   std::vector<size_t> all(sweep.runs.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   check_started_runs_are_current(sweep, all, out);
   check_side_files_are_lengens(sweep, mine, out);
+}
+
+// Checks the sweep folder and its started and finished runs before anything of the sweep's is
+// written, then writes its manifest. Returns the folder's lock: held until the sweep has claimed
+// its runs, so that a second sweep started at the same moment checks against those claims.
+std::unique_ptr<FolderLock> start_sweep_folder(const Sweep& sweep, const std::vector<size_t>& mine,
+                                               const std::string& out) {
+  check_sweep_out(sweep, mine, out);
+  fs::create_directories(out);
+  auto lock = std::make_unique<FolderLock>(out, "the sweep folder", FolderLock::WhenHeld::kWait);
+  check_sweep_folder_contents(sweep, mine, out);
   write_file_atomically(out + "/" + kSweepManifestName, merged_manifest(sweep, out).dump(2) + "\n");
   return lock;
 }
@@ -416,7 +431,12 @@ void print_summary(const std::string& out, const SweepTally& tally) {
 
 void print_sweep_plan(const SweepOptions& args) {
   const Sweep sweep = load_sweep(args.sweep_path);
-  print_plan(sweep, shard_runs(sweep.runs.size(), parse_shard(args.shard)), args);
+  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
+  // An --out the real command would refuse is refused by the plan too (runs whose config changed
+  // since they started are listed as such).
+  check_sweep_out(sweep, mine, args.out);
+  if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);
+  print_plan(sweep, mine, args);
 }
 
 SweepTally run_sweep(const SweepOptions& args) {

@@ -76,6 +76,17 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
                     ": it has trained " + std::to_string(trained) +
                     " steps already (train.steps may grow on a resume, not shrink)");
   }
+  // A resume to exactly the latest step trains nothing under the new schedule, so the run would
+  // end on a checkpoint of the old one, which its config.json no longer describes.
+  const nlohmann::json recorded = read_json_file(run.config_path());
+  const auto configured = recorded.value(nlohmann::json::json_pointer("/train/steps"), steps);
+  if (trained == steps && configured != steps) {
+    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
+                    ": its latest checkpoint is step " + std::to_string(trained) +
+                    ", trained under train.steps=" + std::to_string(configured) +
+                    "; resume with train.steps above " + std::to_string(trained) + " or equal to " +
+                    std::to_string(configured));
+  }
 }
 
 }  // namespace

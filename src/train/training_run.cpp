@@ -56,6 +56,18 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
       }
     }
   }
+  // And the run records task.len_min as the shortest length it trained on.
+  if (const std::optional<int64_t> shortest = task.source_length(config.task.len_min)) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      if (static_cast<int64_t>(samples[i].src.size()) < *shortest) {
+        throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " +
+                        std::to_string(samples[i].src.size()) + " symbols, fewer than the " +
+                        std::to_string(*shortest) +
+                        " of a source at task.len_min=" + std::to_string(config.task.len_min) +
+                        "; set task.len_min to the training data's shortest length");
+      }
+    }
+  }
   // A target longer than greedy decoding may produce could never be scored, and one of millions of
   // symbols would hold training on a single step for hours.
   if (task.framing() == Framing::kTargetAfterSource) {

@@ -34,6 +34,7 @@ class PositionEncoding {
   int64_t d_head_;
   double rope_base_;
   int64_t first_scaled_head_ = 0;
+  int64_t window_ = 0;  // window: keys each query sees
   std::vector<double> slopes_;
   torch::Tensor slope_tensor_;  // [H] in double, cast to the scores' dtype for the bias
 };

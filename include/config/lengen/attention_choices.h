@@ -38,7 +38,7 @@ struct ScalingChoice : KindEntry<ScalingKind> {
   FusedTerm fused;
 };
 
-enum class PositionKind { kNope, kRope, kAlibi, kNape };
+enum class PositionKind { kNope, kRope, kAlibi, kNape, kWindow };
 
 // One position encoding and what it asks of the fused kernel.
 struct PositionChoice : KindEntry<PositionKind> {

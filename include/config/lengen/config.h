@@ -76,6 +76,7 @@ struct AttentionConfig {
   std::string positions = "nape";      // position_choices() (attention_choices.h)
   double rope_base = 10000.0;
   int64_t alibi_heads = -1;  // nape: number of ALiBi heads (-1 = heads / 2)
+  int64_t window = 64;       // window: keys each query sees, itself included
   AlibiSlopes alibi_slopes = AlibiSlopes::kLinear;
 };
 

@@ -78,6 +78,7 @@ struct RunEvaluation {
   int64_t step = 0;
   std::string weights_hash;  // of the evaluated model (lengen/checkpoint.h)
   std::string schedule;      // the checkpoint's schedule history (TrainingProgress::schedule)
+  std::string trained_on;    // what the checkpoint trained on (ModelRecord::trained_on)
   bool on_files = false;     // evaluated on --data files, not generated data
   std::vector<LengthResult> results;
   std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)

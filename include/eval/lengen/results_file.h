@@ -2,7 +2,7 @@
 // RUN/results.json as one type: evaluation writes it (lengen/evaluation.h), the report reads it
 // (lengen/report.h). Layout:
 //   {"task", "train_len_min", "train_len_max", "seed", "run_id" (when the run folder has one),
-//    "trained_with": {"task": ..., "train": ...},
+//    "trained_with": {"task": ..., "train": ..., "model": ...},
 //    "method": {normalizer, scaling, positions},
 //    "results": {decode: {length: entry}}, "results_on_files": {decode: {length: entry}}}
 // Results on generated data and on --data files are kept apart, so one never replaces the other
@@ -58,7 +58,8 @@ struct TargetAttention {
 };
 
 // The keys of "trained_with" that may differ from the run's config.json while its results stay the
-// run's: a resume grows train.steps, and threads and device leave the trained model alone.
+// run's: a resume grows train.steps, and threads, device and the evaluation's query chunks leave
+// the trained model alone.
 const std::vector<std::string>& trained_with_keys_free_to_change();
 
 // The checkpoint an entry was measured with.
@@ -69,6 +70,9 @@ struct ModelRecord {
   // The train.steps it was trained under and from which step ("400@0", or "200@0,400@150" for a
   // run resumed with more steps); "" in files written without it.
   std::string schedule;
+  // What the checkpoint was trained on: "generated", or "files HASH" (the training files' content
+  // hash), from the checkpoint itself; "" in files written without it.
+  std::string trained_on;
 };
 
 // One length scored in one decode mode.
@@ -107,7 +111,8 @@ struct ResultsFile {
   // The id of the run folder that wrote it (its .lengen_run marker): a results.json linked or
   // copied into another run is told apart from the run's own. Empty in files written without one.
   std::string run_id;
-  // The task and train sections of the config the evaluated checkpoint was trained with (checked
+  // The task, train and model sections of the config the evaluated checkpoint was trained with
+  // (the model section absent in files written without it; checked
   // by the evaluation): the report refuses a config.json that says otherwise (edited since, or a
   // copy of a run with an edited config.json). Null in files written without it.
   nlohmann::json trained_with;
@@ -116,6 +121,11 @@ struct ResultsFile {
   ResultsByDecode results_on_files;                 // on --data files
   nlohmann::json extra = nlohmann::json::object();  // top-level keys lengen does not know, kept as read
 };
+
+// What a model trained on, as results.json and the report name it, from a training data record
+// (a run's training_data.json, or a checkpoint's copy of it): null is "generated", a record is
+// "files HASH"; "" for anything else (no record known).
+std::string training_data_label(const nlohmann::json& record);
 
 nlohmann::json to_json(const ResultsFile& results);
 nlohmann::json to_json(const ResultEntry& entry);
