@@ -649,6 +649,14 @@ TEST_F(CliWrites, AReportKnowsWhatARunTrainedOnAndWith) {
   const std::string md = text_of(root_ / "runs" / "report.md");
   EXPECT_NE(md.find("data=files "), std::string::npos) << md;
   EXPECT_NE(md.find("data=generated"), std::string::npos) << md;
+  // Where the run's record is there, an entry's model record that says other data is refused.
+  const fs::path results = root_ / "runs" / "generated" / "results.json";
+  const std::string kept = text_of(results);
+  std::ofstream(root_ / "runs" / "generated" / "training_data.json") << R"({"dir": "/x", "hash": "0123"})";
+  expect_one_line_refusal(lengen("report " + at("runs")),
+                          "holds results of a model trained on generated, but ");
+  fs::remove(root_ / "runs" / "generated" / "training_data.json");
+  EXPECT_EQ(text_of(results), kept);
 
   const fs::path config = root_ / "runs" / "generated" / "config.json";
   nlohmann::json edited = read_json_file(config.string());

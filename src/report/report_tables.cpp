@@ -177,11 +177,16 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
       if (entry.model && !entry.model->trained_on.empty()) trained_on.insert(entry.model->trained_on);
     }
   }
-  if (trained_on.empty()) {
-    const fs::path data = fs::path(run.dir) / "training_data.json";
-    trained_on.insert(
-        training_data_label(fs::exists(data) ? read_json_file(data.string()) : nlohmann::json()));
+  const fs::path data = fs::path(run.dir) / "training_data.json";
+  const std::string recorded =
+      training_data_label(fs::exists(data) ? read_json_file(data.string()) : nlohmann::json());
+  // Both say what trained the model; where the folder's record is there, they must agree.
+  if (fs::exists(data) && !trained_on.empty() && (trained_on.size() > 1 || *trained_on.begin() != recorded)) {
+    throw UserError(results_path + " holds results of a model trained on " +
+                    fmt::format("{}", fmt::join(trained_on, " and ")) + ", but " + data.string() + " says " +
+                    recorded + " (one of them edited or replaced by hand)");
   }
+  if (trained_on.empty()) trained_on.insert(recorded);
   read.config["data"] = fmt::format("{}", fmt::join(trained_on, " and "));
   // Results on --data files are of the files they were scored on: runs scored on other files are
   // not seeds of one measurement.
