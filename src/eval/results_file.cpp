@@ -7,7 +7,6 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "lengen/atomic_write.h"
 #include "lengen/data_streams.h"
@@ -224,7 +223,8 @@ std::optional<double> target_metric(const ResultEntry& entry, const std::string&
 // states elsewhere must agree with it. A record edited by hand (another task, other parameters, a
 // sample count the entry was not measured on, generated data filed as files) would put the entry's
 // figures under a provenance that did not produce them.
-void check_data_record_of(const ResultEntry& entry, const ResultsFile& file, const std::string& where) {
+void check_data_record_of(const ResultEntry& entry, const ResultsFile& file, bool on_files,
+                          const std::string& where) {
   if (!entry.data.is_object()) return;
   const Json& data = entry.data;
   const auto disagree = [&](const std::string& key, const Json& theirs, const std::string& ours) {
@@ -233,7 +233,6 @@ void check_data_record_of(const ResultEntry& entry, const ResultsFile& file, con
   };
   if (data.contains("samples") && data.at("samples") != Json(entry.samples))
     disagree("samples", data.at("samples"), "the entry counts " + std::to_string(entry.samples) + " samples");
-  const bool on_files = where.rfind("results_on_files/", 0) == 0;
   const std::string source = on_files ? "files" : "generated";
   if (data.contains("source") && data.at("source") != Json(source))
     disagree("source", data.at("source"), "the entry is filed under results on " + source + " data");
@@ -296,10 +295,10 @@ void check_model_record_of(const ResultEntry& entry, const std::string& where) {
   }
 }
 
-void check_data_records(const ResultsFile& file) {
-  for (const auto& [section, results] :
-       {std::pair<std::string, const ResultsByDecode*>{"results", &file.results},
-        {"results_on_files", &file.results_on_files}}) {
+void check_entry_records(const ResultsFile& file) {
+  for (const bool on_files : {false, true}) {
+    const ResultsByDecode* results = on_files ? &file.results_on_files : &file.results;
+    const std::string section = on_files ? "results_on_files" : "results";
     for (const auto& [decode, by_length] : *results) {
       for (const auto& [length, entry] : by_length) {
         const std::string where = section + "/" + decode + "/" + std::to_string(length);
@@ -309,7 +308,7 @@ void check_data_records(const ResultsFile& file) {
                                       " record (every evaluation writes one; removed by hand?)");
         }
         check_model_record_of(entry, where);
-        check_data_record_of(entry, file, where);
+        check_data_record_of(entry, file, on_files, where);
       }
     }
   }
@@ -415,7 +414,7 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     if (json.contains("results")) results.results = results_from_json(json.at("results"), "results");
     if (json.contains("results_on_files"))
       results.results_on_files = results_from_json(json.at("results_on_files"), "results_on_files");
-    check_data_records(results);
+    check_entry_records(results);
     return results;
   } catch (const nlohmann::json::exception& e) {
     throw not_a_results_file(source, e);
