@@ -224,6 +224,46 @@ TEST_F(CliWrites, TrainingFilesLongerThanTheConfiguredLengthAreRefused) {
   EXPECT_FALSE(fs::exists(root_ / "run2"));
 }
 
+// The run records task.len_min..task.len_max as the lengths it trained on, and evaluation multiples
+// count from task.len_max: files lengen drew must have been drawn at exactly those lengths (their
+// data.json says so), and other files must reach both ends.
+TEST_F(CliWrites, TrainingFilesMustSpanTheConfiguredLengths) {
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 3 --train 64 --out " + at("short")).code,
+      0);
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") + " --data " + at("short")),
+                          "holds training data drawn at task lengths 2..3 (" + at("short") +
+                              "/data.json), but the config has task.len_min=2, task.len_max=4; set them to 2 "
+                              "and 3");
+  EXPECT_FALSE(fs::exists(root_ / "run"));
+  // Writing evaluation splits into the folder keeps the record of its training split.
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --eval-lengths 6 --eval-size 2 --out " + at("short")).code, 0);
+  expect_one_line_refusal(lengen("train " + base() + " --set task.len_min=1 --set task.len_max=3 --out " +
+                                 at("run") + " --data " + at("short")),
+                          "drawn at task lengths 2..3");
+  const CliResult matching =
+      lengen("train " + base() + " --set task.len_max=3 --out " + at("run") + " --data " + at("short"));
+  EXPECT_EQ(matching.code, 0) << matching.err;
+  // Files from another tool (no record) must hold a source at each end of the configured range.
+  fs::create_directories(root_ / "hand");
+  std::ofstream(at("hand") + "/train.src") << "1 2\n1 2 3\n";
+  std::ofstream(at("hand") + "/train.trg") << "1 2\n1 2 3\n";
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + at("run2") + " --data " + at("hand")),
+      "train.src: the longest source (line 2) has 3 symbols, fewer than the 4 of a source "
+      "at task.len_max=4");
+  expect_one_line_refusal(
+      lengen("train " + base() + " --set task.len_min=1 --set task.len_max=3 --out " + at("run2") +
+             " --data " + at("hand")),
+      "train.src: the shortest source (line 1) has 2 symbols, more than the 1 of a source "
+      "at task.len_min=1");
+  EXPECT_FALSE(fs::exists(root_ / "run2"));
+  const CliResult spanning =
+      lengen("train " + base() + " --set task.len_max=3 --out " + at("run2") + " --data " + at("hand"));
+  EXPECT_EQ(spanning.code, 0) << spanning.err;
+}
+
 // A target longer than greedy decoding produces for its source could never be scored, and a huge
 // one would hold training on one step for hours: it is refused, file and line named.
 TEST_F(CliWrites, TrainingTargetsLongerThanDecodingProducesAreRefused) {
@@ -232,7 +272,8 @@ TEST_F(CliWrites, TrainingTargetsLongerThanDecodingProducesAreRefused) {
   std::string long_target = "1";
   for (int i = 0; i < 5000; ++i) long_target += " 2";
   std::ofstream(at("huge") + "/train.trg") << "1 2 3\n" << long_target << "\n";
-  const CliResult result = lengen("train " + base() + " --out " + at("run") + " --data " + at("huge"));
+  const CliResult result = lengen("train " + base() + " --set task.len_min=3 --set task.len_max=3 --out " +
+                                  at("run") + " --data " + at("huge"));
   expect_one_line_refusal(result, "train.trg:2: a target of 5001 symbols after a source of 3");
   EXPECT_NE(result.err.find("eval.decode_cap=2.2"), std::string::npos) << result.err;
   EXPECT_FALSE(fs::exists(root_ / "run"));

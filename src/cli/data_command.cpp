@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -232,6 +233,14 @@ void run_data(const DataOptions& options) {
       }
     }
   }
+  // The training split's lengths: this command's, or (writing evaluation splits only) those the
+  // folder's record already keeps for the split it leaves in place.
+  std::optional<TrainLengths> train_lengths;
+  if (options.train > 0) {
+    train_lengths = TrainLengths{options.len_min, options.len_max};
+  } else if (record && fs::exists(fs::path(options.out) / "train.src")) {
+    train_lengths = recorded_train_lengths(options.out);
+  }
   claim_output_files(options.out, names);
   // With --force, every old file this command replaces goes before the first new one is written:
   // stopped halfway, the folder then holds this command's finished splits only, never an old
@@ -297,7 +306,7 @@ void run_data(const DataOptions& options) {
   // Last: a folder with a record holds whole splits of the task it names.
   if (record) {
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
-                          data_record_text(*task, options.seed));
+                          data_record_text(*task, options.seed, train_lengths));
   }
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)

@@ -29,6 +29,62 @@ namespace lengen {
 
 namespace {
 
+// Evaluation lengths are labelled as multiples of task.len_max, and the run records task.len_min
+// and task.len_max as the lengths it trained on: the files must hold exactly that range. Files
+// lengen drew say so in their record (a small split need not reach both ends); other files must
+// reach both ends themselves.
+void check_training_lengths(const Task& task, const Config& config, const std::string& data_dir,
+                            const std::string& stem, const std::vector<Sample>& samples) {
+  const std::optional<int64_t> longest_allowed = task.source_length(config.task.len_max);
+  const std::optional<int64_t> shortest_allowed = task.source_length(config.task.len_min);
+  if (!longest_allowed || !shortest_allowed) return;  // the source length does not follow the task length
+  size_t longest = 0;
+  size_t shortest = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const int64_t size = static_cast<int64_t>(samples[i].src.size());
+    if (size > *longest_allowed) {
+      throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " + std::to_string(size) +
+                      " symbols, more than the " + std::to_string(*longest_allowed) +
+                      " of a source at task.len_max=" + std::to_string(config.task.len_max) +
+                      "; set task.len_max to the training data's longest length");
+    }
+    if (size < *shortest_allowed) {
+      throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " + std::to_string(size) +
+                      " symbols, fewer than the " + std::to_string(*shortest_allowed) +
+                      " of a source at task.len_min=" + std::to_string(config.task.len_min) +
+                      "; set task.len_min to the training data's shortest length");
+    }
+    if (samples[i].src.size() > samples[longest].src.size()) longest = i;
+    if (samples[i].src.size() < samples[shortest].src.size()) shortest = i;
+  }
+  if (const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir)) {
+    if (recorded->min != config.task.len_min || recorded->max != config.task.len_max) {
+      throw UserError("--data " + data_dir + " holds training data drawn at task lengths " +
+                      std::to_string(recorded->min) + ".." + std::to_string(recorded->max) + " (" +
+                      (std::filesystem::path(data_dir) / kDataRecordName).string() +
+                      "), but the config has task.len_min=" + std::to_string(config.task.len_min) +
+                      ", task.len_max=" + std::to_string(config.task.len_max) + "; set them to " +
+                      std::to_string(recorded->min) + " and " + std::to_string(recorded->max));
+    }
+    return;
+  }
+  if (static_cast<int64_t>(samples[longest].src.size()) < *longest_allowed) {
+    throw UserError(stem + ".src: the longest source (line " + std::to_string(longest + 1) + ") has " +
+                    std::to_string(samples[longest].src.size()) + " symbols, fewer than the " +
+                    std::to_string(*longest_allowed) +
+                    " of a source at task.len_max=" + std::to_string(config.task.len_max) +
+                    "; set task.len_max to the training data's longest length (evaluation multiples count "
+                    "from it)");
+  }
+  if (static_cast<int64_t>(samples[shortest].src.size()) > *shortest_allowed) {
+    throw UserError(stem + ".src: the shortest source (line " + std::to_string(shortest + 1) + ") has " +
+                    std::to_string(samples[shortest].src.size()) + " symbols, more than the " +
+                    std::to_string(*shortest_allowed) +
+                    " of a source at task.len_min=" + std::to_string(config.task.len_min) +
+                    "; set task.len_min to the training data's shortest length");
+  }
+}
+
 std::unique_ptr<TrainingData> training_data(const Task& task, const Config& config,
                                             const std::string& data_dir) {
   if (data_dir.empty()) {
@@ -43,31 +99,7 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
   }
   auto samples = read_samples(stem, task.num_symbols(), task.framing());
   if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
-  // Evaluation lengths are labelled as multiples of task.len_max: training data longer than it
-  // would make "1x" a length the model trained beyond.
-  if (const std::optional<int64_t> longest = task.source_length(config.task.len_max)) {
-    for (size_t i = 0; i < samples.size(); ++i) {
-      if (static_cast<int64_t>(samples[i].src.size()) > *longest) {
-        throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " +
-                        std::to_string(samples[i].src.size()) + " symbols, more than the " +
-                        std::to_string(*longest) +
-                        " of a source at task.len_max=" + std::to_string(config.task.len_max) +
-                        "; set task.len_max to the training data's longest length");
-      }
-    }
-  }
-  // And the run records task.len_min as the shortest length it trained on.
-  if (const std::optional<int64_t> shortest = task.source_length(config.task.len_min)) {
-    for (size_t i = 0; i < samples.size(); ++i) {
-      if (static_cast<int64_t>(samples[i].src.size()) < *shortest) {
-        throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " +
-                        std::to_string(samples[i].src.size()) + " symbols, fewer than the " +
-                        std::to_string(*shortest) +
-                        " of a source at task.len_min=" + std::to_string(config.task.len_min) +
-                        "; set task.len_min to the training data's shortest length");
-      }
-    }
-  }
+  check_training_lengths(task, config, data_dir, stem, samples);
   // A target longer than greedy decoding may produce could never be scored, and one of millions of
   // symbols would hold training on a single step for hours.
   if (task.framing() == Framing::kTargetAfterSource) {

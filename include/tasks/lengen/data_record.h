@@ -3,7 +3,10 @@
 // come from, by name and every parameter, and the seed. A run given `--data DIR` under another
 // task (copy's config on reverse's files, say) is refused instead of training on one rule under
 // another's name. Folders of files made by other tools have no record and are read as they are.
+// With a training split, the record also keeps the task lengths it was drawn from: a run on it
+// must say the same task.len_min and task.len_max, since evaluation multiples count from them.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "lengen/task.h"
@@ -12,8 +15,19 @@ namespace lengen {
 
 constexpr const char* kDataRecordName = "data.json";
 
-// The record of files generated from `task` with `seed`, as JSON text.
-std::string data_record_text(const Task& task, uint64_t seed);
+// The task lengths a training split was drawn from (both ends included).
+struct TrainLengths {
+  int64_t min = 0;
+  int64_t max = 0;
+};
+
+// The record of files generated from `task` with `seed`, as JSON text; `train` when the folder
+// holds a training split lengen drew.
+std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train);
+
+// The training lengths DIR/data.json records; nothing when DIR has no record or the record has
+// none (no training split, or files from another tool). UserError when they are malformed.
+std::optional<TrainLengths> recorded_train_lengths(const std::string& dir);
 
 // UserError naming DIR/data.json when it records another task, or a parameter of other value,
 // than `task`; nothing when DIR has no record.
