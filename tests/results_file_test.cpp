@@ -229,7 +229,7 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
 // under a provenance that did not produce it.
 TEST(ResultsFile, ADataRecordThatDisagreesWithTheFileIsRefused) {
   ResultsFile results = full_file();
-  results.trained_with = {{"task", {{"params", {{"vocab", 8}}}, {"seed", 1}}}};
+  results.trained_with = {{"task", {{"params", {{"vocab", 8}}}, {"seed", 1}}}, {"model", {{"layers", 1}}}};
   for (auto* section : {&results.results, &results.results_on_files}) {
     for (auto& [decode, by_length] : *section) {
       for (auto& [length, entry] : by_length) {
@@ -271,6 +271,7 @@ TEST(ResultsFile, ADataRecordThatDisagreesWithTheFileIsRefused) {
   edited["/results/teacher_forced/16/model/step"_json_pointer] = 999;
   edited["/results/teacher_forced/16/step"_json_pointer] = 999;
   edited["/results/teacher_forced/16/model/schedule"_json_pointer] = "100@0";
+  edited["/results/teacher_forced/16/model"_json_pointer].erase("record_hash");  // a file without one
   EXPECT_NE(user_error_message([&] {
               results_file_from_json(edited, "RUN/results.json");
             }).find("model.step 999 is past its schedule \"100@0\""),
@@ -290,4 +291,61 @@ TEST(ResultsFile, ADataRecordThatDisagreesWithTheFileIsRefused) {
               std::string::npos)
         << record;
   }
+}
+
+// Every model record is written with a fingerprint of its fields: a hand edit of any of them (a
+// schedule that splits or merges report rows, a checkpoint path of another run, what it trained
+// on) is refused. Records that say what they trained on come with the fingerprint and with
+// trained_with's model section; a file with neither (written without them) still reads.
+TEST(ResultsFile, AnEditedModelRecordIsRefusedByItsFingerprint) {
+  ResultsFile results = full_file();
+  results.trained_with = {{"task", {{"seed", 1}}}, {"model", {{"layers", 1}}}};
+  for (auto* section : {&results.results, &results.results_on_files}) {
+    for (auto& [decode, by_length] : *section) {
+      for (auto& [length, entry] : by_length) {
+        entry.model->schedule = "100@0";
+        entry.model->trained_on = "generated";
+      }
+    }
+  }
+  const nlohmann::json good = to_json(results);
+  EXPECT_EQ(good["/results/teacher_forced/16/model/record_hash"_json_pointer],
+            model_record_hash(*results.results["teacher_forced"][16].model));
+  EXPECT_NO_THROW(results_file_from_json(good, "results.json"));
+  const std::vector<std::pair<std::string, nlohmann::json>> edits = {
+      {"schedule", "990@0"},
+      {"checkpoint", "OTHER/checkpoints/step_00000100.pt"},
+      {"trained_on", "files 0123456789abcdef"},
+      {"weights_hash", "abc124"}};
+  for (const auto& [key, value] : edits) {
+    nlohmann::json edited = good;
+    edited["/results_on_files/greedy/32/model"_json_pointer][key] = value;
+    EXPECT_NE(user_error_message([&] {
+                results_file_from_json(edited, "RUN/results.json");
+              }).find("results_on_files/greedy/32: the model record does not match its record_hash"),
+              std::string::npos)
+        << key;
+  }
+  nlohmann::json edited = good;
+  edited["/results/teacher_forced/16/model"_json_pointer].erase("record_hash");
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("results/teacher_forced/16: no model.record_hash beside model.trained_on"),
+            std::string::npos);
+  edited = good;
+  edited["trained_with"].erase("model");
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("trained_with has no \"model\" section, but results/teacher_forced/16 was written by"),
+            std::string::npos);
+  // Written without any of them: read as it is.
+  for (auto* section : {"results", "results_on_files"}) {
+    for (auto& [decode, by_length] : edited[section].items()) {
+      for (auto& [length, entry] : by_length.items()) {
+        entry["model"].erase("record_hash");
+        entry["model"].erase("trained_on");
+      }
+    }
+  }
+  EXPECT_NO_THROW(results_file_from_json(edited, "results.json"));
 }

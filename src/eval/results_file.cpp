@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lengen/atomic_write.h"
+#include "lengen/content_hash.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
@@ -138,9 +139,12 @@ ResultEntry entry_from_json(const Json& json) {
   entry.step = json.value("step", int64_t{0});
   if (json.contains("model")) {
     const Json& model = json.at("model");
-    entry.model = ModelRecord{model.at("checkpoint").get<std::string>(), model.at("step").get<int64_t>(),
-                              model.at("weights_hash").get<std::string>(), model.value("schedule", ""),
-                              model.value("trained_on", "")};
+    entry.model = ModelRecord{model.at("checkpoint").get<std::string>(),
+                              model.at("step").get<int64_t>(),
+                              model.at("weights_hash").get<std::string>(),
+                              model.value("schedule", ""),
+                              model.value("trained_on", ""),
+                              model.value("record_hash", "")};
   }
   if (json.contains("data")) entry.data = json.at("data");
   return entry;
@@ -283,6 +287,11 @@ void check_model_record_of(const ResultEntry& entry, const std::string& where) {
                                 ", but the entry's checkpoint is " + Json(entry.checkpoint).dump() +
                                 " (its model record edited by hand?)");
   }
+  if (!model.record_hash.empty() && model.record_hash != model_record_hash(model)) {
+    throw std::invalid_argument(
+        where + ": the model record does not match its record_hash " + Json(model.record_hash).dump() +
+        " (its checkpoint, step, weights_hash, schedule or trained_on edited by hand?)");
+  }
   if (model.schedule.empty()) return;
   const std::string last = model.schedule.substr(model.schedule.find_last_of(',') + 1);
   const size_t at = last.find('@');
@@ -292,6 +301,24 @@ void check_model_record_of(const ResultEntry& entry, const std::string& where) {
     throw std::invalid_argument(where + ": model.step " + std::to_string(model.step) +
                                 " is past its schedule " + Json(model.schedule).dump() +
                                 " (its model record edited by hand?)");
+  }
+}
+
+// Records written with each other: a file whose entries record what their model trained on (or a
+// record_hash) was written by an evaluation that records all of them, and the model section of
+// trained_with; one without them lost them by hand, and its config.json would go unchecked.
+void check_records_written_together(const ResultsFile& file, const ModelRecord& model,
+                                    const std::string& where) {
+  const bool newest = !model.trained_on.empty() || !model.record_hash.empty();
+  if (!newest) return;
+  if (model.record_hash.empty()) {
+    throw std::invalid_argument(where +
+                                ": no model.record_hash beside model.trained_on (every evaluation "
+                                "that records one writes both; removed by hand?)");
+  }
+  if (file.trained_with.is_object() && !file.trained_with.contains("model")) {
+    throw std::invalid_argument("trained_with has no \"model\" section, but " + where +
+                                " was written by an evaluation that records it (removed by hand?)");
   }
 }
 
@@ -308,6 +335,7 @@ void check_entry_records(const ResultsFile& file) {
                                       " record (every evaluation writes one; removed by hand?)");
         }
         check_model_record_of(entry, where);
+        if (entry.model) check_records_written_together(file, *entry.model, where);
         check_data_record_of(entry, file, on_files, where);
       }
     }
@@ -319,6 +347,17 @@ UserError not_a_results_file(const std::string& source, const std::exception& ca
 }
 
 }  // namespace
+
+std::string model_record_hash(const ModelRecord& record) {
+  ContentHash hash;
+  // Each field with its length first, so that no two records share one byte stream.
+  for (const std::string& field : {record.checkpoint, std::to_string(record.step), record.weights_hash,
+                                   record.schedule, record.trained_on}) {
+    hash.add(std::to_string(field.size()) + ":");
+    hash.add(field);
+  }
+  return hash.hex();
+}
 
 std::optional<double> ResultEntry::metric(const std::string& name) const {
   if (name == "exact_match") return exact_match;
@@ -373,6 +412,7 @@ Json to_json(const ResultEntry& entry) {
                      {"weights_hash", entry.model->weights_hash}};
     if (!entry.model->schedule.empty()) json["model"]["schedule"] = entry.model->schedule;
     if (!entry.model->trained_on.empty()) json["model"]["trained_on"] = entry.model->trained_on;
+    json["model"]["record_hash"] = model_record_hash(*entry.model);
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
   add_unknown_keys(json, entry.extra);

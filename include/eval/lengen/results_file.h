@@ -73,7 +73,14 @@ struct ModelRecord {
   // What the checkpoint was trained on: "generated", or "files HASH" (the training files' content
   // hash), from the checkpoint itself; "" in files written without it.
   std::string trained_on;
+  // The fingerprint read with the record ("record_hash"); "" in files written without it. Every
+  // write stores a fresh one, made by model_record_hash.
+  std::string record_hash = {};
 };
+
+// A fingerprint of the record's fields: a record edited by hand (its schedule, its checkpoint's
+// path, what it trained on) no longer matches the one written with it.
+std::string model_record_hash(const ModelRecord& record);
 
 // One length scored in one decode mode.
 struct ResultEntry {
