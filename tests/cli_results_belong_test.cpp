@@ -184,6 +184,43 @@ TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
             std::string::npos);
 }
 
+// A sweep run left to resume whose newest checkpoint is past the train.steps the sweep now asks for
+// cannot resume: the sweep refuses it in one line before anything is written, and its dry run
+// lists it as such and ends the same way. A finished run whose config.json was edited by hand is
+// named as edited (restore it), not as one to retrain.
+TEST_F(CliResultsBelong, ASweepRefusesARunItCannotResumeAndItsDryRunToo) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  std::ofstream(at("shorter.json"))
+      << R"({"base": "base.json", "set": {"train.steps": 3}, "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  const fs::path run = root_ / "out" / "a";
+  fs::remove(run / "results.json");  // as if stopped before its evaluation
+  const std::string log = text_of(run / "log.jsonl");
+  const std::string refusal =
+      "sweep: " + at("out/a") +
+      " cannot resume: its newest checkpoint is step 6, past train.steps=3 in the sweep";
+  const CliResult plan = lengen("sweep " + at("shorter.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(
+      plan.out.find("a  [cannot resume: its newest checkpoint is step 6, past train.steps=3 in the sweep; "
+                    "the sweep refuses it]"),
+      std::string::npos)
+      << plan.out;
+  expect_one_line_refusal(plan, refusal);
+  expect_one_line_refusal(lengen("sweep " + at("shorter.json") + " --out " + at("out")), refusal);
+  EXPECT_FALSE(fs::exists(root_ / "out" / "a.failure.txt"));
+  EXPECT_EQ(text_of(run / "log.jsonl"), log);
+  // Resumed and evaluated under its own sweep; then its config.json is edited by hand.
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  ASSERT_TRUE(fs::exists(run / "results.json"));
+  nlohmann::json config = read_json_file((run / "config.json").string());
+  config["model"]["d_mlp"] = 64;
+  std::ofstream(run / "config.json") << config.dump(2);
+  expect_one_line_refusal(
+      lengen("sweep " + at("sweep.json") + " --out " + at("out")),
+      "its config.json was edited since the sweep started it (model.d_mlp is 64 there, 32 in " +
+          at("out/a.config.json") + "): restore it, or use another --out");
+}
+
 // A results.json linked (or copied) in from another run of the same method and seed carries that
 // run's id: eval does not merge into it (nor write through the link), and the report does not file
 // its numbers under this run's config.

@@ -97,6 +97,13 @@ std::string RunFolder::latest_checkpoint() const {
   return paths.empty() ? "" : paths.back();
 }
 
+int64_t RunFolder::latest_step() const {
+  const std::string latest = latest_checkpoint();
+  if (latest.empty()) return 0;
+  return std::stoll(
+      fs::path(latest).filename().string().substr(std::string(kStepPrefix).size(), kStepDigits));
+}
+
 bool RunFolder::training_completed(int64_t steps) const {
   const std::string latest = latest_checkpoint();
   return !latest.empty() && latest == checkpoint_path(steps);

@@ -118,6 +118,33 @@ std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
          " in the sweep";
 }
 
+// A started run whose newest checkpoint is past the train.steps the sweep now asks for cannot be
+// resumed to them (training refuses it); "" when it can.
+std::string resume_past_steps(const Config& wanted, const RunPaths& paths) {
+  const int64_t step = RunFolder(paths.run_dir).latest_step();
+  if (step <= wanted.train.steps) return "";
+  return "its newest checkpoint is step " + std::to_string(step) +
+         ", past train.steps=" + std::to_string(wanted.train.steps) + " in the sweep";
+}
+
+// Why a run folder differs from what the sweep asks for: its config.json edited since the sweep
+// started it (it differs from NAME.config.json, the config the sweep wrote for it), or the sweep
+// changed since. The advice differs: restore the file, or retrain the run.
+std::string stale_advice(const RunPaths& paths, const std::vector<std::string>& may_differ_in) {
+  const std::string saved = paths.run_dir + "/config.json";
+  if (fs::exists(saved) && fs::exists(paths.config)) {
+    const std::string key =
+        first_config_difference(read_json_file(saved), read_json_file(paths.config), may_differ_in);
+    if (!key.empty()) {
+      return "its config.json was edited since the sweep started it (" + key + " is " +
+             config_value_text(read_json_file(saved), key) + " there, " +
+             config_value_text(read_json_file(paths.config), key) + " in " + paths.config +
+             "): restore it, or use another --out";
+    }
+  }
+  return "remove that run folder to retrain it, or use another --out";
+}
+
 // Finished runs are skipped, so one trained with another config under the same name would be
 // reported as this sweep's; a run another sweep file is training (or left to resume) under the
 // same name would be skipped as in use, or resumed, and stand for this sweep's run too: refuse
@@ -140,14 +167,21 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
     }
     // A run another process is training keeps its train.steps; one left to resume may grow them.
     const bool busy = claimed || run_in_use_elsewhere(paths.run_dir);
-    const std::string difference = stale_difference(
-        wanted, paths, finished || busy ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn,
-        claimed);
-    if (difference.empty()) continue;
-    throw UserError("sweep: " + paths.run_dir + (finished ? " finished" : " was started") +
-                    " with another config (" + difference + ")" +
-                    (finished ? "" : ", by another sweep file or before this one changed") +
-                    "; remove that run folder to retrain it, or use another --out");
+    const std::vector<std::string>& may_differ_in =
+        finished || busy ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn;
+    const std::string difference = stale_difference(wanted, paths, may_differ_in, claimed);
+    if (!difference.empty()) {
+      throw UserError("sweep: " + paths.run_dir + (finished ? " finished" : " was started") +
+                      " with another config (" + difference + ")" +
+                      (finished ? "" : ", by another sweep file or before this one changed") + "; " +
+                      stale_advice(paths, may_differ_in));
+    }
+    const std::string past = finished || busy ? "" : resume_past_steps(wanted, paths);
+    if (!past.empty()) {
+      throw UserError("sweep: " + paths.run_dir + " cannot resume: " + past +
+                      "; set train.steps to at least its step, remove that run folder to retrain it, or use "
+                      "another --out");
+    }
   }
 }
 
@@ -201,8 +235,11 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
         if (!difference.empty()) state = "finished with another config: " + difference;
       } else if (state == "resume") {
         const std::string difference = stale_difference(wanted, paths, kKeysAStartedRunMayDifferIn);
+        const std::string past = resume_past_steps(wanted, paths);
         if (!difference.empty())
           state = "started with another config: " + difference + "; the sweep refuses it";
+        else if (!past.empty())
+          state = "cannot resume: " + past + "; the sweep refuses it";
       }
     } catch (const UserError& e) {
       state = std::string("invalid: ") + e.what();
@@ -437,6 +474,8 @@ void print_sweep_plan(const SweepOptions& args) {
   check_sweep_out(sweep, mine, args.out);
   if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);
   print_plan(sweep, mine, args);
+  // Then it ends as the sweep would begin: a folder it would refuse is the same one line, exit 2.
+  if (fs::is_directory(args.out)) check_sweep_folder_contents(sweep, mine, args.out);
 }
 
 SweepTally run_sweep(const SweepOptions& args) {

@@ -288,10 +288,14 @@ TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
     "set": {"train.lr": 0.002}
   })";
   const std::string changed = (dir_ / "changed_sweep.json").string();
-  ASSERT_EQ(run_cli("sweep " + changed + " --out " + out.string() + " --dry-run"), 0) << err_;
+  // The dry run lists the plan, then refuses as the sweep would.
+  ASSERT_EQ(run_cli("sweep " + changed + " --out " + out.string() + " --dry-run"), 2) << err_;
   EXPECT_NE(out_.find("seed1  [finished with another config: train.lr is 0.001 there, 0.002 in the sweep]"),
             std::string::npos)
       << out_;
+  EXPECT_NE(err_.find((out / "seed1").string() + " finished with another config (train.lr"),
+            std::string::npos)
+      << err_;
   EXPECT_EQ(run_cli("sweep " + changed + " --out " + out.string()), 2) << out_ << err_;
   EXPECT_NE(err_.find((out / "seed1").string() + " finished with another config (train.lr"),
             std::string::npos)

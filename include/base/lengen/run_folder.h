@@ -5,10 +5,9 @@
 // marker file .lengen_run that says lengen made the folder (so --force may replace it) and the
 // lock file .lengen_lock (lengen/run_lock.h). Only names of exactly these forms are read, pruned or
 // deleted; a user's files beside them are left alone.
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -38,6 +37,8 @@ class RunFolder {
   std::vector<std::string> checkpoints() const;
   // The newest checkpoint, or "" when there is none.
   std::string latest_checkpoint() const;
+  // The step of the newest checkpoint (from its name), or 0 when there is none.
+  int64_t latest_step() const;
   // Whether training ran to `steps` (its train.steps): training always checkpoints its last
   // step, so the newest checkpoint is that step's. results.json alone says nothing: an
   // interrupted run can be evaluated.
