@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -120,6 +121,13 @@ TEST(BenchCli, StepTakesItsShapeFromAConfig) {
 // A shape given twice, an unknown method or a missing config: one line, exit 2, nothing timed.
 TEST(BenchCli, StepRefusesConflictingOrUnknownChoicesInOneLine) {
   const std::string copy = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/copy.json";
+  // A config's shape too large for memory is named by the config, not by options never typed.
+  nlohmann::json huge = nlohmann::json::parse(std::ifstream(copy), nullptr, true, /*ignore_comments=*/true);
+  huge["train"]["batch_size"] = 4096;
+  huge["task"]["len_max"] = 60000;
+  huge["eval"]["lengths"] = {60000};
+  const std::string huge_path = ::testing::TempDir() + "/bench_huge_" + std::to_string(getpid()) + ".json";
+  std::ofstream(huge_path) << huge.dump();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"bench step --config " + copy + " --layers 3", "excludes"},
       {"bench step --only Softmaxx", "unknown method 'Softmaxx'"},
@@ -132,8 +140,15 @@ TEST(BenchCli, StepRefusesConflictingOrUnknownChoicesInOneLine) {
        "bench step --batch 65536 --length 1048576 needs"},
       {"bench normalizers --lengths 1000000 --repeats 1",
        "bench normalizers --lengths 1000000 needs at least"},
+      {"bench step --repeats 1 --config " + huge_path,
+       "bench step --config " + huge_path + " (batch 4096, 120002 tokens) needs"},
   };
   expect_one_line_usage_errors(cases);
+  const auto [out, status] =
+      capture(std::string(LENGEN_CLI_PATH) + " bench step --repeats 1 --config " + huge_path + " 2>&1");
+  EXPECT_NE(out.find("take a config with a smaller train.batch_size"), std::string::npos) << out;
+  EXPECT_EQ(out.find("--batch"), std::string::npos) << out;
+  std::remove(huge_path.c_str());
 }
 
 TEST(BenchCli, StepOnCudaWithoutCudaIsAUsageError) {

@@ -324,8 +324,13 @@ TEST_F(CliData, SplitsLargerThanTheDiskAreRefused) {
   EXPECT_EQ(run("--task copy --len-min 4 --len-max 8 --eval-lengths 1048576 --eval-size 1048576 --out " +
                 out("huge")),
             2);
-  EXPECT_NE(err_.find("write at least"), std::string::npos) << err_;
+  // Only the options that write something are named.
+  EXPECT_EQ(err_.rfind("lengen: error: --eval-size 1048576 at --eval-lengths 1048576 write at least", 0), 0u)
+      << err_;
   EXPECT_NE(err_.find("GB free at"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(out("huge")));
+  EXPECT_EQ(run("--task copy --len-min 100000 --len-max 100000 --train 100000000 --out " + out("huge")), 2);
+  EXPECT_EQ(err_.rfind("lengen: error: --train 100000000 at --len-min 100000 write at least", 0), 0u) << err_;
   EXPECT_FALSE(fs::exists(out("huge")));
 }
 

@@ -150,10 +150,15 @@ void run_step_bench(const StepBenchOptions& options) {
         training_step_memory(options.model, options.vocab, static_cast<double>(options.length),
                              static_cast<double>(options.batch));
     needed.parameters *= static_cast<double>(methods.size());
-    check_fits_in_memory(needed,
-                         fmt::format("bench step --batch {} --length {}", options.batch, options.length),
-                         fmt::format("one training step of {} methods", methods.size()),
-                         "lower --batch, --length or the model's size");
+    const bool from_config = !options.shape_config.empty();
+    check_fits_in_memory(
+        needed,
+        from_config ? fmt::format("bench step --config {} (batch {}, {} tokens)", options.shape_config,
+                                  options.batch, options.length)
+                    : fmt::format("bench step --batch {} --length {}", options.batch, options.length),
+        fmt::format("one training step of {} methods", methods.size()),
+        from_config ? "take a config with a smaller train.batch_size, task.len_max or model"
+                    : "lower --batch, --length or the model's size");
   }
   torch::manual_seed(1);
   const auto tokens =

@@ -95,6 +95,7 @@ void add_bench_step(CLI::App& bench) {
     options->dtype = *value_named<TrainDtype>(*dtype);
     if (!config_path->empty()) {
       take_step_bench_shape(load_config(*config_path), *options);
+      options->shape_config = *config_path;
     } else if (d_mlp->count() == 0) {
       options->model.d_mlp = 4 * options->model.d_model;
     }

@@ -128,11 +128,18 @@ void check_fits_on_disk(const Task& task, const DataOptions& options) {
   const fs::space_info space = fs::space(existing, error);
   if (error || bytes <= static_cast<double>(space.available)) return;
   constexpr double kGB = 1e9;
-  throw UserError(
-      fmt::format("--train {} and --eval-size {} at --eval-lengths {} write at least {:.3g} GB, more "
-                  "than the {:.3g} GB free at {}; write fewer or shorter samples",
-                  options.train, options.eval_size, fmt::join(options.eval_lengths, ","), bytes / kGB,
-                  static_cast<double>(space.available) / kGB, existing.string()));
+  // Only the options that write something are named.
+  std::vector<std::string> parts;
+  if (options.train > 0)
+    parts.push_back(fmt::format("--train {} at --len-min {}", options.train, options.len_min));
+  if (!options.eval_lengths.empty()) {
+    parts.push_back(fmt::format("--eval-size {} at --eval-lengths {}", options.eval_size,
+                                fmt::join(options.eval_lengths, ",")));
+  }
+  throw UserError(fmt::format(
+      "{} write at least {:.3g} GB, more than the {:.3g} GB free at {}; write fewer or "
+      "shorter samples",
+      fmt::join(parts, " and "), bytes / kGB, static_cast<double>(space.available) / kGB, existing.string()));
 }
 
 // Files that writing would replace or mix with: train.* when writing training data, and any

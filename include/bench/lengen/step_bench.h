@@ -26,6 +26,9 @@ struct StepBenchOptions {
   // Names of the methods to time (empty: all); Softmax, the baseline, always runs.
   std::vector<std::string> only;
   bool json = false;
+  // The config the shape was taken from (take_step_bench_shape), "" for the --batch/--length/...
+  // options: messages name what the user gave.
+  std::string shape_config;
 };
 
 // The shape of `config` (a shipped configs/quick/*.json or any other): its model, its batch size,
