@@ -106,15 +106,6 @@ TEST_F(CheckpointTest, ACheckpointWithParametersThisModelLacksIsRefused) {
       << message;
 }
 
-// The schedule history grows only where train.steps changed, and stays unknown once unknown.
-TEST(CheckpointSchedule, GrowsWhereTrainStepsChange) {
-  EXPECT_EQ(continued_schedule("", 0, 400), "400@0");
-  EXPECT_EQ(continued_schedule("400@0", 200, 400), "400@0");
-  EXPECT_EQ(continued_schedule("400@0", 200, 600), "400@0,600@200");
-  EXPECT_EQ(continued_schedule("400@0,600@200", 300, 600), "400@0,600@200");
-  EXPECT_EQ(continued_schedule("", 50, 400), "");
-}
-
 TEST_F(CheckpointTest, DamagedFilesAreUnreadableNotOfAnotherModel) {
   const Config config = testing::tiny_copy_config();
   Decoder model = model_of(config);

@@ -14,6 +14,7 @@
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/rng.h"
+#include "lengen/schedule_history.h"
 
 namespace lengen {
 
@@ -293,11 +294,8 @@ void check_model_record_of(const ResultEntry& entry, const std::string& where) {
         " (its checkpoint, step, weights_hash, schedule or trained_on edited by hand?)");
   }
   if (model.schedule.empty()) return;
-  const std::string last = model.schedule.substr(model.schedule.find_last_of(',') + 1);
-  const size_t at = last.find('@');
-  const bool digits =
-      at != std::string::npos && at > 0 && last.find_first_not_of("0123456789") == at && at < 19;
-  if (!digits || std::stoll(last.substr(0, at)) < model.step) {
+  const std::optional<ScheduleSegment> last = last_schedule_segment(model.schedule);
+  if (!last || last->steps < model.step) {
     throw std::invalid_argument(where + ": model.step " + std::to_string(model.step) +
                                 " is past its schedule " + Json(model.schedule).dump() +
                                 " (its model record edited by hand?)");

@@ -3,7 +3,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -252,39 +251,6 @@ void check_checkpoint_trained_as(const std::string& path, const TrainingProgress
                   ", this run's config.json has " + config_value_text(current, key) +
                   ": it is not a model of this run (a copy of the run trained on under another config?)");
 }
-
-std::string continued_schedule(const std::string& schedule, int64_t step, int64_t steps) {
-  const std::string part = std::to_string(steps) + "@" + std::to_string(step);
-  if (schedule.empty()) return step == 0 ? part : "";
-  const size_t last = schedule.rfind(',');
-  const std::string last_part = schedule.substr(last == std::string::npos ? 0 : last + 1);
-  if (last_part.substr(0, last_part.find('@')) == std::to_string(steps)) return schedule;
-  return schedule + "," + part;
-}
-
-namespace {
-
-// The parts of `schedule` that began before `step`: the history a checkpoint at `step` has.
-std::string schedule_before(const std::string& schedule, int64_t step) {
-  std::string kept;
-  size_t start = 0;
-  while (start < schedule.size()) {
-    size_t end = schedule.find(',', start);
-    if (end == std::string::npos) end = schedule.size();
-    const std::string part = schedule.substr(start, end - start);
-    const size_t at = part.find('@');
-    int64_t from = 0;
-    const bool parsed =
-        at != std::string::npos &&
-        std::from_chars(part.data() + at + 1, part.data() + part.size(), from).ec == std::errc();
-    // A part that does not parse (a damaged history) is kept: the histories then differ visibly.
-    if (!parsed || from < std::max<int64_t>(step, 1)) kept += (kept.empty() ? "" : ",") + part;
-    start = end + 1;
-  }
-  return kept;
-}
-
-}  // namespace
 
 void check_checkpoint_schedule_is_runs(const std::string& path, const TrainingProgress& progress,
                                        const RunFolder& run) {

@@ -9,6 +9,7 @@
 #include "lengen/decoder.h"
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
+#include "lengen/schedule_history.h"  // continued_schedule, for TrainingProgress::schedule
 
 namespace lengen {
 
@@ -35,10 +36,6 @@ struct TrainingProgress {
   // "" when unknown. A copy whose training_data.json was deleted still says it.
   std::string training_data;
 };
-
-// `schedule` (TrainingProgress::schedule) continued by a run at `step` that trains under
-// train.steps=`steps`: unchanged when its last part already says so, "" while unknown.
-std::string continued_schedule(const std::string& schedule, int64_t step, int64_t steps);
 
 // A checkpoint file that cannot be read at all (truncated, not a checkpoint), as opposed to
 // one that reads but belongs to another model.

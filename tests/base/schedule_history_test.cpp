@@ -1,0 +1,42 @@
+// The schedule history checkpoints and results.json record: read one way everywhere.
+#include "lengen/schedule_history.h"
+
+#include <gtest/gtest.h>
+
+namespace lengen {
+namespace {
+
+TEST(ScheduleHistory, SegmentsAreWholeNumbersAtWholeNumbers) {
+  const std::optional<ScheduleSegment> segment = parse_schedule_segment("600@200");
+  ASSERT_TRUE(segment);
+  EXPECT_EQ(segment->steps, 600);
+  EXPECT_EQ(segment->from, 200);
+  for (const char* text : {"", "@", "600", "600@", "@200", "-600@0", "600@-1", "6 00@0", "600@0x", "1e3@0",
+                           "9999999999999999999@0"}) {
+    EXPECT_FALSE(parse_schedule_segment(text)) << text;
+  }
+  ASSERT_TRUE(last_schedule_segment("400@0,600@200"));
+  EXPECT_EQ(last_schedule_segment("400@0,600@200")->steps, 600);
+  EXPECT_FALSE(last_schedule_segment(""));
+  EXPECT_FALSE(last_schedule_segment("400@0,"));
+}
+
+// The history grows only where train.steps changed, and stays unknown once unknown.
+TEST(ScheduleHistory, GrowsWhereTrainStepsChange) {
+  EXPECT_EQ(continued_schedule("", 0, 400), "400@0");
+  EXPECT_EQ(continued_schedule("400@0", 200, 400), "400@0");
+  EXPECT_EQ(continued_schedule("400@0", 200, 600), "400@0,600@200");
+  EXPECT_EQ(continued_schedule("400@0,600@200", 300, 600), "400@0,600@200");
+  EXPECT_EQ(continued_schedule("", 50, 400), "");
+}
+
+// A checkpoint at a step has the segments that began before it; a damaged one is kept.
+TEST(ScheduleHistory, TheHistoryBeforeAStep) {
+  EXPECT_EQ(schedule_before("400@0,600@200", 200), "400@0");
+  EXPECT_EQ(schedule_before("400@0,600@200", 201), "400@0,600@200");
+  EXPECT_EQ(schedule_before("400@0,600@200", 0), "400@0");
+  EXPECT_EQ(schedule_before("400@0,bad,600@200", 100), "400@0,bad");
+}
+
+}  // namespace
+}  // namespace lengen
