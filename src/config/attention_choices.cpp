@@ -1,22 +1,20 @@
 // The one table of each attention axis: the config's choices, the errors and the report's names
-// all come from it. Adding a normalizer, a scaling or a position encoding adds one entry here
-// and its factory (normalizers/normalizer_registry.cpp) or kind (length_scaling.cpp, positions.cpp).
+// all come from it. The normalizers are listed in normalizer_list.h, which the normalizers layer
+// reads too; adding a scaling or a position encoding adds one entry here and its kind
+// (length_scaling.cpp, positions.cpp).
 #include "lengen/attention_choices.h"
 
 namespace lengen {
 
+// The parameters of a normalizer_list.h line, "(a, b)", as the items of a braced list.
+#define LENGEN_LIST_ITEMS(...) __VA_ARGS__
+
 const std::vector<NormalizerChoice>& normalizer_choices() {
   static const std::vector<NormalizerChoice> choices = {
-      {"softmax", "exp(z - max) normalised to sum 1", {}, "Softmax"},
-      {"sparsemax", "Euclidean projection onto the simplex (entmax with alpha 2)", {}, "Sparsemax"},
-      {"entmax15", "1.5-entmax, exact", {}, "Entmax 1.5"},
-      {"entmax", "alpha-entmax for any alpha > 1", {"alpha", "learn_alpha"}, ""},
-      {"topk", "softmax over the topk largest scores of each row", {"topk"}, "Top-k softmax"},
-      {"adaptive_softmax",
-       "softmax with an entropy-dependent temperature (Velickovic et al. 2024)",
-       {},
-       "Adaptive softmax"},
-      {"stickbreaking", "each key takes a sigmoid share of what later keys leave", {}, "Stick-breaking"},
+#define LENGEN_NORMALIZER(name, help, parameters, label) \
+  {#name, help, std::vector<std::string>{LENGEN_LIST_ITEMS parameters}, label},
+#include "lengen/normalizer_list.h"
+#undef LENGEN_NORMALIZER
   };
   return choices;
 }

@@ -4,6 +4,7 @@
 
 #include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
+#include "normalizer_record.h"
 
 namespace lengen {
 namespace {
@@ -35,5 +36,8 @@ torch::Tensor adaptive_softmax(const torch::Tensor& z, int64_t dim) {
     return softmax(torch::where(visible, safe_x * beta, x));
   });
 }
+
+// Its record: no parameters; the dense path only.
+NormalizerFactory adaptive_softmax_normalizer() { return {"", parameterless<adaptive_softmax>, {}, {}, {}}; }
 
 }  // namespace lengen

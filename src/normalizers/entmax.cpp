@@ -6,10 +6,12 @@
 #include <limits>
 #include <vector>
 
+#include "lengen/errors.h"
 #include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
 #include "lengen/row_forward.h"
 #include "lengen/row_kernels.h"
+#include "normalizer_record.h"
 #include "row_normalizer.h"
 
 namespace lengen {
@@ -398,9 +400,11 @@ namespace detail {
 template <class T>
 void entmax_rows_of(const T* z, T* p, int64_t n, detail::RowAlpha alphas, int64_t begin, int64_t end) {
   thread_local detail::Candidates candidates;
-  for (int64_t row = begin; row < end; ++row) entmax_row(z + row * n, p + row * n, n, alphas[row], candidates);
+  for (int64_t row = begin; row < end; ++row)
+    entmax_row(z + row * n, p + row * n, n, alphas[row], candidates);
 }
-LENGEN_ROW_KERNEL void entmax_rows(const float* z, float* p, int64_t n, detail::RowAlpha alphas, int64_t begin, int64_t end) {
+LENGEN_ROW_KERNEL void entmax_rows(const float* z, float* p, int64_t n, detail::RowAlpha alphas,
+                                   int64_t begin, int64_t end) {
   entmax_rows_of(z, p, n, alphas, begin, end);
 }
 void entmax_rows(const double* z, double* p, int64_t n, detail::RowAlpha alphas, int64_t begin, int64_t end) {
@@ -473,6 +477,45 @@ torch::Tensor entmax(const torch::Tensor& z, const torch::Tensor& alpha, int64_t
     if (d != last) a_last = a_last.transpose(d, last);
     return EntmaxFunction::apply(x, a_last);
   });
+}
+
+namespace {
+
+NormalizerFn make_entmax(const NormalizerSpec& spec) {
+  if (!(spec.alpha > 1.0) || !std::isfinite(spec.alpha)) {
+    throw UserError("normalizer 'entmax' needs alpha > 1, got " + std::to_string(spec.alpha));
+  }
+  const double alpha = spec.alpha;
+  return [alpha](const torch::Tensor& z, const torch::Tensor& learned) {
+    return learned.defined() ? entmax(z, learned) : entmax(z, alpha);
+  };
+}
+
+// As entmax dispatches itself: alpha near 1 is softmax, 1.5 and 2 have their closed forms, a
+// learned alpha always takes the general solver.
+std::optional<FusedRow> fused_entmax(const NormalizerSpec& spec, bool learned) {
+  if (learned) return FusedRow{FusedRowKernel::kEntmax};
+  if (std::abs(spec.alpha - 1) < detail::kSoftmaxAlphaTolerance) return FusedRow{FusedRowKernel::kSoftmax};
+  if (spec.alpha == 1.5) return FusedRow{FusedRowKernel::kEntmax15};
+  if (spec.alpha == 2.0) return FusedRow{FusedRowKernel::kSparsemax};
+  return FusedRow{FusedRowKernel::kEntmax, spec.alpha};
+}
+
+}  // namespace
+
+// Its record: alpha from the config (or learned per head), the fused attention's rows for it.
+NormalizerFactory entmax_normalizer() {
+  return {"",
+          make_entmax,
+          fused_entmax,
+          // A tensor alpha (a learned one, say) takes the general solver, not entmax15's closed form.
+          {{"entmax alpha=1.5", spec_of("entmax", 1.5)},
+           {"entmax alpha=1.25", spec_of("entmax", 1.25)},
+           {"entmax alpha=[1.5]", spec_of("entmax", 1.5), true},
+           checked_only({"entmax alpha=2", spec_of("entmax", 2.0)}),
+           checked_only({"entmax alpha=3", spec_of("entmax", 3.0)}),
+           checked_only({"entmax alpha=[1.7]", spec_of("entmax", 1.7), true})},
+          {}};
 }
 
 }  // namespace lengen

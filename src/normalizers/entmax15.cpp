@@ -9,6 +9,7 @@
 #include "lengen/row_forward.h"
 #include "lengen/row_kernels.h"
 #include "lengen/threshold_search.h"
+#include "normalizer_record.h"
 #include "row_normalizer.h"
 
 namespace lengen {
@@ -85,6 +86,11 @@ struct Entmax15Rule {
 
 torch::Tensor entmax15(const torch::Tensor& z, int64_t dim) {
   return detail::apply_row_normalizer<Entmax15Rule>(z, dim);
+}
+
+// Its record: no parameters, the fused attention's 1.5-entmax rows.
+NormalizerFactory entmax15_normalizer() {
+  return {"", parameterless<entmax15>, always<FusedRowKernel::kEntmax15>, {}, {}};
 }
 
 }  // namespace lengen

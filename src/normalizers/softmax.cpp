@@ -3,6 +3,7 @@
 
 #include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
+#include "normalizer_record.h"
 #include "row_normalizer.h"
 
 namespace lengen {
@@ -32,6 +33,11 @@ struct SoftmaxRule {
 
 torch::Tensor softmax(const torch::Tensor& z, int64_t dim) {
   return detail::apply_row_normalizer<SoftmaxRule>(z, dim);
+}
+
+// Its record: no parameters, the fused attention's softmax rows.
+NormalizerFactory softmax_normalizer() {
+  return {"", parameterless<softmax>, always<FusedRowKernel::kSoftmax>, {}, {}};
 }
 
 }  // namespace lengen

@@ -8,6 +8,7 @@
 #include "lengen/row_forward.h"
 #include "lengen/row_kernels.h"
 #include "lengen/threshold_search.h"
+#include "normalizer_record.h"
 #include "row_normalizer.h"
 
 namespace lengen {
@@ -78,6 +79,11 @@ struct SparsemaxRule {
 
 torch::Tensor sparsemax(const torch::Tensor& z, int64_t dim) {
   return detail::apply_row_normalizer<SparsemaxRule>(z, dim);
+}
+
+// Its record: no parameters, the fused attention's sparsemax rows.
+NormalizerFactory sparsemax_normalizer() {
+  return {"", parameterless<sparsemax>, always<FusedRowKernel::kSparsemax>, {}, {}};
 }
 
 }  // namespace lengen

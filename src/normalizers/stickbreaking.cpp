@@ -4,6 +4,7 @@
 
 #include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
+#include "normalizer_record.h"
 
 namespace lengen {
 namespace {
@@ -48,6 +49,17 @@ class StickbreakingFunction : public torch::autograd::Function<StickbreakingFunc
 torch::Tensor stickbreaking(const torch::Tensor& z, int64_t dim) {
   return detail::along_last_dim(z, dim,
                                 [](const torch::Tensor& x) { return StickbreakingFunction::apply(x); });
+}
+
+// Its record: no parameters; the dense path only. Its weights need not sum to one, and equal
+// scores get unequal weights by where they sit.
+NormalizerFactory stickbreaking_normalizer() {
+  return {"",
+          parameterless<stickbreaking>,
+          {},
+          {},
+          {/*rows_sum_to_one=*/false, /*shift_invariant=*/false, /*picks_among_ties=*/false,
+           /*order_matters=*/true}};
 }
 
 }  // namespace lengen

@@ -1,10 +1,10 @@
 #pragma once
 // The one record of each normalizer on the tensor side: how to build it from the config, which
 // row kernel of the fused attention computes it, the variants the benchmarks time and the tests
-// check, and what the tests may assume of its weights. Its name, help, parameters and report
-// label are its entry in normalizer_choices() (attention_choices.h, the torch-free config layer,
-// which sweeps read without LibTorch); a test checks that both list the same names in one order.
-// Adding a normalizer: its function (normalizers.h and one .cpp), one entry here, one there.
+// check, and what the tests may assume of its weights. The normalizers are those of
+// normalizer_list.h (the config layer's list, which sweeps read without LibTorch, with each one's
+// name, help, parameters and report label); each record is the function NAME_normalizer() in its
+// normalizer's own .cpp. Adding a normalizer: that .cpp and one line in normalizer_list.h.
 #include <torch/types.h>
 
 #include <cstdint>
@@ -57,7 +57,7 @@ struct NormalizerTraits {
 };
 
 struct NormalizerFactory {
-  std::string name;  // model.attention.normalizer
+  std::string name;  // model.attention.normalizer, from normalizer_list.h
   // Builds it from the spec; UserError naming the normalizer when a parameter is out of range.
   std::function<NormalizerFn(const NormalizerSpec&)> make;
   // The fused row kernel that computes what `spec` computes (with an alpha learned per head when
@@ -68,7 +68,7 @@ struct NormalizerFactory {
   NormalizerTraits traits;
 };
 
-// Every normalizer's factory, in the order of normalizer_choices().
+// Every normalizer's record, in the order of normalizer_list.h.
 const std::vector<NormalizerFactory>& normalizer_factories();
 std::vector<std::string> normalizer_factory_names();
 // The factory named spec.name; UserError naming the closest name when there is none.
