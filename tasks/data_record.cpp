@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 
@@ -11,7 +12,29 @@ namespace lengen {
 std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train) {
   nlohmann::json record = {{"task", task.name()}, {"params", task.params()}, {"seed", seed}};
   if (train) record["train_lengths"] = {train->min, train->max};
+  if (train && !train->hash.empty()) record["train_hash"] = train->hash;
   return record.dump(2) + "\n";
+}
+
+std::string data_record_difference(const std::string& dir, const Task& task, uint64_t seed) {
+  const std::string path = (std::filesystem::path(dir) / kDataRecordName).string();
+  if (!std::filesystem::exists(path)) return "";
+  const nlohmann::json record = read_json_file(path);
+  if (!record.is_object()) return "no record";
+  const nlohmann::json wanted = nlohmann::json::parse(data_record_text(task, seed, std::nullopt));
+  if (record.value("task", nlohmann::json()) != wanted["task"]) {
+    return "task " + record.value("task", nlohmann::json()).dump();
+  }
+  const nlohmann::json params = record.value("params", nlohmann::json::object());
+  for (const auto& [name, value] : wanted["params"].items()) {
+    if (!params.contains(name) || params[name] != value) {
+      return name + "=" + (params.contains(name) ? params[name].dump() : std::string("(none)"));
+    }
+  }
+  if (record.value("seed", nlohmann::json()) != wanted["seed"]) {
+    return "seed " + record.value("seed", nlohmann::json()).dump();
+  }
+  return "";
 }
 
 std::optional<TrainLengths> recorded_train_lengths(const std::string& dir) {
@@ -28,7 +51,17 @@ std::optional<TrainLengths> recorded_train_lengths(const std::string& dir) {
     throw UserError(path + ": \"train_lengths\" is " + lengths.dump() +
                     ", not [shortest, longest] task lengths of the training split");
   }
-  return TrainLengths{lengths[0].get<int64_t>(), lengths[1].get<int64_t>()};
+  const nlohmann::json hash = record.value("train_hash", nlohmann::json(""));
+  if (!hash.is_string()) throw UserError(path + ": \"train_hash\" is " + hash.dump() + ", not a string");
+  return TrainLengths{lengths[0].get<int64_t>(), lengths[1].get<int64_t>(), hash.get<std::string>()};
+}
+
+std::string train_split_hash(const std::string& dir, const TrainLengths& lengths) {
+  ContentHash hash;
+  hash.add(std::to_string(lengths.min) + ".." + std::to_string(lengths.max) + "\n");
+  for (const char* name : {"train.src", "train.trg"})
+    hash.add_file((std::filesystem::path(dir) / name).string());
+  return hash.hex();
 }
 
 void check_data_record(const std::string& dir, const Task& task) {

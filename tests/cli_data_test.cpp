@@ -279,7 +279,7 @@ TEST_F(CliData, AStopSignalLeavesNoPartialFiles) {
   rc >> code;
   const std::string message(std::istreambuf_iterator<char>(err), {});
   EXPECT_EQ(code, 130) << message;
-  EXPECT_NE(message.find("lengen data stopped"), std::string::npos) << message;
+  EXPECT_NE(message.find("lengen: data stopped;"), std::string::npos) << message;
   EXPECT_NE(message.find("the files it was replacing are removed too"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(data + "/train.src.part"));
   EXPECT_FALSE(fs::exists(data + "/train.trg.part"));
@@ -330,8 +330,54 @@ TEST_F(CliData, SplitsLargerThanTheDiskAreRefused) {
   EXPECT_NE(err_.find("GB free at"), std::string::npos) << err_;
   EXPECT_FALSE(fs::exists(out("huge")));
   EXPECT_EQ(run("--task copy --len-min 100000 --len-max 100000 --train 100000000 --out " + out("huge")), 2);
-  EXPECT_EQ(err_.rfind("lengen: error: --train 100000000 at --len-min 100000 write at least", 0), 0u) << err_;
+  EXPECT_EQ(
+      err_.rfind("lengen: error: --train 100000000 at --len-min 100000 --len-max 100000 write at least", 0),
+      0u)
+      << err_;
   EXPECT_FALSE(fs::exists(out("huge")));
+  // Training lengths are uniform up to --len-max: the split is sized at their mean, not at --len-min.
+  EXPECT_EQ(run("--task copy --len-min 4 --len-max 1048576 --train 1000000 --out " + out("huge")), 2);
+  EXPECT_NE(err_.find("write at least 1.05e+03 GB"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(out("huge")));
+}
+
+// data.json labels every split in the folder: a split of another task, parameter or seed beside
+// splits this command leaves in place is refused; the files a record describes are checked by
+// their hash; a user's .part file is not lengen's to remove.
+TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
+  ASSERT_EQ(run("--task copy --param vocab=4 --seed 1 --train 20 --len-min 2 --len-max 4 --out " + out("d")),
+            0)
+      << err_;
+  const std::string record =
+      std::string(std::istreambuf_iterator<char>(std::ifstream(out("d/data.json")).rdbuf()), {});
+  EXPECT_EQ(run("--task reverse --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")),
+            2);
+  EXPECT_NE(err_.find(out("d") + " holds a training split of task \"copy\" (" + out("d") +
+                      "/data.json), which splits of reverse with seed 1 would relabel"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(run("--task copy --param vocab=4 --seed 2 --eval-lengths 4 --eval-size 2 --out " + out("d")), 2);
+  EXPECT_NE(err_.find("holds a training split of seed 1"), std::string::npos) << err_;
+  EXPECT_EQ(run("--task copy --param vocab=5 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 2);
+  EXPECT_NE(err_.find("holds a training split of vocab=4.0"), std::string::npos) << err_;
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(std::ifstream(out("d/data.json")).rdbuf()), {}),
+            record);
+  EXPECT_EQ(run("--task copy --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0)
+      << err_;
+
+  // Training files replaced by hand, or the record's lengths edited, no longer match its hash.
+  std::ofstream(out("d/train.src"), std::ios::app) << "1 2\n";
+  std::ofstream(out("d/train.trg"), std::ios::app) << "1 2\n";
+  EXPECT_EQ(train_copy_on(out("d"), 2), 2);
+  EXPECT_NE(err_.find("are not what lengen data wrote there (train_hash"), std::string::npos) << err_;
+
+  // A .part file of the user's in --out is theirs.
+  fs::create_directories(out("p"));
+  std::ofstream(out("p/train.src.part")) << "precious\n";
+  EXPECT_EQ(run("--task copy --param vocab=4 --train 20 --len-min 2 --len-max 4 --out " + out("p")), 2);
+  EXPECT_NE(err_.find("train.src.part exists and lengen did not write it"), std::string::npos) << err_;
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(std::ifstream(out("p/train.src.part")).rdbuf()), {}),
+            "precious\n");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli_folder_test.h"
 #include "lengen/json_file.h"
@@ -79,6 +80,11 @@ TEST_F(CliResultsBelong, ACopyResumedWithFewerStepsIsNotTheRun) {
   fs::copy(a, at("shorter"), fs::copy_options::recursive);
   fs::remove(at("shorter") + "/checkpoints/step_00000006.pt");
   fs::remove(at("shorter") + "/checkpoints/step_00000009.pt");
+  // The results of step 9 are not those of a 6-step run: the resume refuses them first.
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("shorter") +
+                                 " --resume --set train.steps=6 --set train.keep_checkpoints=5"),
+                          "/results.json holds results of step 9, which would no longer be the run's");
+  fs::remove(at("shorter") + "/results.json");
   ASSERT_EQ(lengen("train " + base() + " --out " + at("shorter") +
                    " --resume --set train.steps=6 --set train.keep_checkpoints=5")
                 .code,
@@ -252,16 +258,18 @@ TEST_F(CliResultsBelong, AnotherRunsResultsWithTheIdForgedOrStrippedAreNotMerged
   nlohmann::json forged = theirs;
   forged["run_id"] = own_id;
   std::ofstream(RunFolder(a).results_path()) << forged.dump(2);
-  expect_refused("eval " + a + " --lengths 3", a,
-                 "holds results of a model trained with train.lr=0.002, but the run's config.json has 0.001");
+  // The run id is part of the file's fingerprint, and of each entry's record.
+  expect_refused("eval " + a + " --lengths 3", a, "does not match its record_hash");
+  forged.erase("record_hash");
+  std::ofstream(RunFolder(a).results_path()) << forged.dump(2);
+  expect_refused("eval " + a + " --lengths 3", a, "no record_hash beside results/teacher_forced/4's");
   nlohmann::json stripped = theirs;
   stripped.erase("run_id");
   std::ofstream(RunFolder(a).results_path()) << stripped.dump(2);
-  expect_refused("eval " + a + " --lengths 3", a,
-                 "records no run id: it was not written by this run's evaluations");
+  expect_refused("eval " + a + " --lengths 3", a, "does not match its record_hash");
   forged.erase("trained_with");
   std::ofstream(RunFolder(a).results_path()) << forged.dump(2);
-  expect_refused("eval " + a + " --lengths 3", a, "records no trained_with");
+  expect_refused("eval " + a + " --lengths 3", a, "no record_hash beside");
 }
 
 // A resume with a --set that changes the run is refused for that reason, before anything about
@@ -273,6 +281,103 @@ TEST_F(CliResultsBelong, AResumeWithAChangedKeyNamesTheKeyFirst) {
   expect_refused("train " + base() + " --out " + a +
                      " --resume --set train.steps=9 --set model.attention.normalizer=sparsemax",
                  a, "config key 'model.attention.normalizer' differs");
+}
+
+// Results that are not the run's own, in a results.json that says it is: another run's results
+// section pasted in (its records name their run), a copy's results of a step past the run's
+// train.steps, a label edited by hand. eval and report refuse them in one line.
+TEST_F(CliResultsBelong, ResultsOfAnotherRunOrStepOrAnEditedLabelAreRefused) {
+  const std::string a = trained("a");
+  const std::string b = trained("b", " --set train.seed=2");
+  fs::create_directories(at("mix"));
+  fs::copy(a, at("mix/a"), fs::copy_options::recursive);
+  nlohmann::json mine = read_json_file(RunFolder(at("mix/a")).results_path());
+  const nlohmann::json theirs = read_json_file(RunFolder(b).results_path());
+  mine["results"] = theirs["results"];
+  std::ofstream(RunFolder(at("mix/a")).results_path()) << mine.dump(2);
+  expect_one_line_refusal(
+      lengen("report " + at("mix") + " --out " + at("mix_report")),
+      "was measured by run " + theirs["run_id"].get<std::string>() + ", not by this file's run");
+  expect_refused("eval " + at("mix/a") + " --lengths 3", at("mix/a"), "was measured by run");
+
+  // A copy of `a` trained on to step 9: its results are not those of a 6-step run.
+  fs::copy(a, at("further"), fs::copy_options::recursive);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("further") + " --resume --set train.steps=9").code, 0);
+  fs::create_directories(at("xs"));
+  fs::copy(a, at("xs/x"), fs::copy_options::recursive);
+  fs::copy_file(RunFolder(at("further")).results_path(), RunFolder(at("xs/x")).results_path(),
+                fs::copy_options::overwrite_existing);
+  expect_one_line_refusal(lengen("report " + at("xs") + " --out " + at("xs_report")),
+                          "holds results of step 9 (teacher_forced, length 4), past the train.steps=6 of");
+  expect_refused("eval " + at("xs/x") + " --lengths 3", at("xs/x"),
+                 "holds results of step 9 (teacher_forced, length 4), past this run's train.steps (6)");
+
+  // The label of the results: the training lengths the multiples count from, trained_with's keys.
+  const std::vector<std::pair<std::string, nlohmann::json>> edits = {
+      {"/train_len_max", 2}, {"/trained_with/model/d_mlp", nullptr}, {"/trained_with", nullptr}};
+  for (const auto& [pointer, value] : edits) {
+    SCOPED_TRACE(pointer);
+    fs::remove_all(at("label"));
+    fs::create_directories(at("label"));
+    fs::copy(a, at("label/a"), fs::copy_options::recursive);
+    nlohmann::json edited = read_json_file(RunFolder(at("label/a")).results_path());
+    const nlohmann::json::json_pointer where(pointer);
+    if (value.is_null()) {
+      edited[where.parent_pointer()].erase(where.back());
+    } else {
+      edited[where] = value;
+    }
+    std::ofstream(RunFolder(at("label/a")).results_path()) << edited.dump(2);
+    expect_one_line_refusal(lengen("report " + at("label") + " --out " + at("label_report")),
+                            "does not match its record_hash");
+  }
+}
+
+// A run's training_data.json that disagrees with what its checkpoint was trained on (copied in
+// from another run, say) stops eval, as it stops the report, before results are added.
+TEST_F(CliResultsBelong, EvalRefusesATrainingDataRecordOtherThanTheCheckpoints) {
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("data")).code,
+      0);
+  const std::string on_files = trained("on_files", " --data " + at("data"));
+  const std::string generated = trained("generated");
+  fs::copy_file(RunFolder(on_files).training_data_path(), RunFolder(generated).training_data_path());
+  expect_refused(
+      "eval " + generated + " --lengths 3", generated,
+      "was trained on generated, but " + RunFolder(generated).training_data_path() + " says files ");
+}
+
+// A sweep run stopped at exactly the sweep's train.steps, but trained under other ones, cannot
+// resume to them: refused up front, and so shown by the dry run. A finished run whose config.json
+// and NAME.config.json were both edited by hand is named as edited after training.
+TEST_F(CliResultsBelong, ASweepRefusesARunStoppedAtItsStepsUnderAnotherSchedule) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  std::ofstream(at("at3.json"))
+      << R"({"base": "base.json", "set": {"train.steps": 3}, "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  const fs::path run = root_ / "out" / "a";
+  for (const char* name : {"step_00000006.pt", "best.pt"}) fs::remove(run / "checkpoints" / name);
+  fs::remove(run / "results.json");  // as if stopped at step 3 of 6
+  ASSERT_TRUE(fs::exists(run / "checkpoints" / "step_00000003.pt"));
+  const std::string refusal =
+      "cannot resume: its newest checkpoint is step 3, trained under train.steps=6, not to the train.steps=3 "
+      "of "
+      "the sweep";
+  const CliResult plan = lengen("sweep " + at("at3.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(plan.out.find("a  [" + refusal + "; the sweep refuses it]"), std::string::npos) << plan.out;
+  expect_one_line_refusal(plan, refusal);
+  expect_one_line_refusal(lengen("sweep " + at("at3.json") + " --out " + at("out")), refusal);
+
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  ASSERT_TRUE(fs::exists(run / "results.json"));
+  for (const fs::path& file : {run / "config.json", root_ / "out" / "a.config.json"}) {
+    nlohmann::json config = read_json_file(file.string());
+    config["model"]["d_mlp"] = 64;
+    std::ofstream(file) << config.dump(2);
+  }
+  expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out")),
+                          "its config.json was edited after training (model.d_mlp is 64 there, 32 in " +
+                              (run / "results.json").string() + "'s trained_with): restore it");
 }
 
 }  // namespace

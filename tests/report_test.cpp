@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -52,9 +53,13 @@ class Report : public ::testing::Test {
       ResultEntry& entry = results.results["teacher_forced"][p.length];
       entry.length = p.length;
       entry.decode = "teacher_forced";
-      entry.samples = 100;
-      entry.exact_match = p.exact;
-      entry.token_accuracy = p.token;
+      // Counts whose quotients are the point's fractions, as an evaluation writes them.
+      entry.samples = 10000;
+      entry.exact = std::llround(p.exact * entry.samples);
+      entry.exact_match = static_cast<double>(entry.exact) / entry.samples;
+      entry.tokens = 10000;
+      entry.correct_tokens = std::llround(p.token * entry.tokens);
+      entry.token_accuracy = static_cast<double>(entry.correct_tokens) / entry.tokens;
       entry.attention = AttentionSummary{p.nonzero, 0.5, {}};
     }
     fs::create_directories(dir_ / name);

@@ -336,6 +336,11 @@ TEST(ResultsFile, AnEditedModelRecordIsRefusedByItsFingerprint) {
   edited["trained_with"].erase("model");
   EXPECT_NE(user_error_message([&] {
               results_file_from_json(edited, "RUN/results.json");
+            }).find("the file does not match its record_hash"),
+            std::string::npos);
+  edited.erase("record_hash");
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
             }).find("trained_with has no \"model\" section, but results/teacher_forced/16 was written by"),
             std::string::npos);
   // Written without any of them: read as it is.
@@ -348,4 +353,72 @@ TEST(ResultsFile, AnEditedModelRecordIsRefusedByItsFingerprint) {
     }
   }
   EXPECT_NO_THROW(results_file_from_json(edited, "results.json"));
+}
+
+// The file's label (task, training lengths, seed, run id, trained_with, method) is fingerprinted
+// too, and an entry names the run that measured it: an edited label, a file without its
+// fingerprint beside entries with theirs, and another run's entry pasted in are refused.
+TEST(ResultsFile, AnEditedLabelOrAnotherRunsEntryIsRefused) {
+  ResultsFile results = full_file();
+  results.run_id = "0123456789abcdef";
+  results.trained_with = {{"task", {{"len_max", 16}}}, {"model", {{"d_mlp", 32}}}};
+  for (auto* section : {&results.results, &results.results_on_files}) {
+    for (auto& [decode, by_length] : *section) {
+      for (auto& [length, entry] : by_length) entry.model->run_id = results.run_id;
+    }
+  }
+  const nlohmann::json good = to_json(results);
+  EXPECT_EQ(good["record_hash"], results_file_hash(results));
+  EXPECT_NO_THROW(results_file_from_json(good, "results.json"));
+  for (const char* pointer : {"/train_len_max", "/trained_with/model/d_mlp", "/seed"}) {
+    nlohmann::json edited = good;
+    edited[nlohmann::json::json_pointer(pointer)] = 4;
+    EXPECT_NE(user_error_message([&] {
+                results_file_from_json(edited, "RUN/results.json");
+              }).find("the file does not match its record_hash"),
+              std::string::npos)
+        << pointer;
+  }
+  nlohmann::json edited = good;
+  edited.erase("record_hash");
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("no record_hash beside results/teacher_forced/16's"),
+            std::string::npos);
+  // Another run's entry, with its own record (and fingerprint) intact.
+  ResultsFile other = results;
+  other.run_id = "fedcba9876543210";
+  for (auto& [length, entry] : other.results["teacher_forced"]) entry.model->run_id = other.run_id;
+  edited = good;
+  edited["/results/teacher_forced/16"_json_pointer] =
+      to_json(other)["/results/teacher_forced/16"_json_pointer];
+  EXPECT_NE(
+      user_error_message([&] { results_file_from_json(edited, "RUN/results.json"); })
+          .find("results/teacher_forced/16 was measured by run fedcba9876543210, not by this file's run "
+                "0123456789abcdef"),
+      std::string::npos);
+  // A fingerprint that is not text is named by its key.
+  edited = good;
+  edited["/results/teacher_forced/16/model/record_hash"_json_pointer] = 5;
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("model.record_hash is 5, not a string"),
+            std::string::npos);
+}
+
+// A fraction is its counts' quotient: one edited alone is refused, naming both.
+TEST(ResultsFile, AFractionOtherThanItsCountsIsRefused) {
+  const nlohmann::json good = to_json(full_file());
+  nlohmann::json edited = good;
+  edited["/results/teacher_forced/16/exact_match"_json_pointer] = 0.5;
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("exact_match is 0.5, but exact / samples is 5 / 8"),
+            std::string::npos);
+  edited = good;
+  edited["/results/teacher_forced/16/correct_tokens"_json_pointer] = 15;
+  EXPECT_NE(user_error_message([&] {
+              results_file_from_json(edited, "RUN/results.json");
+            }).find("token_accuracy is 0.9, but correct_tokens / tokens is 15 / 80"),
+            std::string::npos);
 }

@@ -165,6 +165,13 @@ TEST_F(TrainerFaultsTest, ForceReplacesOnlyRunFoldersLengenWrote) {
   onto_file.force = true;
   EXPECT_THROW(train(config(4), onto_file), UserError);
   EXPECT_TRUE(fs::is_regular_file(file));
+  // An empty marker made by hand is not lengen's: the folder's checkpoint stays.
+  fs::create_directories(theirs / "checkpoints");
+  std::ofstream(theirs / "checkpoints" / "step_00000010.pt") << "mine";
+  std::ofstream(theirs / ".lengen_run").close();
+  EXPECT_THROW(train(config(4), force), UserError);
+  std::ifstream kept(theirs / "checkpoints" / "step_00000010.pt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine");
   // A run folder lengen wrote is replaced.
   train(config(4), options("mine"));
   auto again = options("mine");

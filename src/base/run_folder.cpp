@@ -20,6 +20,7 @@ namespace lengen {
 namespace {
 
 constexpr const char* kStepPrefix = "step_";
+constexpr const char* kMarkerFirstLine = "lengen run folder";
 constexpr size_t kStepDigits = 8;
 
 bool all_digits(const std::string& text) {
@@ -138,6 +139,20 @@ bool RunFolder::is_lengen_run() const {
   return fs::is_directory(path_, error) && fs::is_regular_file(marker_path(), error);
 }
 
+bool RunFolder::marker_is_lengens() const {
+  if (!is_lengen_run()) return false;
+  std::ifstream in(marker_path());
+  std::string first_line;
+  std::getline(in, first_line);
+  return first_line == kMarkerFirstLine;
+}
+
+std::string RunFolder::not_replaceable_reason() const {
+  const std::string marker = fs::path(marker_path()).filename().string();
+  if (!is_lengen_run()) return "no " + marker;
+  return marker_is_lengens() ? "" : "its " + marker + " is not one lengen wrote";
+}
+
 namespace {
 
 constexpr const char* kRunIdPrefix = "id ";
@@ -158,7 +173,7 @@ void RunFolder::mark(bool fresh) const {
   // not take a new one, under which the run's own checkpoints would read as another run's.
   if (!fresh && is_lengen_run()) return;
   write_file_atomically(marker_path(),
-                        "lengen run folder\n" + std::string(kRunIdPrefix) + new_run_id() + "\n");
+                        std::string(kMarkerFirstLine) + "\n" + kRunIdPrefix + new_run_id() + "\n");
 }
 
 std::string RunFolder::run_id() const {
@@ -176,8 +191,8 @@ void RunFolder::remove_for_restart() const {
   if (fs::exists(path_, error) && !fs::is_directory(path_, error)) {
     throw UserError(path_ + " is a file, not a run folder; --force only replaces run folders lengen wrote");
   }
-  if (!is_lengen_run()) {
-    throw UserError(path_ + " is not a lengen run folder (no " + fs::path(marker_path()).filename().string() +
+  if (const std::string reason = not_replaceable_reason(); !reason.empty()) {
+    throw UserError(path_ + " is not a lengen run folder (" + reason +
                     "); --force only replaces run folders lengen wrote");
   }
   // A linked checkpoints/ points out of the run folder: what lies behind it is not this run's to delete.

@@ -112,13 +112,15 @@ void check_options(const Task& task, const DataOptions& options) {
 }
 
 // Splits larger than the disk would fill it partway through (for tens of minutes, at the speed
-// files are written): refused first, from a lower bound of two bytes (a digit and a separator)
-// per source symbol.
+// files are written): refused first, from two bytes (a digit and a separator) per source symbol,
+// a lower bound per symbol, at the mean training length.
 void check_fits_on_disk(const Task& task, const DataOptions& options) {
   const auto source_bytes = [&task](int64_t length) {
     return 2.0 * static_cast<double>(task.source_length(length).value_or(length));
   };
-  double bytes = static_cast<double>(options.train) * source_bytes(options.len_min);
+  // Training lengths are uniform in [len_min, len_max]: their mean source, on average.
+  double bytes = static_cast<double>(options.train) *
+                 (source_bytes(options.len_min) + source_bytes(options.len_max)) / 2.0;
   for (int64_t length : options.eval_lengths)
     bytes += static_cast<double>(options.eval_size) * source_bytes(length);
   fs::path existing = fs::absolute(options.out);
@@ -131,7 +133,8 @@ void check_fits_on_disk(const Task& task, const DataOptions& options) {
   // Only the options that write something are named.
   std::vector<std::string> parts;
   if (options.train > 0)
-    parts.push_back(fmt::format("--train {} at --len-min {}", options.train, options.len_min));
+    parts.push_back(fmt::format("--train {} at --len-min {} --len-max {}", options.train, options.len_min,
+                                options.len_max));
   if (!options.eval_lengths.empty()) {
     parts.push_back(fmt::format("--eval-size {} at --eval-lengths {}", options.eval_size,
                                 fmt::join(options.eval_lengths, ",")));
@@ -213,17 +216,15 @@ void run_data(const DataOptions& options) {
   const bool record = options.train > 0 || !(foreign("train.src") || foreign("train.trg"));
   std::vector<std::string> names;
   if (record) names.push_back(kDataRecordName);
-  if (options.train > 0) {
-    names.push_back("train.src");
-    names.push_back("train.trg");
-  }
+  // Each split and the .part files it is written through (a user's file of that name is theirs).
+  const auto add_split = [&names](const std::string& stem) {
+    for (const char* suffix : {".src", ".trg", ".src.part", ".trg.part"}) names.push_back(stem + suffix);
+  };
+  if (options.train > 0) add_split("train");
   for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
-    const std::string stem =
-        fs::path(eval_split_stem(options.out, static_cast<int64_t>(i), options.eval_lengths[i]))
-            .filename()
-            .string();
-    names.push_back(stem + ".src");
-    names.push_back(stem + ".trg");
+    add_split(fs::path(eval_split_stem(options.out, static_cast<int64_t>(i), options.eval_lengths[i]))
+                  .filename()
+                  .string());
   }
   std::vector<std::string> old_splits;
   if (options.force && !options.eval_lengths.empty()) {
@@ -238,6 +239,19 @@ void run_data(const DataOptions& options) {
         }
         old_splits.push_back(name);
       }
+    }
+  }
+  // data.json labels every split of the folder: a split of another task, parameter or seed beside
+  // the ones this command leaves in place would label them with its own.
+  const bool keeps_train = options.train == 0 && fs::exists(fs::path(options.out) / "train.src");
+  const bool keeps_eval = options.eval_lengths.empty() && !list_eval_splits(options.out).empty();
+  if (record && (keeps_train || keeps_eval)) {
+    const std::string difference = data_record_difference(options.out, *task, options.seed);
+    if (!difference.empty()) {
+      throw UserError(options.out + " holds " + (keeps_train ? "a training split" : "evaluation splits") +
+                      " of " + difference + " (" + (fs::path(options.out) / kDataRecordName).string() +
+                      "), which splits of " + task->name() + " with seed " + std::to_string(options.seed) +
+                      " would relabel; write them into another --out");
     }
   }
   // The training split's lengths: this command's, or (writing evaluation splits only) those the
@@ -262,7 +276,7 @@ void run_data(const DataOptions& options) {
   const StopSignals stop_signals;
   const auto stop_if_asked = [&] {
     if (stop_signal_received()) {
-      throw StopRequested("lengen data stopped; the split it was writing is removed, the finished ones in " +
+      throw StopRequested("data stopped; the split it was writing is removed, the finished ones in " +
                           options.out + " are whole" +
                           (options.force ? " (the files it was replacing are removed too)" : ""));
     }
@@ -312,6 +326,8 @@ void run_data(const DataOptions& options) {
   }
   // Last: a folder with a record holds whole splits of the task it names.
   if (record) {
+    if (train_lengths && options.train > 0)
+      train_lengths->hash = train_split_hash(options.out, *train_lengths);
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
                           data_record_text(*task, options.seed, train_lengths));
   }

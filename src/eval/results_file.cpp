@@ -133,6 +133,18 @@ ResultEntry entry_from_json(const Json& json) {
   entry.tokens = count_at(json, "tokens");
   entry.correct_tokens = count_at(json, "correct_tokens", entry.tokens);
   entry.loss = number_at(json, "loss");
+  // The fractions are their counts' quotients: one edited alone would print another number.
+  const auto check_quotient = [](double fraction, int64_t count, int64_t of, const char* name,
+                                 const char* count_name, const char* of_name) {
+    if (of > 0 && !std::isnan(fraction) && std::abs(fraction - static_cast<double>(count) / of) > 1e-9) {
+      throw std::invalid_argument(std::string(name) + " is " + Json(fraction).dump() + ", but " + count_name +
+                                  " / " + of_name + " is " + std::to_string(count) + " / " +
+                                  std::to_string(of));
+    }
+  };
+  check_quotient(entry.exact_match, entry.exact, entry.samples, "exact_match", "exact", "samples");
+  check_quotient(entry.token_accuracy, entry.correct_tokens, entry.tokens, "token_accuracy", "correct_tokens",
+                 "tokens");
   if (json.contains("attention")) entry.attention = attention_from_json(json.at("attention"));
   if (json.contains("attention_on_target"))
     entry.attention_on_target = target_from_json(json.at("attention_on_target"));
@@ -140,12 +152,24 @@ ResultEntry entry_from_json(const Json& json) {
   entry.step = json.value("step", int64_t{0});
   if (json.contains("model")) {
     const Json& model = json.at("model");
-    entry.model = ModelRecord{model.at("checkpoint").get<std::string>(),
-                              model.at("step").get<int64_t>(),
-                              model.at("weights_hash").get<std::string>(),
-                              model.value("schedule", ""),
-                              model.value("trained_on", ""),
-                              model.value("record_hash", "")};
+    // A key of the model record as text; "" when absent and `optional`.
+    const auto text = [&model](const char* key, bool optional) {
+      if (optional && !model.contains(key)) return std::string();
+      const Json& value = model.at(key);
+      if (!value.is_string()) {
+        throw std::invalid_argument(std::string("model.") + key + " is " + value.dump() + ", not a string");
+      }
+      return value.get<std::string>();
+    };
+    if (!model.contains("step") || !model.at("step").is_number_integer()) {
+      throw std::invalid_argument("model.step is " +
+                                  (model.contains("step") ? model.at("step").dump() : "absent") +
+                                  ", not a whole number");
+    }
+    entry.model =
+        ModelRecord{text("checkpoint", false), model.at("step").get<int64_t>(), text("weights_hash", false),
+                    text("schedule", true),    text("trained_on", true),        text("record_hash", true),
+                    text("run_id", true)};
   }
   if (json.contains("data")) entry.data = json.at("data");
   return entry;
@@ -318,9 +342,22 @@ void check_records_written_together(const ResultsFile& file, const ModelRecord& 
     throw std::invalid_argument("trained_with has no \"model\" section, but " + where +
                                 " was written by an evaluation that records it (removed by hand?)");
   }
+  if (file.record_hash.empty()) {
+    throw std::invalid_argument("no record_hash beside " + where +
+                                "'s (every evaluation that records one writes both; removed by hand?)");
+  }
+  if (!model.run_id.empty() && !file.run_id.empty() && model.run_id != file.run_id) {
+    throw std::invalid_argument(where + " was measured by run " + model.run_id + ", not by this file's run " +
+                                file.run_id + " (an entry of another run's results.json pasted in?)");
+  }
 }
 
 void check_entry_records(const ResultsFile& file) {
+  if (!file.record_hash.empty() && file.record_hash != results_file_hash(file)) {
+    throw std::invalid_argument("the file does not match its record_hash " + Json(file.record_hash).dump() +
+                                " (its task, train_len_min, train_len_max, seed, run_id, trained_with or "
+                                "method edited by hand?)");
+  }
   for (const bool on_files : {false, true}) {
     const ResultsByDecode* results = on_files ? &file.results_on_files : &file.results;
     const std::string section = on_files ? "results_on_files" : "results";
@@ -350,10 +387,24 @@ std::string model_record_hash(const ModelRecord& record) {
   ContentHash hash;
   // Each field with its length first, so that no two records share one byte stream.
   for (const std::string& field : {record.checkpoint, std::to_string(record.step), record.weights_hash,
-                                   record.schedule, record.trained_on}) {
+                                   record.schedule, record.trained_on, record.run_id}) {
     hash.add(std::to_string(field.size()) + ":");
     hash.add(field);
   }
+  return hash.hex();
+}
+
+std::string results_file_hash(const ResultsFile& results) {
+  ContentHash hash;
+  const Json label = {
+      {"task", results.task},
+      {"train_len_min", results.train_len_min},
+      {"train_len_max", results.train_len_max},
+      {"seed", results.seed},
+      {"run_id", results.run_id},
+      {"trained_with", results.trained_with},
+      {"method", {results.method.normalizer, results.method.scaling, results.method.positions}}};
+  hash.add(label.dump());
   return hash.hex();
 }
 
@@ -410,6 +461,7 @@ Json to_json(const ResultEntry& entry) {
                      {"weights_hash", entry.model->weights_hash}};
     if (!entry.model->schedule.empty()) json["model"]["schedule"] = entry.model->schedule;
     if (!entry.model->trained_on.empty()) json["model"]["trained_on"] = entry.model->trained_on;
+    if (!entry.model->run_id.empty()) json["model"]["run_id"] = entry.model->run_id;
     json["model"]["record_hash"] = model_record_hash(*entry.model);
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
@@ -430,6 +482,7 @@ Json to_json(const ResultsFile& results) {
   if (!results.trained_with.is_null()) json["trained_with"] = results.trained_with;
   if (!results.results.empty()) json["results"] = results_to_json(results.results);
   if (!results.results_on_files.empty()) json["results_on_files"] = results_to_json(results.results_on_files);
+  json["record_hash"] = results_file_hash(results);
   add_unknown_keys(json, results.extra);
   return json;
 }
@@ -437,8 +490,9 @@ Json to_json(const ResultsFile& results) {
 ResultsFile results_file_from_json(const Json& json, const std::string& source) {
   try {
     ResultsFile results;
-    results.extra = unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "run_id",
-                                        "trained_with", "method", "results", "results_on_files"});
+    results.extra =
+        unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "run_id", "trained_with",
+                            "method", "results", "results_on_files", "record_hash"});
     results.task = json.at("task").get<std::string>();
     results.train_len_min = json.at("train_len_min").get<int64_t>();
     results.train_len_max = json.at("train_len_max").get<int64_t>();
@@ -452,6 +506,11 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     if (json.contains("results")) results.results = results_from_json(json.at("results"), "results");
     if (json.contains("results_on_files"))
       results.results_on_files = results_from_json(json.at("results_on_files"), "results_on_files");
+    if (json.contains("record_hash")) {
+      if (!json.at("record_hash").is_string())
+        throw std::invalid_argument("record_hash is " + json.at("record_hash").dump() + ", not a string");
+      results.record_hash = json.at("record_hash").get<std::string>();
+    }
     check_entry_records(results);
     return results;
   } catch (const nlohmann::json::exception& e) {

@@ -141,6 +141,18 @@ void check_results_are_this_runs(const ResultsFile& existing, const Config& conf
       ": it was not written by this run's evaluations (a results file copied in, "
       "or edited by hand); move it aside to start it anew";
   if (existing.run_id.empty() && !run_id.empty()) throw UserError(path + " records no run id" + not_ours);
+  // Results of a model past the run's train.steps are a copy's that trained further.
+  for (const ResultsByDecode* section : {&existing.results, &existing.results_on_files}) {
+    for (const auto& [decode, by_length] : *section) {
+      for (const auto& [length, entry] : by_length) {
+        if (entry.step <= config.train.steps) continue;
+        throw UserError(
+            path + " holds results of step " + std::to_string(entry.step) + " (" + decode + ", length " +
+            std::to_string(length) + "), past this run's train.steps (" + std::to_string(config.train.steps) +
+            "): results of a copy of the run trained further?" + " move results.json aside to start it anew");
+      }
+    }
+  }
   if (!existing.trained_with.is_object()) {
     throw UserError(path + " records no trained_with (the training behind its results)" + not_ours);
   }
@@ -236,6 +248,17 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   if (!trained.training_data.empty()) {
     evaluation.trained_on = training_data_label(
         nlohmann::json::parse(trained.training_data, nullptr, /*allow_exceptions=*/false));
+    // The run's record of its training data must say what the checkpoint says (the report
+    // refuses a run whose two disagree, so eval adds no results to one).
+    const RunFolder folder(run_dir);
+    if (fs::exists(folder.training_data_path())) {
+      const std::string recorded = training_data_label(read_json_file(folder.training_data_path()));
+      if (recorded != evaluation.trained_on) {
+        throw UserError("checkpoint " + evaluation.checkpoint + " was trained on " + evaluation.trained_on +
+                        ", but " + folder.training_data_path() + " says " + recorded +
+                        " (one of them replaced or edited by hand)");
+      }
+    }
   }
   evaluation.on_files = !data_dir.empty();
   const std::string absolute_data_dir =
@@ -311,8 +334,9 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
   entry.attention_on_target = result.attention_on_target;
   entry.checkpoint = fs::path(evaluation.checkpoint).filename().string();
   entry.step = evaluation.step;
-  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash,
-                            evaluation.schedule, evaluation.trained_on};
+  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step,       evaluation.weights_hash,
+                            evaluation.schedule,   evaluation.trained_on, "",
+                            evaluation.run_id};
   entry.data = data;
   return entry;
 }

@@ -123,6 +123,25 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   RunResults& run = read.run;
   run.name = name;
   run.dir = fs::path(results_path).parent_path().string();
+  const fs::path config = fs::path(run.dir) / "config.json";
+  if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
+  // A model past the run's train.steps is not the run's (a copy of it trained further): eval
+  // refuses such a checkpoint, and the report its results.
+  const auto steps = read.config.find("train.steps");
+  const bool known_steps = steps != read.config.end() && !steps->second.empty() &&
+                           steps->second.size() < 19 &&
+                           steps->second.find_first_not_of("0123456789") == std::string::npos;
+  for (const ResultsByDecode* section : {&file.results, &file.results_on_files}) {
+    for (const auto& [decode, by_length] : *section) {
+      for (const auto& [length, entry] : by_length) {
+        if (!known_steps || entry.step <= std::stoll(steps->second)) continue;
+        throw UserError(results_path + " holds results of step " + std::to_string(entry.step) + " (" +
+                        decode + ", length " + std::to_string(length) +
+                        "), past the train.steps=" + steps->second + " of " + config.string() +
+                        ": results of a copy of the run trained further?");
+      }
+    }
+  }
   run.group.method = file.method;
   run.train_len_max = file.train_len_max;
   // A run evaluated on one kind of data only has no entry for the other.
@@ -135,8 +154,6 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
                     run.dir + " (run id " + folder_id +
                     "): a results file linked or copied in from another run");
   }
-  const fs::path config = fs::path(run.dir) / "config.json";
-  if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
   // The method a row is labelled with comes from results.json, and its task and seed too: they must
   // be the run's own (a copied run whose config.json was edited would count as another seed).
   const std::pair<const char*, std::string> identity_keys[] = {

@@ -121,10 +121,23 @@ std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
 // A started run whose newest checkpoint is past the train.steps the sweep now asks for cannot be
 // resumed to them (training refuses it); "" when it can.
 std::string resume_past_steps(const Config& wanted, const RunPaths& paths) {
-  const int64_t step = RunFolder(paths.run_dir).latest_step();
-  if (step <= wanted.train.steps) return "";
+  const RunFolder folder(paths.run_dir);
+  const int64_t step = folder.latest_step();
+  if (step > wanted.train.steps) {
+    return "its newest checkpoint is step " + std::to_string(step) +
+           ", past train.steps=" + std::to_string(wanted.train.steps) + " in the sweep";
+  }
+  // At exactly that step, a checkpoint trained under other train.steps (its config.json's) ends
+  // on another schedule than one trained to it: training refuses to call it finished.
+  if (step == 0 || step != wanted.train.steps || !fs::exists(folder.config_path())) return "";
+  const nlohmann::json saved = read_json_file(folder.config_path());
+  const nlohmann::json trained_under =
+      saved.is_object() ? saved.value(nlohmann::json::json_pointer("/train/steps"), nlohmann::json())
+                        : nlohmann::json();
+  if (!trained_under.is_number_integer() || trained_under.get<int64_t>() == step) return "";
   return "its newest checkpoint is step " + std::to_string(step) +
-         ", past train.steps=" + std::to_string(wanted.train.steps) + " in the sweep";
+         ", trained under train.steps=" + trained_under.dump() +
+         ", not to the train.steps=" + std::to_string(wanted.train.steps) + " of the sweep";
 }
 
 // Why a run folder differs from what the sweep asks for: its config.json edited since the sweep
@@ -140,6 +153,30 @@ std::string stale_advice(const RunPaths& paths, const std::vector<std::string>& 
              config_value_text(read_json_file(saved), key) + " there, " +
              config_value_text(read_json_file(paths.config), key) + " in " + paths.config +
              "): restore it, or use another --out";
+    }
+  }
+  // Its results.json records the sections the model was trained with (trained_with): a config.json
+  // that differs from those was edited after training, whatever NAME.config.json says.
+  const std::string results = paths.run_dir + "/results.json";
+  if (fs::exists(saved) && fs::exists(results)) {
+    const nlohmann::json config = read_json_file(saved);
+    const nlohmann::json recorded = read_json_file(results);
+    const nlohmann::json trained =
+        recorded.is_object() ? recorded.value("trained_with", nlohmann::json()) : nlohmann::json();
+    if (trained.is_object() && config.is_object()) {
+      nlohmann::json config_sections = nlohmann::json::object();
+      for (const auto& [section, value] : trained.items()) {
+        if (config.contains(section)) config_sections[section] = config[section];
+      }
+      std::vector<std::string> free = may_differ_in;
+      // A resume may grow train.steps; the device and the evaluation's query chunks leave the model alone.
+      for (const char* key : {"train.steps", "train.device", "model.prefill_chunk"}) free.push_back(key);
+      const std::string key = first_config_difference(config_sections, trained, free);
+      if (!key.empty()) {
+        return "its config.json was edited after training (" + key + " is " +
+               config_value_text(config_sections, key) + " there, " + config_value_text(trained, key) +
+               " in " + results + "'s trained_with): restore it, or use another --out";
+      }
     }
   }
   return "remove that run folder to retrain it, or use another --out";

@@ -87,12 +87,32 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
                     "; resume with train.steps above " + std::to_string(trained) + " or equal to " +
                     std::to_string(configured));
   }
+  // Results of a model past the new train.steps (measured before a resume that shortens them)
+  // would no longer be the run's: eval and the report refuse them, so the resume does first.
+  if (!fs::exists(run.results_path())) return;
+  const nlohmann::json results = read_json_file(run.results_path());
+  for (const char* section : {"results", "results_on_files"}) {
+    if (!results.is_object() || !results.contains(section) || !results[section].is_object()) continue;
+    for (const auto& [decode, by_length] : results[section].items()) {
+      if (!by_length.is_object()) continue;
+      for (const auto& [length, entry] : by_length.items()) {
+        const nlohmann::json step =
+            entry.is_object() ? entry.value("step", nlohmann::json()) : nlohmann::json();
+        if (!step.is_number_integer() || step.get<int64_t>() <= steps) continue;
+        throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) + ": " +
+                        run.results_path() + " holds results of step " + step.dump() +
+                        ", which would no longer be the run's; move it aside first");
+      }
+    }
+  }
 }
 
 }  // namespace
 
 void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
                                const std::string& data_dir) {
+  // Steps first: a resume that shortens the run is named as such, before what else it would change.
+  check_resume_steps(RunFolder(run_dir), config.train.steps);
   const RunFolder run(run_dir);
   check_resume_data(run, data_dir);
   const auto differs = first_config_difference(read_json_file(run.config_path()), config_to_json(config),
@@ -130,10 +150,9 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   } else {
     // A folder of the user's is refused before its lock is taken: the lock file would be written
     // into it (over a file of that name).
-    if (run.has_content() && !run.is_lengen_run()) {
+    if (run.has_content() && !run.not_replaceable_reason().empty()) {
       throw UserError(options.force
-                          ? run.path() + " is not a lengen run folder (no " +
-                                fs::path(run.marker_path()).filename().string() +
+                          ? run.path() + " is not a lengen run folder (" + run.not_replaceable_reason() +
                                 "); --force only replaces run folders lengen wrote"
                           : "run folder " + run.path() +
                                 " already exists; use --resume to continue it or --force to start over");
@@ -147,12 +166,7 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
         throw UserError("run folder " + run.path() +
                         " already exists; use --resume to continue it or --force to start over");
       }
-      if (!run.is_lengen_run()) {
-        throw UserError(run.path() + " is not a lengen run folder (no " +
-                        fs::path(run.marker_path()).filename().string() +
-                        "); --force only replaces run folders lengen wrote");
-      }
-      if (writer) run.remove_for_restart();
+      if (writer) run.remove_for_restart();  // refuses a folder without lengen's marker
     }
   }
   // Every rank has checked the folder before rank 0 writes into it; otherwise a slower rank

@@ -58,6 +58,13 @@ void check_training_lengths(const Task& task, const Config& config, const std::s
     if (samples[i].src.size() < samples[shortest].src.size()) shortest = i;
   }
   if (const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir)) {
+    if (!recorded->hash.empty() && recorded->hash != train_split_hash(data_dir, *recorded)) {
+      throw UserError("--data " + data_dir + ": train.src/.trg and the lengths " +
+                      std::to_string(recorded->min) + ".." + std::to_string(recorded->max) + " its " +
+                      kDataRecordName + " records are not what lengen data wrote there (train_hash " +
+                      recorded->hash +
+                      "): files replaced or the record edited by hand; write the split again");
+    }
     if (recorded->min != config.task.len_min || recorded->max != config.task.len_max) {
       throw UserError("--data " + data_dir + " holds training data drawn at task lengths " +
                       std::to_string(recorded->min) + ".." + std::to_string(recorded->max) + " (" +

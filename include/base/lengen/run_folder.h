@@ -50,6 +50,13 @@ class RunFolder {
   bool has_content() const;
 
   // True when lengen made this folder as a run folder: it holds the marker.
+  // Whether the marker is one lengen wrote (its first line), not an empty file or a user's of
+  // that name: --force replaces only such a folder (a damaged identity is still refused by eval
+  // and --resume by name).
+  bool marker_is_lengens() const;
+  // Why --force may not replace the folder ("no .lengen_run", "its .lengen_run is not one lengen
+  // wrote"), or "" when it may.
+  std::string not_replaceable_reason() const;
   bool is_lengen_run() const;
   // Writes the marker with the run's identity: a new one for a run that starts (`fresh`), the
   // one it has for a run that resumes. Checkpoints carry it, so that one of another run (another

@@ -76,6 +76,9 @@ struct ModelRecord {
   // The fingerprint read with the record ("record_hash"); "" in files written without it. Every
   // write stores a fresh one, made by model_record_hash.
   std::string record_hash = {};
+  // The run whose evaluation wrote it (the results file's run_id then): an entry of another run
+  // pasted into a results file keeps its own. "" in files written without it.
+  std::string run_id = {};
 };
 
 // A fingerprint of the record's fields: a record edited by hand (its schedule, its checkpoint's
@@ -127,7 +130,14 @@ struct ResultsFile {
   ResultsByDecode results;                          // on data generated from the task's evaluation seeds
   ResultsByDecode results_on_files;                 // on --data files
   nlohmann::json extra = nlohmann::json::object();  // top-level keys lengen does not know, kept as read
+  // The fingerprint read with the file ("record_hash": of the fields above but the results, see
+  // results_file_hash); "" in files written without it. Every write stores a fresh one.
+  std::string record_hash;
 };
+
+// A fingerprint of what a results file says of its run (task, training lengths, seed, run id,
+// trained_with and method): a file whose label was edited by hand no longer matches it.
+std::string results_file_hash(const ResultsFile& results);
 
 // What a model trained on, as results.json and the report name it, from a training data record
 // (a run's training_data.json, or a checkpoint's copy of it): null is "generated", a record is

@@ -15,15 +15,25 @@ namespace lengen {
 
 constexpr const char* kDataRecordName = "data.json";
 
-// The task lengths a training split was drawn from (both ends included).
+// The task lengths a training split was drawn from (both ends included), and a hash of those
+// with the split's files (train_split_hash): files replaced by hand, or lengths edited, no longer
+// match it. "" in records written without it.
 struct TrainLengths {
   int64_t min = 0;
   int64_t max = 0;
+  std::string hash = {};
 };
+
+// The hash of DIR/train.src and DIR/train.trg with `lengths`' min and max.
+std::string train_split_hash(const std::string& dir, const TrainLengths& lengths);
 
 // The record of files generated from `task` with `seed`, as JSON text; `train` when the folder
 // holds a training split lengen drew.
 std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train);
+
+// How DIR/data.json differs from the record of `task` drawn with `seed` ("task copy", "vocab=8",
+// "seed 3": the record's side), or "" when it does not or DIR has no record.
+std::string data_record_difference(const std::string& dir, const Task& task, uint64_t seed);
 
 // The training lengths DIR/data.json records; nothing when DIR has no record or the record has
 // none (no training split, or files from another tool). UserError when they are malformed.
