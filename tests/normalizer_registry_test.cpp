@@ -70,7 +70,8 @@ TEST(Registries, EveryDescribedNormalizerHasAFactoryAndEveryFactoryADescription)
   EXPECT_EQ(normalizer_factory_names(), normalizer_names());
 }
 
-// Every described scaling and position encoding builds, as its own kind; no two share a kind.
+// Every described scaling builds as its own kind (no two share one), and every position encoding
+// as its record.
 TEST(Registries, EveryDescribedScalingAndPositionBuildsAsItsKind) {
   std::set<ScalingKind> scaling_kinds;
   for (const ScalingChoice& choice : scaling_choices()) {
@@ -79,12 +80,20 @@ TEST(Registries, EveryDescribedScalingAndPositionBuildsAsItsKind) {
     EXPECT_EQ(LengthScaling(config, 8, 2, 0)->kind(), choice.kind) << choice.name;
     EXPECT_TRUE(scaling_kinds.insert(choice.kind).second) << choice.name;
   }
-  std::set<PositionKind> position_kinds;
+  // Every listed position encoding has its record, and declares to the fused kernel what it adds:
+  // a rotation, slopes, or (for any other bias) the dense path.
+  EXPECT_EQ(position_record_names(), position_names());
   for (const PositionChoice& choice : position_choices()) {
     AttentionConfig config;
     config.positions = choice.name;
-    EXPECT_EQ(PositionEncoding(config, 2, 4).kind(), choice.kind) << choice.name;
-    EXPECT_TRUE(position_kinds.insert(choice.kind).second) << choice.name;
+    const PositionEncoding encoding(config, 2, 4);
+    const bool sloped = std::any_of(encoding.slopes().begin(), encoding.slopes().end(),
+                                    [](double slope) { return slope != 0.0; });
+    const FusedTerm expected = encoding.adds_other_bias() ? FusedTerm::kDenseOnly
+                               : encoding.rotates()       ? FusedTerm::kRotation
+                               : sloped                   ? FusedTerm::kHeadSlopes
+                                                          : FusedTerm::kNone;
+    EXPECT_EQ(choice.fused, expected) << choice.name;
   }
 }
 

@@ -1,7 +1,7 @@
 // The one table of each attention axis: the config's choices, the errors and the report's names
-// all come from it. The normalizers are listed in normalizer_list.h, which the normalizers layer
-// reads too; adding a scaling or a position encoding adds one entry here and its kind
-// (length_scaling.cpp, positions.cpp).
+// all come from it. The normalizers and the position encodings are listed in normalizer_list.h and
+// position_list.h, which the layers above read too; adding a scaling adds one entry here and its
+// kind (length_scaling.cpp).
 #include "lengen/attention_choices.h"
 
 namespace lengen {
@@ -43,22 +43,10 @@ const std::vector<ScalingChoice>& scaling_choices() {
 
 const std::vector<PositionChoice>& position_choices() {
   static const std::vector<PositionChoice> choices = {
-      {{"nope", "no encoding, the causal mask only", {}, PositionKind::kNope}, FusedTerm::kNone},
-      {{"rope", "GPT-NeoX rotate-half on q and k of every head", {"rope_base"}, PositionKind::kRope},
-       FusedTerm::kRotation},
-      {{"alibi", "a distance bias on every head", {"alibi_slopes"}, PositionKind::kAlibi},
-       FusedTerm::kHeadSlopes},
-      {{"nape",
-        "ALiBi on the first heads, NoPE on the rest, which are the ones length scaling touches",
-        {"alibi_heads", "alibi_slopes"},
-        PositionKind::kNape},
-       FusedTerm::kHeadSlopes},
-      // -inf beyond the window: a term the fused kernel does not compute.
-      {{"window",
-        "a sliding window: each query sees its last `window` keys only",
-        {"window"},
-        PositionKind::kWindow},
-       FusedTerm::kDenseOnly},
+#define LENGEN_POSITION(name, help, parameters, fused) \
+  {#name, help, std::vector<std::string>{LENGEN_LIST_ITEMS parameters}, FusedTerm::fused},
+#include "lengen/position_list.h"
+#undef LENGEN_POSITION
   };
   return choices;
 }
@@ -80,8 +68,6 @@ const PositionChoice& position_choice(const std::string& name) {
 }
 
 ScalingKind scaling_kind(const std::string& name) { return scaling_choice(name).kind; }
-
-PositionKind position_kind(const std::string& name) { return position_choice(name).kind; }
 
 std::string method_common_name(const std::string& normalizer, const std::string& scaling) {
   const ScalingChoice* scaling_choice = find_entry(scaling_choices(), scaling);

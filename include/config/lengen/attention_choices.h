@@ -38,10 +38,12 @@ struct ScalingChoice : KindEntry<ScalingKind> {
   FusedTerm fused;
 };
 
-enum class PositionKind { kNope, kRope, kAlibi, kNape, kWindow };
-
-// One position encoding and what it asks of the fused kernel.
-struct PositionChoice : KindEntry<PositionKind> {
+// One position encoding (a line of position_list.h) and what it asks of the fused kernel; its
+// tensors are its record in the attention layer (position_record.h).
+struct PositionChoice {
+  std::string name;                     // model.attention.positions
+  std::string help;                     // one phrase, for the config reference
+  std::vector<std::string> parameters;  // the model.attention keys it reads
   FusedTerm fused;
 };
 
@@ -57,10 +59,9 @@ std::vector<std::string> position_names();
 // The names of the normalizers that read model.attention.`parameter` ("learn_alpha": entmax).
 std::vector<std::string> normalizers_reading(const std::string& parameter);
 
-// The kind of the scaling or position encoding named `name`; UserError "unknown scaling 'x'
+// The kind of the scaling named `name`; UserError "unknown scaling 'x'
 // (did you mean ...); known: ..." otherwise.
 ScalingKind scaling_kind(const std::string& name);
-PositionKind position_kind(const std::string& name);
 // The whole entry, likewise.
 const ScalingChoice& scaling_choice(const std::string& name);
 const PositionChoice& position_choice(const std::string& name);
