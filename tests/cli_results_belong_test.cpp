@@ -206,10 +206,10 @@ TEST_F(CliResultsBelong, ASweepRefusesARunItCannotResumeAndItsDryRunToo) {
       "sweep: " + at("out/a") +
       " cannot resume: its newest checkpoint is step 6, past train.steps=3 in the sweep";
   const CliResult plan = lengen("sweep " + at("shorter.json") + " --out " + at("out") + " --dry-run");
-  EXPECT_NE(
-      plan.out.find("a  [cannot resume: its newest checkpoint is step 6, past train.steps=3 in the sweep; "
-                    "the sweep refuses it]"),
-      std::string::npos)
+  EXPECT_NE(plan.out.find(
+                "a  [cannot resume: its newest checkpoint is step 6, past train.steps=3 in the sweep (set "
+                "train.steps to at least 6); the sweep refuses it]"),
+            std::string::npos)
       << plan.out;
   expect_one_line_refusal(plan, refusal);
   expect_one_line_refusal(lengen("sweep " + at("shorter.json") + " --out " + at("out")), refusal);
@@ -362,7 +362,7 @@ TEST_F(CliResultsBelong, ASweepRefusesARunStoppedAtItsStepsUnderAnotherSchedule)
   const std::string refusal =
       "cannot resume: its newest checkpoint is step 3, trained under train.steps=6, not to the train.steps=3 "
       "of "
-      "the sweep";
+      "the sweep (set train.steps above 3, or to 6)";
   const CliResult plan = lengen("sweep " + at("at3.json") + " --out " + at("out") + " --dry-run");
   EXPECT_NE(plan.out.find("a  [" + refusal + "; the sweep refuses it]"), std::string::npos) << plan.out;
   expect_one_line_refusal(plan, refusal);
@@ -378,6 +378,38 @@ TEST_F(CliResultsBelong, ASweepRefusesARunStoppedAtItsStepsUnderAnotherSchedule)
   expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out")),
                           "its config.json was edited after training (model.d_mlp is 64 there, 32 in " +
                               (run / "results.json").string() + "'s trained_with): restore it");
+}
+
+// A run resumed under more train.steps and stopped before its next evaluation keeps the results
+// of the model trained under the old ones: the report groups and labels them by what they were
+// measured on (results.json's trained_with), not by the run's config.json.
+TEST_F(CliResultsBelong, AResumedRunStoppedBeforeItsEvaluationIsGroupedByItsResults) {
+  fs::create_directories(at("both"));
+  const std::string a = trained("both/a");
+  trained("both/b", " --set train.seed=2");
+  nlohmann::json config = read_json_file(RunFolder(a).config_path());
+  config["train"]["steps"] = 9;  // as a `--resume --set train.steps=9` stopped at step 7 leaves it
+  std::ofstream(RunFolder(a).config_path()) << config.dump(2);
+  const CliResult report = lengen("report " + at("both") + " --out " + at("both_report"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string md = text_of(root_ / "both_report" / "report.md");
+  EXPECT_EQ(md.find("train.steps=9"), std::string::npos) << md;
+  EXPECT_NE(md.find("(n=2)"), std::string::npos) << md;
+}
+
+// A run folder inside a sweep folder that its sweep.json does not list is not one of the sweep's
+// runs: the report leaves it out and names it.
+TEST_F(CliResultsBelong, ARunTheSweepDoesNotListIsNamedNotDropped) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  trained("out/baseline", " --set train.seed=2");
+  const CliResult report = lengen("report " + at("out") + " --out " + at("out_report"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string md = text_of(root_ / "out_report" / "report.md");
+  EXPECT_NE(
+      md.find("baseline (a run folder sweep.json does not list: lengen report " + at("out/baseline") + ")"),
+      std::string::npos)
+      << md;
 }
 
 }  // namespace

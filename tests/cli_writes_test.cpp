@@ -245,6 +245,14 @@ TEST_F(CliWrites, TrainingFilesMustSpanTheConfiguredLengths) {
   const CliResult matching =
       lengen("train " + base() + " --set task.len_max=3 --out " + at("run") + " --data " + at("short"));
   EXPECT_EQ(matching.code, 0) << matching.err;
+  // A record without its hash (edited by hand) is not trusted: the files must reach both ends.
+  nlohmann::json record = read_json_file(at("short") + "/data.json");
+  record.erase("train_hash");
+  record["train_lengths"] = {2, 6};
+  std::ofstream(at("short") + "/data.json") << record.dump();
+  expect_one_line_refusal(
+      lengen("train " + base() + " --set task.len_max=6 --out " + at("run3") + " --data " + at("short")),
+      "train.src: the longest source");
   // Files from another tool (no record) must hold a source at each end of the configured range.
   fs::create_directories(root_ / "hand");
   std::ofstream(at("hand") + "/train.src") << "1 2\n1 2 3\n";

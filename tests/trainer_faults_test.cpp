@@ -170,6 +170,8 @@ TEST_F(TrainerFaultsTest, ForceReplacesOnlyRunFoldersLengenWrote) {
   std::ofstream(theirs / "checkpoints" / "step_00000010.pt") << "mine";
   std::ofstream(theirs / ".lengen_run").close();
   EXPECT_THROW(train(config(4), force), UserError);
+  std::ofstream(theirs / ".lengen_run") << "lengen run folder\n";  // its first line, without a run id
+  EXPECT_THROW(train(config(4), force), UserError);
   std::ifstream kept(theirs / "checkpoints" / "step_00000010.pt");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine");
   // A run folder lengen wrote is replaced.

@@ -144,13 +144,13 @@ bool RunFolder::marker_is_lengens() const {
   std::ifstream in(marker_path());
   std::string first_line;
   std::getline(in, first_line);
-  return first_line == kMarkerFirstLine;
+  return first_line == kMarkerFirstLine && !run_id().empty();
 }
 
 std::string RunFolder::not_replaceable_reason() const {
   const std::string marker = fs::path(marker_path()).filename().string();
   if (!is_lengen_run()) return "no " + marker;
-  return marker_is_lengens() ? "" : "its " + marker + " is not one lengen wrote";
+  return marker_is_lengens() ? "" : "its " + marker + " is not one lengen wrote, with a run id";
 }
 
 namespace {

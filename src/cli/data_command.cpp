@@ -4,6 +4,7 @@
 #include <spdlog/fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -111,16 +112,29 @@ void check_options(const Task& task, const DataOptions& options) {
   }
 }
 
+// The bytes one line of `symbols` takes in a .src or .trg file: each symbol's digits and a
+// separator (a space, or the newline after the last).
+double line_bytes(const std::vector<int32_t>& symbols) {
+  double bytes = 0;
+  for (int32_t symbol : symbols) bytes += static_cast<double>(std::to_string(symbol).size()) + 1.0;
+  return std::max(bytes, 1.0);
+}
+
 // Splits larger than the disk would fill it partway through (for tens of minutes, at the speed
-// files are written): refused first, from two bytes (a digit and a separator) per source symbol,
-// a lower bound per symbol, at the mean training length.
+// files are written): refused first, from the bytes of one sample drawn at each length (its
+// .src and .trg lines), training splits at the mean of their shortest and longest sample.
 void check_fits_on_disk(const Task& task, const DataOptions& options) {
-  const auto source_bytes = [&task](int64_t length) {
-    return 2.0 * static_cast<double>(task.source_length(length).value_or(length));
+  const SplitTask split(task, 0);
+  const auto source_bytes = [&split](int64_t length) {
+    Rng rng(0);
+    const Sample sample = split->sample(rng, length);
+    return line_bytes(sample.src) + line_bytes(sample.trg);
   };
   // Training lengths are uniform in [len_min, len_max]: their mean source, on average.
-  double bytes = static_cast<double>(options.train) *
-                 (source_bytes(options.len_min) + source_bytes(options.len_max)) / 2.0;
+  double bytes = options.train == 0
+                     ? 0.0
+                     : static_cast<double>(options.train) *
+                           (source_bytes(options.len_min) + source_bytes(options.len_max)) / 2.0;
   for (int64_t length : options.eval_lengths)
     bytes += static_cast<double>(options.eval_size) * source_bytes(length);
   fs::path existing = fs::absolute(options.out);
@@ -140,7 +154,7 @@ void check_fits_on_disk(const Task& task, const DataOptions& options) {
                                 fmt::join(options.eval_lengths, ",")));
   }
   throw UserError(fmt::format(
-      "{} write at least {:.3g} GB, more than the {:.3g} GB free at {}; write fewer or "
+      "{} write about {:.3g} GB, more than the {:.3g} GB free at {}; write fewer or "
       "shorter samples",
       fmt::join(parts, " and "), bytes / kGB, static_cast<double>(space.available) / kGB, existing.string()));
 }
@@ -293,11 +307,10 @@ void run_data(const DataOptions& options) {
     const SplitTask split(*task, derive_seed(options.seed, kTrainStream));
     Rng rng(derive_seed(options.seed, kTrainStream));
     for (int64_t i = 0; i < options.train; ++i) {
+      // Asked after every sample: one of a million symbols takes tens of milliseconds.
+      stop_if_asked();
       writer.write(split->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
-      if ((++done & 1023) == 0) {
-        stop_if_asked();
-        progress.update("train", done);
-      }
+      progress.update("train", ++done);
     }
     writer.commit();
     std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."

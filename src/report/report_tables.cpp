@@ -184,6 +184,9 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
                       ", but " + config.string() + " has " + in_config->second +
                       " (config.json edited since, or a copy of a run with an edited config.json)");
     }
+    // The results are of the model trained with these: a run resumed since under more
+    // train.steps (and stopped before its next evaluation) is grouped and labelled by them.
+    for (const auto& [key, value] : trained) read.config[key] = value;
   }
   // What it trained on is part of what a run is: generated data, or --data files by their hash,
   // as the evaluated checkpoints record it (a deleted training_data.json changes nothing), or
@@ -347,6 +350,20 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
   const fs::path root(dir);
   if (!fs::exists(root / kSweepManifestName)) return left_out;
   const nlohmann::json manifest = read_sweep_manifest(dir);  // kept: the loop reads into it
+  // Run folders the sweep does not list (a run trained into the folder by hand, a copy) are not
+  // the sweep's: named, not reported.
+  std::set<std::string> listed;
+  for (const auto& entry : manifest.at("runs")) listed.insert(entry.at("name").get<std::string>());
+  std::vector<std::string> unlisted;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (listed.count(name) == 0 && fs::exists(entry.path() / "results.json")) unlisted.push_back(name);
+  }
+  std::sort(unlisted.begin(), unlisted.end());
+  for (const std::string& name : unlisted) {
+    left_out.push_back(name + " (a run folder " + kSweepManifestName + " does not list: lengen report " +
+                       (root / name).string() + ")");
+  }
   for (const auto& entry : manifest.at("runs")) {
     const std::string name = entry.at("name").get<std::string>();
     if (fs::exists(root / name / "results.json")) continue;

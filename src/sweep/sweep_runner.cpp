@@ -125,7 +125,8 @@ std::string resume_past_steps(const Config& wanted, const RunPaths& paths) {
   const int64_t step = folder.latest_step();
   if (step > wanted.train.steps) {
     return "its newest checkpoint is step " + std::to_string(step) +
-           ", past train.steps=" + std::to_string(wanted.train.steps) + " in the sweep";
+           ", past train.steps=" + std::to_string(wanted.train.steps) +
+           " in the sweep (set train.steps to at least " + std::to_string(step) + ")";
   }
   // At exactly that step, a checkpoint trained under other train.steps (its config.json's) ends
   // on another schedule than one trained to it: training refuses to call it finished.
@@ -137,7 +138,9 @@ std::string resume_past_steps(const Config& wanted, const RunPaths& paths) {
   if (!trained_under.is_number_integer() || trained_under.get<int64_t>() == step) return "";
   return "its newest checkpoint is step " + std::to_string(step) +
          ", trained under train.steps=" + trained_under.dump() +
-         ", not to the train.steps=" + std::to_string(wanted.train.steps) + " of the sweep";
+         ", not to the train.steps=" + std::to_string(wanted.train.steps) +
+         " of the sweep (set train.steps above " + std::to_string(step) + ", or to " + trained_under.dump() +
+         ")";
 }
 
 // Why a run folder differs from what the sweep asks for: its config.json edited since the sweep
@@ -216,8 +219,7 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
     const std::string past = finished || busy ? "" : resume_past_steps(wanted, paths);
     if (!past.empty()) {
       throw UserError("sweep: " + paths.run_dir + " cannot resume: " + past +
-                      "; set train.steps to at least its step, remove that run folder to retrain it, or use "
-                      "another --out");
+                      "; or remove that run folder to retrain it, or use another --out");
     }
   }
 }

@@ -57,8 +57,10 @@ void check_training_lengths(const Task& task, const Config& config, const std::s
     if (samples[i].src.size() > samples[longest].src.size()) longest = i;
     if (samples[i].src.size() < samples[shortest].src.size()) shortest = i;
   }
-  if (const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir)) {
-    if (!recorded->hash.empty() && recorded->hash != train_split_hash(data_dir, *recorded)) {
+  // A record without its hash (edited, or from another tool) is not trusted: the files speak.
+  const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir);
+  if (recorded && !recorded->hash.empty()) {
+    if (recorded->hash != train_split_hash(data_dir, *recorded)) {
       throw UserError("--data " + data_dir + ": train.src/.trg and the lengths " +
                       std::to_string(recorded->min) + ".." + std::to_string(recorded->max) + " its " +
                       kDataRecordName + " records are not what lengen data wrote there (train_hash " +
