@@ -258,6 +258,9 @@ TEST(ResultsFile, ADataRecordThatDisagreesWithTheFileIsRefused) {
   for (const auto& [pointer, value] : edits) {
     nlohmann::json edited = good;
     edited[nlohmann::json::json_pointer(pointer)] = value;
+    // Read as a file without fingerprints (whose fingerprint would refuse the edit first).
+    edited[nlohmann::json::json_pointer(pointer.substr(0, pointer.find("/data/")) + "/model")].erase(
+        "record_hash");
     const std::string message =
         user_error_message([&] { results_file_from_json(edited, "RUN/results.json"); });
     const std::string key = pointer.substr(pointer.find("/data/") + 6);
@@ -310,7 +313,7 @@ TEST(ResultsFile, AnEditedModelRecordIsRefusedByItsFingerprint) {
   }
   const nlohmann::json good = to_json(results);
   EXPECT_EQ(good["/results/teacher_forced/16/model/record_hash"_json_pointer],
-            model_record_hash(*results.results["teacher_forced"][16].model));
+            entry_record_hash(results.results["teacher_forced"][16]));
   EXPECT_NO_THROW(results_file_from_json(good, "results.json"));
   const std::vector<std::pair<std::string, nlohmann::json>> edits = {
       {"schedule", "990@0"},
@@ -322,9 +325,25 @@ TEST(ResultsFile, AnEditedModelRecordIsRefusedByItsFingerprint) {
     edited["/results_on_files/greedy/32/model"_json_pointer][key] = value;
     EXPECT_NE(user_error_message([&] {
                 results_file_from_json(edited, "RUN/results.json");
-              }).find("results_on_files/greedy/32: the model record does not match its record_hash"),
+              }).find("results_on_files/greedy/32: the entry does not match its model.record_hash"),
               std::string::npos)
         << key;
+  }
+  // Any other field lengen writes in the entry: a metric, its decode, its data record.
+  const std::vector<std::pair<std::string, nlohmann::json>> entry_edits = {
+      {"/results/teacher_forced/16/loss", 5.0},
+      {"/results/teacher_forced/16/attention/nonzero_per_query", 99.0},
+      {"/results/teacher_forced/16/decode", "greedy"},
+      {"/results/teacher_forced/16/data/generated", false}};
+  for (const auto& [pointer, value] : entry_edits) {
+    nlohmann::json edited = good;
+    edited[nlohmann::json::json_pointer(pointer)] = value;
+    const std::string message =
+        user_error_message([&] { results_file_from_json(edited, "RUN/results.json"); });
+    EXPECT_TRUE(message.find("results/teacher_forced/16: the entry does not match its model.record_hash") !=
+                    std::string::npos ||
+                message.find("says length 16, decode greedy") != std::string::npos)
+        << pointer << ": " << message;
   }
   nlohmann::json edited = good;
   edited["/results/teacher_forced/16/model"_json_pointer].erase("record_hash");

@@ -312,10 +312,10 @@ void check_model_record_of(const ResultEntry& entry, const std::string& where) {
                                 ", but the entry's checkpoint is " + Json(entry.checkpoint).dump() +
                                 " (its model record edited by hand?)");
   }
-  if (!model.record_hash.empty() && model.record_hash != model_record_hash(model)) {
-    throw std::invalid_argument(
-        where + ": the model record does not match its record_hash " + Json(model.record_hash).dump() +
-        " (its checkpoint, step, weights_hash, schedule or trained_on edited by hand?)");
+  if (!model.record_hash.empty() && model.record_hash != entry_record_hash(entry)) {
+    throw std::invalid_argument(where + ": the entry does not match its model.record_hash " +
+                                Json(model.record_hash).dump() +
+                                " (a number, its decode, or its model or data record edited by hand?)");
   }
   if (model.schedule.empty()) return;
   const std::optional<ScheduleSegment> last = last_schedule_segment(model.schedule);
@@ -383,17 +383,6 @@ UserError not_a_results_file(const std::string& source, const std::exception& ca
 
 }  // namespace
 
-std::string model_record_hash(const ModelRecord& record) {
-  ContentHash hash;
-  // Each field with its length first, so that no two records share one byte stream.
-  for (const std::string& field : {record.checkpoint, std::to_string(record.step), record.weights_hash,
-                                   record.schedule, record.trained_on, record.run_id}) {
-    hash.add(std::to_string(field.size()) + ":");
-    hash.add(field);
-  }
-  return hash.hex();
-}
-
 std::string results_file_hash(const ResultsFile& results) {
   ContentHash hash;
   const Json label = {
@@ -435,7 +424,10 @@ std::string training_data_label(const Json& record) {
   return "files " + (hash != record.end() && hash->is_string() ? hash->get<std::string>() : std::string("?"));
 }
 
-Json to_json(const ResultEntry& entry) {
+namespace {
+
+// The entry as lengen writes it, without its fingerprint and without the keys it does not know.
+Json own_json(const ResultEntry& entry) {
   Json json = {{"length", entry.length},
                {"decode", entry.decode},
                {"samples", entry.samples},
@@ -462,9 +454,22 @@ Json to_json(const ResultEntry& entry) {
     if (!entry.model->schedule.empty()) json["model"]["schedule"] = entry.model->schedule;
     if (!entry.model->trained_on.empty()) json["model"]["trained_on"] = entry.model->trained_on;
     if (!entry.model->run_id.empty()) json["model"]["run_id"] = entry.model->run_id;
-    json["model"]["record_hash"] = model_record_hash(*entry.model);
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
+  return json;
+}
+
+}  // namespace
+
+std::string entry_record_hash(const ResultEntry& entry) {
+  ContentHash hash;
+  hash.add(own_json(entry).dump());
+  return hash.hex();
+}
+
+Json to_json(const ResultEntry& entry) {
+  Json json = own_json(entry);
+  if (entry.model) json["model"]["record_hash"] = entry_record_hash(entry);
   add_unknown_keys(json, entry.extra);
   return json;
 }

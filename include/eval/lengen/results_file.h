@@ -74,16 +74,12 @@ struct ModelRecord {
   // hash), from the checkpoint itself; "" in files written without it.
   std::string trained_on;
   // The fingerprint read with the record ("record_hash"); "" in files written without it. Every
-  // write stores a fresh one, made by model_record_hash.
+  // write stores a fresh one, made by entry_record_hash.
   std::string record_hash = {};
   // The run whose evaluation wrote it (the results file's run_id then): an entry of another run
   // pasted into a results file keeps its own. "" in files written without it.
   std::string run_id = {};
 };
-
-// A fingerprint of the record's fields: a record edited by hand (its schedule, its checkpoint's
-// path, what it trained on) no longer matches the one written with it.
-std::string model_record_hash(const ModelRecord& record);
 
 // One length scored in one decode mode.
 struct ResultEntry {
@@ -109,6 +105,11 @@ struct ResultEntry {
   // or "attention_on_target/LAYER/best" (or "/mean"); nullopt where the entry has none.
   std::optional<double> metric(const std::string& name) const;
 };
+
+// A fingerprint of everything lengen writes in an entry (its numbers, decode, model and data
+// records; not the keys it does not know), stored as its model.record_hash: an entry edited by
+// hand (a schedule, a checkpoint path, a metric, its decode) no longer matches it.
+std::string entry_record_hash(const ResultEntry& entry);
 
 // decode -> length -> entry
 using ResultsByDecode = std::map<std::string, std::map<int64_t, ResultEntry>>;
