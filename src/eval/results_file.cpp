@@ -461,6 +461,17 @@ Json own_json(const ResultEntry& entry) {
 
 }  // namespace
 
+const ResultEntry* entry_past_steps(const ResultsFile& file, int64_t steps) {
+  for (const ResultsByDecode* section : {&file.results, &file.results_on_files}) {
+    for (const auto& [decode, by_length] : *section) {
+      for (const auto& [length, entry] : by_length) {
+        if (entry.step > steps) return &entry;
+      }
+    }
+  }
+  return nullptr;
+}
+
 std::string entry_record_hash(const ResultEntry& entry) {
   ContentHash hash;
   hash.add(own_json(entry).dump());

@@ -142,17 +142,14 @@ void check_results_are_this_runs(const ResultsFile& existing, const Config& conf
       "or edited by hand); move it aside to start it anew";
   if (existing.run_id.empty() && !run_id.empty()) throw UserError(path + " records no run id" + not_ours);
   // Results of a model past the run's train.steps are a copy's that trained further.
-  for (const ResultsByDecode* section : {&existing.results, &existing.results_on_files}) {
-    for (const auto& [decode, by_length] : *section) {
-      for (const auto& [length, entry] : by_length) {
-        if (entry.step <= config.train.steps) continue;
-        throw UserError(
-            path + " holds results of step " + std::to_string(entry.step) + " (" + decode + ", length " +
-            std::to_string(length) + "), past this run's train.steps (" + std::to_string(config.train.steps) +
-            "): results of a copy of the run trained further?" + " move results.json aside to start it anew");
-      }
-    }
+  if (const ResultEntry* past = entry_past_steps(existing, config.train.steps)) {
+    throw UserError(
+        path + " holds results of step " + std::to_string(past->step) + " (" + past->decode + ", length " +
+        std::to_string(past->length) + "), past this run's train.steps (" +
+        std::to_string(config.train.steps) +
+        "): results of a copy of the run trained further? move results.json aside to start it anew");
   }
+
   if (!existing.trained_with.is_object()) {
     throw UserError(path + " records no trained_with (the training behind its results)" + not_ours);
   }

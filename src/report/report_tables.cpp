@@ -131,17 +131,13 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   const bool known_steps = steps != read.config.end() && !steps->second.empty() &&
                            steps->second.size() < 19 &&
                            steps->second.find_first_not_of("0123456789") == std::string::npos;
-  for (const ResultsByDecode* section : {&file.results, &file.results_on_files}) {
-    for (const auto& [decode, by_length] : *section) {
-      for (const auto& [length, entry] : by_length) {
-        if (!known_steps || entry.step <= std::stoll(steps->second)) continue;
-        throw UserError(results_path + " holds results of step " + std::to_string(entry.step) + " (" +
-                        decode + ", length " + std::to_string(length) +
-                        "), past the train.steps=" + steps->second + " of " + config.string() +
-                        ": results of a copy of the run trained further?");
-      }
-    }
+  if (const ResultEntry* past = known_steps ? entry_past_steps(file, std::stoll(steps->second)) : nullptr) {
+    throw UserError(results_path + " holds results of step " + std::to_string(past->step) + " (" +
+                    past->decode + ", length " + std::to_string(past->length) +
+                    "), past the train.steps=" + steps->second + " of " + config.string() +
+                    ": results of a copy of the run trained further?");
   }
+
   run.group.method = file.method;
   run.train_len_max = file.train_len_max;
   // A run evaluated on one kind of data only has no entry for the other.

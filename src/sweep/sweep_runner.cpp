@@ -148,21 +148,21 @@ std::string resume_past_steps(const Config& wanted, const RunPaths& paths) {
 // changed since. The advice differs: restore the file, or retrain the run.
 std::string stale_advice(const RunPaths& paths, const std::vector<std::string>& may_differ_in) {
   const std::string saved = paths.run_dir + "/config.json";
-  if (fs::exists(saved) && fs::exists(paths.config)) {
-    const std::string key =
-        first_config_difference(read_json_file(saved), read_json_file(paths.config), may_differ_in);
+  if (!fs::exists(saved)) return "remove that run folder to retrain it, or use another --out";
+  const nlohmann::json config = read_json_file(saved);
+  if (fs::exists(paths.config)) {
+    const nlohmann::json started = read_json_file(paths.config);
+    const std::string key = first_config_difference(config, started, may_differ_in);
     if (!key.empty()) {
       return "its config.json was edited since the sweep started it (" + key + " is " +
-             config_value_text(read_json_file(saved), key) + " there, " +
-             config_value_text(read_json_file(paths.config), key) + " in " + paths.config +
-             "): restore it, or use another --out";
+             config_value_text(config, key) + " there, " + config_value_text(started, key) + " in " +
+             paths.config + "): restore it, or use another --out";
     }
   }
   // Its results.json records the sections the model was trained with (trained_with): a config.json
   // that differs from those was edited after training, whatever NAME.config.json says.
   const std::string results = paths.run_dir + "/results.json";
-  if (fs::exists(saved) && fs::exists(results)) {
-    const nlohmann::json config = read_json_file(saved);
+  if (fs::exists(results)) {
     const nlohmann::json recorded = read_json_file(results);
     const nlohmann::json trained =
         recorded.is_object() ? recorded.value("trained_with", nlohmann::json()) : nlohmann::json();

@@ -140,6 +140,10 @@ struct ResultsFile {
 // trained_with and method): a file whose label was edited by hand no longer matches it.
 std::string results_file_hash(const ResultsFile& results);
 
+// The first entry (of results, then results_on_files) measured past `steps`, or nullptr: results
+// of a copy of the run that trained further than its train.steps.
+const ResultEntry* entry_past_steps(const ResultsFile& file, int64_t steps);
+
 // What a model trained on, as results.json and the report name it, from a training data record
 // (a run's training_data.json, or a checkpoint's copy of it): null is "generated", a record is
 // "files HASH"; "" for anything else (no record known).
