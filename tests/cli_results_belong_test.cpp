@@ -157,17 +157,39 @@ TEST_F(CliResultsBelong, AnEditedConfigDoesNotRelabelTheResults) {
                  "was trained with train.seed=1, this run's config.json has 5");
 }
 
-// Results on the files of one folder and of another would share one table in the report.
+// Results on the files of one folder and of another would share one table in the report; so
+// would results on a folder's files before and after they were rewritten. A folder moved or
+// copied holds the same files: its results are the same table, filed under its new place.
 TEST_F(CliResultsBelong, ResultsOnTwoDataFoldersDoNotShareATable) {
   const std::string a = trained("a");
-  for (const std::string name : {"one", "two"}) {
-    fs::create_directories(at(name));
-    std::ofstream(at(name) + "/test_0_4.src") << "1 2 3 0\n";
-    std::ofstream(at(name) + "/test_0_4.trg") << "1 2 3 0\n";
-  }
+  const auto write_split = [&](const std::string& folder, const std::string& name, const std::string& line) {
+    fs::create_directories(at(folder));
+    std::ofstream(at(folder) + "/" + name + ".src") << line << "\n";
+    std::ofstream(at(folder) + "/" + name + ".trg") << line << "\n";
+  };
+  write_split("one", "test_0_4", "1 2 3 0");
+  write_split("one", "test_1_3", "1 2 3");
+  write_split("two", "test_0_4", "3 2 1 0");
   ASSERT_EQ(lengen("eval " + a + " --data " + at("one")).code, 0);
   expect_refused("eval " + a + " --data " + at("two"), a, "holds results on the files of ");
   EXPECT_EQ(lengen("eval " + a + " --data " + at("one")).code, 0);  // the same folder again is fine
+
+  // The folder moved: the same files, so the same table, now naming where they are.
+  fs::rename(at("one"), at("moved"));
+  const CliResult moved = lengen("eval " + a + " --data " + at("moved"));
+  ASSERT_EQ(moved.code, 0) << moved.err;
+  const std::string results = text_of(RunFolder(a).results_path());
+  EXPECT_EQ(results.find(at("one")), std::string::npos) << results;
+  EXPECT_NE(results.find(at("moved")), std::string::npos) << results;
+  EXPECT_EQ(lengen("report " + a + " --on-files --out " + at("report")).code, 0);
+
+  // Its files rewritten (a split changed, another gone), the old results are of files it no
+  // longer holds: refused, and so is a folder whose test_1_3 is gone.
+  write_split("moved", "test_0_4", "2 2 2 0");
+  expect_refused("eval " + a + " --data " + at("moved"), a, "test_0_4 is not the file measured (hash ");
+  write_split("moved", "test_0_4", "1 2 3 0");
+  fs::remove(at("moved") + "/test_1_3.src");
+  expect_refused("eval " + a + " --data " + at("moved"), a, "test_1_3 is gone");
 }
 
 // An evaluated sweep run whose step checkpoints were deleted to save space is kept as it is

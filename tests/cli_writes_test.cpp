@@ -69,6 +69,15 @@ TEST_F(CliWrites, ARunHasOneWriterAtATime) {
     expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
                             run + " is in use by another lengen process");
     expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
+    // A resume the run has outgrown meanwhile is named as in use, not as too short.
+    expect_one_line_refusal(
+        lengen("train " + base() + " --out " + run + " --resume --set train.steps=2 --set train.warmup=0"),
+        run + " is in use by another lengen process");
+    // Nor does a lock file deleted under its holder let a second writer in.
+    fs::remove(fs::path(run) / RunLock::kFileName);
+    expect_one_line_refusal(lengen("eval " + run + " --lengths 3"),
+                            run + " is in use by another lengen process");
+    expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
     // Nor do a report or attention maps go into a run folder another process is writing.
     expect_one_line_refusal(lengen("report " + run), "is a run folder in use by another lengen process");
     expect_one_line_refusal(lengen("report " + run + " --out " + run), "in use by another lengen process");
@@ -138,6 +147,37 @@ TEST_F(CliWrites, ReportAndAttentionReplaceOnlyTheirOwnFiles) {
   expect_one_line_refusal(lengen("attention " + run + " --length 4 --out " + at("maps")),
                           "lengen did not write it");
   EXPECT_EQ(text_of(root_ / "maps" / "run" / "layer0_head1.dat"), "my data");
+}
+
+// A report or attention page goes beside what it describes, never into another run's folder,
+// its checkpoints/ or a data folder, where it would pass for theirs; --force removes the pages
+// of the run it starts over, and keeps the user's files.
+TEST_F(CliWrites, PagesAreNotWrittenIntoAnotherRunOrDataFolder) {
+  const std::string one = trained("one");
+  const std::string two = trained("two");
+  ASSERT_EQ(
+      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 8 --out " + at("data")).code,
+      0);
+  for (const std::string& out : {two, one + "/checkpoints", at("data")}) {
+    expect_one_line_refusal(lengen("report " + one + " --out " + out), "--out " + out + " is ");
+    expect_one_line_refusal(lengen("attention " + one + " --length 4 --out " + out), "--out " + out + " is ");
+    EXPECT_FALSE(fs::exists(fs::path(out) / "report.md")) << out;
+    EXPECT_FALSE(fs::exists(fs::path(out) / "attention.md")) << out;
+  }
+  ASSERT_EQ(lengen("report " + one).code, 0);
+  ASSERT_EQ(lengen("attention " + one + " --length 4 --out " + one).code, 0);
+  ASSERT_TRUE(fs::exists(fs::path(one) / "report.md"));
+  ASSERT_TRUE(fs::exists(fs::path(one) / "one" / "layer0_head0.dat"));
+  std::ofstream(fs::path(one) / "notes.txt") << "mine";
+  // A list edited to name a file outside the run is not followed.
+  std::ofstream(root_ / "outside.txt") << "mine too";
+  std::ofstream(fs::path(one) / ".lengen_outputs", std::ios::app) << "../outside.txt\n";
+  ASSERT_EQ(lengen("train " + base() + " --out " + one + " --force").code, 0);
+  EXPECT_FALSE(fs::exists(fs::path(one) / "report.md"));
+  EXPECT_FALSE(fs::exists(fs::path(one) / "attention.md"));
+  EXPECT_FALSE(fs::exists(fs::path(one) / "one"));
+  EXPECT_EQ(text_of(fs::path(one) / "notes.txt"), "mine");
+  EXPECT_EQ(text_of(root_ / "outside.txt"), "mine too");
 }
 
 // Run folders named "..", or sharing a name, each get their own folder inside --out.

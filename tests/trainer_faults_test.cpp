@@ -172,6 +172,11 @@ TEST_F(TrainerFaultsTest, ForceReplacesOnlyRunFoldersLengenWrote) {
   EXPECT_THROW(train(config(4), force), UserError);
   std::ofstream(theirs / ".lengen_run") << "lengen run folder\n";  // its first line, without a run id
   EXPECT_THROW(train(config(4), force), UserError);
+  // An id lengen would not write (lengen's are 16 hex digits) does not vouch for the folder either.
+  for (const char* id : {"zzzz", "0123456789abcdeg", "0123456789abcdef0", "0123456789ABCDEF"}) {
+    std::ofstream(theirs / ".lengen_run") << "lengen run folder\nid " << id << "\n";
+    EXPECT_THROW(train(config(4), force), UserError) << id;
+  }
   std::ifstream kept(theirs / "checkpoints" / "step_00000010.pt");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine");
   // A run folder lengen wrote is replaced.

@@ -1,5 +1,6 @@
 #include "lengen/output_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -42,8 +43,9 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   check_out_folder(dir, "folder");
   // A run folder that is being trained or evaluated has one writer, and it is not this one.
   if (run_in_use_elsewhere(dir)) {
-    throw UserError(dir + " is a run folder in use by another lengen process; write into it when that ends, or "
-                          "choose another --out");
+    throw UserError(dir +
+                    " is a run folder in use by another lengen process; write into it when that ends, or "
+                    "choose another --out");
   }
   const fs::path list_path = fs::path(dir) / kOutputListName;
   std::set<std::string> ours = listed_names(list_path);
@@ -52,7 +54,8 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
     const fs::path path = fs::path(dir) / name;
     if (fs::exists(fs::symlink_status(path, error)) && ours.count(name) == 0) {
       throw UserError(path.string() + " exists and lengen did not write it (it is not listed in " +
-                      list_path.string() + "); lengen replaces only its own files: move it or choose another --out");
+                      list_path.string() +
+                      "); lengen replaces only its own files: move it or choose another --out");
     }
   }
   const size_t before = ours.size();
@@ -62,6 +65,60 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   std::ostringstream text;
   for (const std::string& name : ours) text << name << "\n";
   write_file_atomically(list_path.string(), text.str());
+}
+
+void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
+  std::error_code error;
+  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
+  if (error) return;  // claim_output_files names a folder it cannot use
+  const auto is_own = [&](const fs::path& folder) {
+    return std::any_of(own_runs.begin(), own_runs.end(),
+                       [&](const std::string& run) { return fs::equivalent(folder, run, error); });
+  };
+  for (fs::path folder = out; !folder.empty(); folder = folder.parent_path()) {
+    if (RunFolder(folder.string()).is_lengen_run()) {
+      if (folder == out && is_own(folder)) return;
+      throw UserError("--out " + out_dir +
+                      (folder == out ? " is the run folder of another run than the one described"
+                                     : " is inside the run folder " + folder.string()) +
+                      ": what is written there would be taken for that run's; choose another --out");
+    }
+    if (folder == folder.parent_path()) break;
+  }
+  if (fs::exists(out / "data.json", error) && listed_output_file(out.string(), "data.json")) {
+    throw UserError("--out " + out_dir +
+                    " is a data folder lengen data wrote: what is written there would be taken for part of "
+                    "the data; choose another --out");
+  }
+}
+
+void remove_listed_output_files(const std::string& dir) {
+  const fs::path list_path = fs::path(dir) / kOutputListName;
+  std::error_code error;
+  if (!fs::is_regular_file(fs::symlink_status(list_path, error))) return;
+  std::set<fs::path> folders;
+  for (const std::string& name : listed_names(list_path)) {
+    const fs::path relative = fs::path(name).lexically_normal();
+    // A list edited to name files elsewhere (absolute, "../") is not followed out of DIR.
+    if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") continue;
+    bool through_link = false;
+    for (fs::path above = relative.parent_path(); !above.empty(); above = above.parent_path())
+      through_link = through_link || fs::is_symlink(fs::path(dir) / above, error);
+    if (through_link) continue;
+    const fs::path file = fs::path(dir) / relative;
+    if (fs::is_directory(fs::symlink_status(file, error))) continue;  // a folder is not a file lengen wrote
+    fs::remove(file, error);
+    if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
+    for (fs::path above = relative.parent_path(); !above.empty(); above = above.parent_path())
+      folders.insert(fs::path(dir) / above);
+  }
+  // Deepest first: a folder of maps, then the run's folder of them.
+  for (auto folder = folders.rbegin(); folder != folders.rend(); ++folder) {
+    if (fs::is_directory(fs::symlink_status(*folder, error)) && fs::is_empty(*folder, error))
+      fs::remove(*folder, error);
+  }
+  fs::remove(list_path, error);
+  if (error) throw UserError("cannot remove " + list_path.string() + ": " + error.message());
 }
 
 void write_output_file(const std::string& dir, const std::string& name, const std::string& text) {

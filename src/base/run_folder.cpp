@@ -11,6 +11,7 @@
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "lengen/output_files.h"
 #include "lengen/run_lock.h"
 
 namespace fs = std::filesystem;
@@ -25,6 +26,14 @@ constexpr size_t kStepDigits = 8;
 
 bool all_digits(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+constexpr size_t kRunIdDigits = 16;
+
+// A run id as lengen writes it (new_run_id): 16 lower-case hex digits. Anything else in a marker
+// was written by someone else, and --force deletes only what lengen's marker vouches for.
+bool is_run_id(const std::string& id) {
+  return id.size() == kRunIdDigits && id.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 // A temporary file of write_file_atomically beside NAME: NAME.PID-N.tmp.
@@ -144,13 +153,14 @@ bool RunFolder::marker_is_lengens() const {
   std::ifstream in(marker_path());
   std::string first_line;
   std::getline(in, first_line);
-  return first_line == kMarkerFirstLine && !run_id().empty();
+  return first_line == kMarkerFirstLine && is_run_id(run_id());
 }
 
 std::string RunFolder::not_replaceable_reason() const {
   const std::string marker = fs::path(marker_path()).filename().string();
   if (!is_lengen_run()) return "no " + marker;
-  return marker_is_lengens() ? "" : "its " + marker + " is not one lengen wrote, with a run id";
+  return marker_is_lengens() ? ""
+                             : "its " + marker + " is not one lengen wrote, with a run id of 16 hex digits";
 }
 
 namespace {
@@ -227,6 +237,8 @@ void RunFolder::remove_for_restart() const {
       if (file == name || is_temporary_of(file, name)) remove(entry.path());
     }
   }
+  // A report or attention page of the run it was is not one of the new run's.
+  remove_listed_output_files(path_);
   if (fs::is_directory(checkpoint_dir(), error)) {
     for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
       if (is_lengen_checkpoint_file(entry.path().filename().string())) remove(entry.path());

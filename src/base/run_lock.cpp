@@ -25,22 +25,53 @@ std::string holder_of(int fd) {
   return pid.find_first_not_of("0123456789") == std::string::npos ? pid : "";
 }
 
+[[noreturn]] void throw_in_use(const std::string& run_dir, const std::string& pid) {
+  throw RunInUse(run_dir + " is in use by another lengen process" +
+                 (pid.empty() ? "" : " (pid " + pid + ")") +
+                 " that trains or evaluates it; wait for it to end");
+}
+
 }  // namespace
 
 RunLock::RunLock(const std::string& run_dir) {
   const std::string path = run_dir + "/" + kFileName;
+  // The lock is taken on the folder itself first: a lock file unlinked under its holder (by a
+  // cleanup script) would let a second writer lock a new file of that name, but the folder
+  // stays the same folder while the holder writes into it.
+  folder_fd_ = ::open(run_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder_fd_ < 0) throw UserError("cannot lock " + run_dir + ": " + std::strerror(errno));
+  if (::flock(folder_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int reason = errno;
+    ::close(folder_fd_);
+    folder_fd_ = -1;
+    if (reason != EWOULDBLOCK) throw UserError("cannot lock " + run_dir + ": " + std::strerror(reason));
+    // The holder's pid, from the lock file when it is still there.
+    std::string pid;
+    const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (file >= 0) {
+      pid = holder_of(file);
+      ::close(file);
+    }
+    throw_in_use(run_dir, pid);
+  }
   // The lock file is lengen's own: a link in its place (to a file of the user's, elsewhere) is
   // not followed, nor is a file with other names truncated, since the pid is written into it.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd_ < 0 && errno == ELOOP) {
+    release_folder();
     throw UserError("cannot lock " + run_dir + ": " + path +
                     " is a symbolic link, not the lock file lengen writes; remove it");
   }
-  if (fd_ < 0) throw UserError("cannot lock " + run_dir + ": " + path + ": " + std::strerror(errno));
+  if (fd_ < 0) {
+    const int reason = errno;
+    release_folder();
+    throw UserError("cannot lock " + run_dir + ": " + path + ": " + std::strerror(reason));
+  }
   struct stat file {};
   if (::fstat(fd_, &file) != 0 || !S_ISREG(file.st_mode) || file.st_nlink != 1) {
     ::close(fd_);
     fd_ = -1;
+    release_folder();
     throw UserError("cannot lock " + run_dir + ": " + path +
                     (S_ISREG(file.st_mode) ? " has other names (a hard link)" : " is not a regular file") +
                     ", not the lock file lengen writes; remove it");
@@ -50,11 +81,8 @@ RunLock::RunLock(const std::string& run_dir) {
     const std::string pid = holder_of(fd_);
     ::close(fd_);
     fd_ = -1;
-    if (reason == EWOULDBLOCK) {
-      throw RunInUse(run_dir + " is in use by another lengen process" +
-                     (pid.empty() ? "" : " (pid " + pid + ")") +
-                     " that trains or evaluates it; wait for it to end");
-    }
+    release_folder();
+    if (reason == EWOULDBLOCK) throw_in_use(run_dir, pid);
     throw UserError("cannot lock " + run_dir + ": " + std::strerror(reason));
   }
   // For the message of the next process that finds the run locked; the lock itself is the flock.
@@ -66,6 +94,12 @@ RunLock::RunLock(const std::string& run_dir) {
 
 RunLock::~RunLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases the flock
+  release_folder();
+}
+
+void RunLock::release_folder() {
+  if (folder_fd_ >= 0) ::close(folder_fd_);
+  folder_fd_ = -1;
 }
 
 bool run_in_use_elsewhere(const std::string& run_dir) {

@@ -15,6 +15,7 @@
 #include "lengen/rank_agreement.h"
 #include "lengen/results_file.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_lock.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
 #include "lengen/trainer.h"
@@ -39,7 +40,14 @@ void run_train(const TrainArgs& args) {
   const RunFolder run(args.out);
   // (A folder lengen did not start is refused as such when training prepares it.)
   if (args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path())) {
-    check_resume_keeps_inputs(args.out, config, args.data_dir);
+    try {
+      check_resume_keeps_inputs(args.out, config, args.data_dir);
+    } catch (const UserError&) {
+      // A run another process is training has moved on from what was just compared: that it is
+      // in use is the reason to give (one rank of a data-parallel group finds rank 0 holding it).
+      { const RunLock probe(args.out); }  // throws RunInUse, naming the holder's pid
+      throw;
+    }
     const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
     check_results_file_accepts(config, args.out, data_has_tests ? args.data_dir : "");
   }

@@ -176,6 +176,13 @@ int64_t samples_at_length(const EvalConfig& eval, int64_t length) {
   return eval.long_from > 0 && length >= eval.long_from ? eval.long_samples : eval.samples;
 }
 
+std::string split_files_hash(const std::string& stem) {
+  ContentHash hash;
+  hash.add_file(stem + ".src");
+  hash.add_file(stem + ".trg");
+  return hash.hex();
+}
+
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir) {
   std::vector<EvalSet> sets;
   if (data_dir.empty()) {
@@ -195,10 +202,8 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
     const int64_t wanted = samples_at_length(config.eval, split.length);
     if (static_cast<int64_t>(samples.size()) > wanted) samples.resize(wanted);
     const std::string name = std::filesystem::path(split.stem).filename().string();
-    ContentHash hash;
-    hash.add_file(split.stem + ".src");
-    hash.add_file(split.stem + ".trg");
-    const nlohmann::json file = {{"name", name}, {"hash", hash.hex()}, {"samples", samples.size()}};
+    const nlohmann::json file = {
+        {"name", name}, {"hash", split_files_hash(split.stem)}, {"samples", samples.size()}};
     // Several splits of one length (test_0_L, test_1_L) count as one set.
     if (!sets.empty() && sets.back().length == split.length) {
       sets.back().samples.insert(sets.back().samples.end(), samples.begin(), samples.end());

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -122,6 +123,30 @@ nlohmann::json trained_with_of(const Config& config) {
   return trained;
 }
 
+// "" when each test file `entry` was measured on is in `data_dir` now with the same content; else
+// what is not ("data/test_1_16 is gone", "data/test_0_8 changed since"). `hashes_now` caches the
+// hashes of data_dir's files.
+std::string files_not_in(const ResultEntry& entry, const std::string& data_dir,
+                         std::map<std::string, std::string>& hashes_now) {
+  const nlohmann::json files = entry.data.is_object() ? entry.data.value("files", nlohmann::json()) : nullptr;
+  if (!files.is_array()) return "";  // read_results_file refuses an entry on files without them
+  for (const nlohmann::json& file : files) {
+    const std::string name = file.is_object() ? file.value("name", std::string()) : std::string();
+    const std::string stem = (fs::path(data_dir) / name).string();
+    std::error_code error;
+    if (name.empty() || !fs::is_regular_file(stem + ".src", error) ||
+        !fs::is_regular_file(stem + ".trg", error))
+      return stem + " is gone";
+    auto known = hashes_now.find(name);
+    if (known == hashes_now.end()) known = hashes_now.emplace(name, split_files_hash(stem)).first;
+    if (known->second != file.value("hash", std::string())) {
+      return stem + " is not the file measured (hash " + file.value("hash", std::string("?")) + ", now " +
+             known->second + ")";
+    }
+  }
+  return "";
+}
+
 // results.json holds one run's results: a config.json edited since (another task, seed, training
 // lengths or method) would file new results beside old ones under one label, and results on
 // files from two data folders would share one table.
@@ -175,13 +200,24 @@ void check_results_are_this_runs(const ResultsFile& existing, const Config& conf
                     "results.json aside to start it anew");
   }
   if (data_dir.empty()) return;
+  // One table of results on files holds results on one set of files: those in data_dir now, or
+  // a copy of them (the folder moved or copied: the same files by content).
+  std::map<std::string, std::string> hashes_now;  // per test file name in data_dir
   for (const auto& [decode, by_length] : existing.results_on_files) {
     for (const auto& [length, entry] : by_length) {
       const std::string dir = entry.data.is_object() ? entry.data.value("dir", std::string()) : std::string();
-      if (dir.empty() || dir == data_dir) continue;
+      if (dir.empty()) continue;
+      const std::string differs = files_not_in(entry, data_dir, hashes_now);
+      if (differs.empty()) continue;
+      if (dir == data_dir) {
+        throw UserError(path + " holds results at length " + std::to_string(length) + " on the files of " +
+                        dir + " as they were then, but " + differs +
+                        ": results on its files now would share a table with them; restore the files, or "
+                        "move results.json aside first");
+      }
       throw UserError(path + " holds results on the files of " + dir + " (length " + std::to_string(length) +
-                      "); results on " + data_dir +
-                      " would share their table: move results.json aside first");
+                      "), but " + differs + ": results on " + data_dir +
+                      " would share their table; evaluate on " + dir + ", or move results.json aside first");
     }
   }
 }
@@ -350,6 +386,17 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   existing.trained_with = trained_with_of(config);
   existing.method = {attention.normalizer, attention.scaling, attention.positions};
   ResultsByDecode& results = evaluation.on_files ? existing.results_on_files : existing.results;
+  // Results on a folder since moved or copied (check_results_are_this_runs found the same files
+  // here) name the folder their files are in now, as one table names one folder.
+  if (evaluation.on_files && !evaluation.data.empty() && evaluation.data.front().is_object()) {
+    const nlohmann::json& dir_now = evaluation.data.front().value("dir", nlohmann::json());
+    for (auto& [decode, by_length] : results) {
+      for (auto& [length, entry] : by_length) {
+        if (entry.data.is_object() && entry.data.contains("dir") && dir_now.is_string())
+          entry.data["dir"] = dir_now;
+      }
+    }
+  }
   for (size_t i = 0; i < evaluation.results.size(); ++i) {
     const LengthResult& result = evaluation.results[i];
     const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};

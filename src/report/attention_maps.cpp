@@ -244,6 +244,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   if (options.sample < 0) throw UserError(fmt::format("--sample {} is negative", options.sample));
   if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
   check_out_folder(options.out_dir, "folder");
+  check_out_is_not_anothers(options.out_dir, run_dirs);
   const std::vector<std::string> names = unique_run_names(run_dirs);
   std::vector<RunMaps> runs;
   for (size_t i = 0; i < run_dirs.size(); ++i) {

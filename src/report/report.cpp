@@ -84,6 +84,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     for (const char* extension : {".csv", ".dat", ".gp", ".png", ".svg"})
       fixed_names.push_back(spec.metric + std::string(extension));
   }
+  check_out_is_not_anothers(out_dir, {dir});
   claim_output_files(out_dir, fixed_names);
   // Multiples of the training length only where the runs share it.
   const int64_t train_len_max = common_train_len_max(runs);

@@ -138,6 +138,11 @@ TEST_F(RunFolderTest, ARunFolderHasOneWriterAtATime) {
     const std::string message = user_error_message([&] { RunLock second(run); });
     EXPECT_NE(message.find(run + " is in use by another lengen process"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    // A lock file deleted under its holder (a cleanup script) does not let a second writer in.
+    fs::remove(run + "/" + RunLock::kFileName);
+    const std::string after_unlink = user_error_message([&] { RunLock second(run); });
+    EXPECT_NE(after_unlink.find(run + " is in use by another lengen process"), std::string::npos)
+        << after_unlink;
   }
   EXPECT_EQ(user_error_message([&] { RunLock again(run); }), "");
   // The lock file is not content: a fresh run may start in a folder that holds only it.

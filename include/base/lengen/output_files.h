@@ -19,6 +19,17 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
 // True when DIR/.lengen_outputs lists `name`: lengen wrote that file and may replace or remove it.
 bool listed_output_file(const std::string& dir, const std::string& name);
 
+// A report or attention page belongs beside what it describes: `out_dir` may be one of
+// `own_runs` (the run folders it describes) or a folder of no run, but not another run's folder,
+// a folder inside a run folder (its checkpoints/) or a data folder `lengen data` wrote, where it
+// would be taken for theirs. Throws UserError "--out DIR is ...".
+void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs);
+
+// Removes the files DIR/.lengen_outputs lists (relative names only, nothing through a link out of
+// DIR), the folders they leave empty, and the list: what lengen wrote there, such as a report of
+// a run that --force starts over. UserError when a file cannot be removed.
+void remove_listed_output_files(const std::string& dir);
+
 // claim_output_files(dir, {name}), then DIR/NAME written atomically.
 void write_output_file(const std::string& dir, const std::string& name, const std::string& text);
 

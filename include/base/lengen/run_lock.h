@@ -1,8 +1,10 @@
 #pragma once
 // One writer per run folder. Training, resuming and evaluating a run all rewrite its files
 // (checkpoints, log.jsonl, results.json), so two of them at once would lose one's work. The
-// lock is an flock on RUN/.lengen_lock: the kernel drops it when the process ends, however it
-// ends, so a killed writer never leaves the run locked.
+// lock is an flock on the run folder itself and one on RUN/.lengen_lock (which holds the
+// holder's pid for the next process's message): the kernel drops both when the process ends,
+// however it ends, so a killed writer never leaves the run locked, and a lock file deleted
+// under its holder does not let a second writer in.
 #include <string>
 
 #include "lengen/errors.h"
@@ -29,7 +31,9 @@ class RunLock {
   static constexpr const char* kFileName = ".lengen_lock";
 
  private:
+  void release_folder();
   int fd_ = -1;
+  int folder_fd_ = -1;
 };
 
 // True when `run_dir` is a lengen run folder whose lock another process holds. Only a folder
