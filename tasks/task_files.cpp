@@ -187,6 +187,13 @@ std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols, F
     const std::string& shorter = src_shorter ? src_path : trg_path;
     const std::string& longer = src_shorter ? trg_path : src_path;
     size_t lines = std::min(src_lines.size(), trg_lines.size());
+    // A blank last line (a stray '\r' or an extra newline) is the longer file's fault.
+    const std::vector<std::string_view>& longer_lines = src_shorter ? trg_lines : src_lines;
+    if (longer_lines.size() == lines + 1 && longer_lines.back().empty()) {
+      throw UserError(longer + ":" + std::to_string(lines + 1) +
+                      ": an empty last line (a stray carriage return or blank line after the samples); " +
+                      shorter + " has " + std::to_string(lines) + " lines");
+    }
     throw UserError(shorter + ":" + std::to_string(lines + 1) + ": file ends after " + std::to_string(lines) +
                     " lines but " + longer + " has " +
                     std::to_string(std::max(src_lines.size(), trg_lines.size())));

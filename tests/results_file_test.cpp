@@ -120,6 +120,20 @@ TEST(ResultsFile, AFileThatIsNotOneIsRefusedWithItsName) {
   EXPECT_NE(wrong_type.find("(results/teacher_forced/16: exact_match is \"high\", not a number)"),
             std::string::npos)
       << wrong_type;
+  // A key lengen writes that is missing is named as absent, not by the JSON library's words.
+  json = to_json(full_file());
+  json["method"].erase("normalizer");
+  const std::string no_normalizer = user_error_message([&] { results_file_from_json(json, "R"); });
+  EXPECT_NE(no_normalizer.find("(method.normalizer is absent, not a name)"), std::string::npos)
+      << no_normalizer;
+  json = to_json(full_file());
+  json.erase("task");
+  const std::string no_task = user_error_message([&] { results_file_from_json(json, "R"); });
+  EXPECT_NE(no_task.find("(task is absent)"), std::string::npos) << no_task;
+  json = to_json(full_file());
+  json["results"]["teacher_forced"]["16"].erase("step");
+  const std::string no_step = user_error_message([&] { results_file_from_json(json, "R"); });
+  EXPECT_NE(no_step.find("results/teacher_forced/16: step is absent"), std::string::npos) << no_step;
 }
 
 // Numbers out of their range are refused by name, not reported: an exact match of 7.5 would be

@@ -150,6 +150,8 @@ ResultEntry entry_from_json(const Json& json) {
     entry.attention_on_target = target_from_json(json.at("attention_on_target"));
   entry.checkpoint = json.value("checkpoint", "");
   entry.step = json.value("step", int64_t{0});
+  if (json.contains("model") && !json.contains("step"))
+    throw std::invalid_argument("step is absent, beside a model record that names one");
   if (json.contains("model")) {
     const Json& model = json.at("model");
     // A key of the model record as text; "" when absent and `optional`.
@@ -199,6 +201,12 @@ std::string reason_of(const std::exception& cause) {
   std::string reason = cause.what();
   if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
     reason = reason.substr(reason.find("] ") + 2);
+  }
+  // nlohmann's "key 'normalizer' not found": a key lengen writes that is missing.
+  const std::string not_found = "' not found";
+  if (reason.rfind("key '", 0) == 0 && reason.size() > not_found.size() &&
+      reason.compare(reason.size() - not_found.size(), not_found.size(), not_found) == 0) {
+    reason = reason.substr(5, reason.size() - 5 - not_found.size()) + " is absent";
   }
   return reason;
 }
@@ -517,8 +525,14 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     if (json.contains("trained_with") && json.at("trained_with").is_object())
       results.trained_with = json.at("trained_with");
     const Json& method = json.at("method");
-    results.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
-                      method.at("positions").get<std::string>()};
+    const auto method_text = [&method](const char* key) {
+      if (!method.is_object() || !method.contains(key) || !method.at(key).is_string())
+        throw std::invalid_argument(
+            std::string("method.") + key + " is " +
+            (method.is_object() && method.contains(key) ? method.at(key).dump() : "absent") + ", not a name");
+      return method.at(key).get<std::string>();
+    };
+    results.method = {method_text("normalizer"), method_text("scaling"), method_text("positions")};
     if (json.contains("results")) results.results = results_from_json(json.at("results"), "results");
     if (json.contains("results_on_files"))
       results.results_on_files = results_from_json(json.at("results_on_files"), "results_on_files");

@@ -86,13 +86,24 @@ TEST_F(TaskFiles, MalformedLinesNameFileAndLine) {
   EXPECT_EQ(read_error("1 2 \n", "1\n"), src + ":1: expected integers separated by single spaces");
   EXPECT_EQ(read_error("1 2\n3\n", "1\n2\n3\n"), src + ":3: file ends after 2 lines but " + trg + " has 3");
   EXPECT_EQ(read_error("1 2\n3\n", "1\n"), trg + ":2: file ends after 1 lines but " + src + " has 2");
+  // A stray carriage return after the last newline is a blank line of the file that holds it.
+  EXPECT_EQ(read_error("1 2\n3\n\r", "1\n2\n"),
+            src + ":3: an empty last line (a stray carriage return or blank line after the samples); " + trg +
+                " has 2 lines");
   EXPECT_EQ(read_error("1 2\n3\n", "1\n10\n"), trg + ":2: symbol 10 is out of range [0, 10)");
   EXPECT_EQ(read_error("-1\n", "1\n"), src + ":1: symbol -1 is out of range [0, 10)");
   EXPECT_EQ(read_error("99999999999999999999\n", "1\n"),
             src + ":1: '99999999999999999999' is not an integer");
   // Bytes a terminal would not show, or that would end the message (a NUL), are written out.
-  EXPECT_EQ(read_error(std::string("1 2\x00" "3\n", 6), "1\n"), src + ":1: '2\\x003' is not an integer");
-  EXPECT_EQ(read_error("\xef\xbb\xbf" "1 2\n", "1\n"), src + ":1: '\\xef\\xbb\\xbf1' is not an integer");
+  EXPECT_EQ(read_error(std::string("1 2\x00"
+                                   "3\n",
+                                   6),
+                       "1\n"),
+            src + ":1: '2\\x003' is not an integer");
+  EXPECT_EQ(read_error("\xef\xbb\xbf"
+                       "1 2\n",
+                       "1\n"),
+            src + ":1: '\\xef\\xbb\\xbf1' is not an integer");
   EXPECT_EQ(read_error("1\t2\n", "1\n"), src + ":1: '1\\x092' is not an integer");
 }
 
@@ -145,7 +156,8 @@ TEST_F(TaskFiles, EvalSplitWithoutSourcesIsAUserError) {
     list_eval_splits(dir_.string());
     ADD_FAILURE() << "accepted";
   } catch (const UserError& error) {
-    EXPECT_EQ(std::string(error.what()), stem("test_1_64") + ".src: missing (" + stem("test_1_64") + ".trg exists)");
+    EXPECT_EQ(std::string(error.what()),
+              stem("test_1_64") + ".src: missing (" + stem("test_1_64") + ".trg exists)");
   }
 }
 
