@@ -270,6 +270,11 @@ TEST_F(CliFaults, ReportOnASweepManifestListingNoRunHereSaysSo) {
   EXPECT_EQ(result.err_lines(), 1) << result.err;
   EXPECT_NE(result.err.find("holds no evaluated run of the runs its sweep.json lists"), std::string::npos)
       << result.err;
+  // A sweep stopped before its first evaluation: its runs are here, started, none evaluated.
+  fs::create_directories(at("s2/elsewhere/checkpoints"));
+  const CliResult stopped = lengen("report " + at("s2"));
+  testing::expect_one_line_refusal(
+      stopped, "holds no evaluated run yet: 1 of the 1 runs its sweep.json lists are started");
 }
 
 // A training step whose attention alone needs more than the machine's memory would be killed by

@@ -433,6 +433,23 @@ TEST_F(CliWrites, ASweepLeavesTheUsersFilesInItsFolderAlone) {
   EXPECT_EQ(text_of(root_ / "out" / "sweep.json"), R"({"mine": 1})");
 }
 
+// NAME.config.json says what the sweep trained a run with: edited by hand, it is put back from the
+// run's config.json when the sweep next passes the finished run, and the sweep says so.
+TEST_F(CliWrites, ASweepRestoresAnEditedSideConfig) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  const fs::path side = root_ / "out" / "a.config.json";
+  nlohmann::json edited = read_json_file(side.string());
+  const nlohmann::json trained = read_json_file((root_ / "out" / "a" / "config.json").string());
+  edited["model"]["d_mlp"] = 999;
+  std::ofstream(side) << edited.dump(2);
+  const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.out.find("restored " + side.string() + " (it said model.d_mlp=999"), std::string::npos)
+      << again.out;
+  EXPECT_EQ(read_json_file(side.string()), trained);
+}
+
 // Two sweep files on one folder: the second adds its runs to the manifest and keeps the first's,
 // whose side files stay its own (a rerun of the first sweep is not refused).
 TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {

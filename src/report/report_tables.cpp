@@ -313,8 +313,20 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
     }
   }
   if (runs.empty() && fs::exists(root / kSweepManifestName)) {
-    // A sweep.json copied from another sweep lists runs that are not here, while runs that are
-    // here go unlisted: name what it lists.
+    // A sweep stopped before its first evaluation has started runs here; a sweep.json copied
+    // from another sweep lists runs that are not here.
+    const nlohmann::json manifest = read_sweep_manifest(dir);
+    size_t started = 0;
+    for (const auto& entry : manifest.at("runs")) {
+      std::error_code error;
+      if (fs::is_directory(root / entry.at("name").get<std::string>(), error)) ++started;
+    }
+    if (started > 0) {
+      throw UserError(dir + " holds no evaluated run yet: " + std::to_string(started) + " of the " +
+                      std::to_string(manifest.at("runs").size()) + " runs its " + kSweepManifestName +
+                      " lists are started, none evaluated (a sweep stopped before its first run ended? run "
+                      "the sweep again to resume it, or lengen eval DIR/NAME)");
+    }
     throw UserError(dir + " holds no evaluated run of the runs its " + kSweepManifestName +
                     " lists (no NAME/results.json for any of them; a sweep.json of another sweep?)");
   }

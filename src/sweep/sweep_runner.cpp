@@ -396,6 +396,26 @@ std::unique_ptr<FolderLock> start_sweep_folder(const Sweep& sweep, const std::ve
   return lock;
 }
 
+// NAME.config.json says what the sweep trained the run with: one edited since (or written for a
+// run that then trained under another) is put back to the run's config.json, with a line saying so.
+void restore_side_config(const RunPaths& paths) {
+  const RunFolder folder(paths.run_dir);
+  if (!fs::is_regular_file(paths.config) || !fs::is_regular_file(folder.config_path())) return;
+  const nlohmann::json trained = read_json_file(folder.config_path());
+  std::string said;
+  try {
+    const nlohmann::json side = read_json_file(paths.config);
+    const std::string key = first_config_difference(side, trained, {});
+    if (key.empty()) return;
+    said = "it said " + key + "=" + config_value_text(side, key) + ", the run was trained with " +
+           config_value_text(trained, key);
+  } catch (const UserError& e) {
+    said = std::string("it was not a config: ") + e.what();
+  }
+  write_file_atomically(paths.config, trained.dump(2) + "\n");
+  std::cout << "restored " << paths.config << " (" << said << ")\n";
+}
+
 // The runs still to train, each with its config written; finished ones are skipped and ones
 // with an invalid config fail at once.
 std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine,
@@ -407,6 +427,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
     if (is_finished(pending.paths)) {
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
+      restore_side_config(pending.paths);
       continue;
     }
     if (run_in_use_elsewhere(pending.paths.run_dir) || !(pending.claim = RunClaim::take(pending.paths.log))) {
