@@ -382,6 +382,16 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   EXPECT_NE(err_.find("train.src.part exists and lengen did not write it"), std::string::npos) << err_;
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(std::ifstream(out("p/train.src.part")).rdbuf()), {}),
             "precious\n");
+  // Nor is one made later under a name lengen wrote through and renamed away.
+  fs::remove(out("p/train.src.part"));
+  ASSERT_EQ(run("--task copy --param vocab=4 --train 20 --len-min 2 --len-max 4 --out " + out("p")), 0)
+      << err_;
+  std::ofstream(out("p/train.trg.part")) << "precious\n";
+  EXPECT_EQ(
+      run("--task copy --param vocab=4 --train 20 --len-min 2 --len-max 4 --out " + out("p") + " --force"),
+      2);
+  EXPECT_NE(err_.find("train.trg.part exists and lengen did not write it"), std::string::npos) << err_;
+  EXPECT_TRUE(fs::exists(out("p/train.trg.part")));
 }
 
 }  // namespace

@@ -67,6 +67,17 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   write_file_atomically(list_path.string(), text.str());
 }
 
+void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
+  const fs::path list_path = fs::path(dir) / kOutputListName;
+  std::set<std::string> ours = listed_names(list_path);
+  const size_t before = ours.size();
+  for (const std::string& name : names) ours.erase(name);
+  if (ours.size() == before) return;
+  std::ostringstream text;
+  for (const std::string& name : ours) text << name << "\n";
+  write_file_atomically(list_path.string(), text.str());
+}
+
 void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
   std::error_code error;
   const fs::path out = fs::absolute(out_dir, error).lexically_normal();

@@ -344,6 +344,12 @@ void run_data(const DataOptions& options) {
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
                           data_record_text(*task, options.seed, train_lengths));
   }
+  // The .part files are renamed away: their names are free again, not lengen's to replace.
+  std::vector<std::string> parts;
+  for (const std::string& name : names) {
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0) parts.push_back(name);
+  }
+  release_output_files(options.out, parts);
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";

@@ -16,6 +16,10 @@ constexpr const char* kOutputListName = ".lengen_outputs";
 // before any name is added. Creates `dir` when missing.
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
 
+// Takes `names` off DIR/.lengen_outputs: temporary files lengen wrote and renamed (NAME.part), so
+// that a file of the user's made under that name later is not taken for lengen's.
+void release_output_files(const std::string& dir, const std::vector<std::string>& names);
+
 // True when DIR/.lengen_outputs lists `name`: lengen wrote that file and may replace or remove it.
 bool listed_output_file(const std::string& dir, const std::string& name);
 
