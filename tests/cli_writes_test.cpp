@@ -123,6 +123,10 @@ TEST_F(CliWrites, EmptyPathsAreRefused) {
   }
   EXPECT_FALSE(fs::exists(at("other")));
   EXPECT_FALSE(fs::exists("/config.json"));
+  // Named as empty, not as a path that does not exist; an option given twice, as given twice.
+  expect_one_line_refusal(lengen("eval ''"), "run: the path is empty");
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("a") + " --out " + at("b")),
+                          "--out: given 2 times; give it once");
 }
 
 // report and attention replace the files they wrote in --out, never a user's file there.

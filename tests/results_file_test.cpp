@@ -221,6 +221,7 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   json["notes"] = "seed 3 looked odd";
   json["results"]["teacher_forced"]["16"]["comment"] = "rerun";
   json["results"]["teacher_forced"]["1024"]["comment"] = "long";
+  json["results"]["teacher_forced"]["16"]["model"]["where"] = "the old cluster";
   const ResultsFile read = results_file_from_json(json, "results.json");
   EXPECT_EQ(to_json(read), json);
 
@@ -236,6 +237,7 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   EXPECT_EQ(merged["notes"], "seed 3 looked odd");
   EXPECT_EQ(merged["results"]["teacher_forced"]["16"]["comment"], "rerun");
   EXPECT_EQ(merged["results"]["teacher_forced"]["1024"]["comment"], "long");
+  EXPECT_EQ(merged["results"]["teacher_forced"]["16"]["model"]["where"], "the old cluster");
 }
 
 // An entry's data record names the samples its figures were measured on; a record that

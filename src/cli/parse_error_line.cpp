@@ -28,9 +28,23 @@ std::string unknown_command(const std::string& word, const std::string& of,
          (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") + "; commands: " + list;
 }
 
+bool ends_with(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+// CLI11's message on one line, in lengen's words where CLI11's would mislead: an empty path is
+// reported as a missing one ("Directory does not exist: "), an option given twice as a count.
 std::string one_line(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
   while (!text.empty() && text.back() == ' ') text.pop_back();
+  for (const char* missing : {"Directory does not exist:", "File does not exist:", "Path does not exist:"}) {
+    if (ends_with(text, missing))
+      return text.substr(0, text.size() - std::string(missing).size()) + "the path is empty";
+  }
+  const std::string twice = "At Most 1 required but received ";
+  if (const size_t at = text.find(twice); at != std::string::npos) {
+    return text.substr(0, at) + "given " + text.substr(at + twice.size()) + " times; give it once";
+  }
   return text;
 }
 

@@ -168,10 +168,15 @@ ResultEntry entry_from_json(const Json& json) {
                                   (model.contains("step") ? model.at("step").dump() : "absent") +
                                   ", not a whole number");
     }
-    entry.model =
-        ModelRecord{text("checkpoint", false), model.at("step").get<int64_t>(), text("weights_hash", false),
-                    text("schedule", true),    text("trained_on", true),        text("record_hash", true),
-                    text("run_id", true)};
+    entry.model = ModelRecord{text("checkpoint", false),
+                              model.at("step").get<int64_t>(),
+                              text("weights_hash", false),
+                              text("schedule", true),
+                              text("trained_on", true),
+                              text("record_hash", true),
+                              text("run_id", true),
+                              unknown_keys(model, {"checkpoint", "step", "weights_hash", "schedule",
+                                                   "trained_on", "record_hash", "run_id"})};
   }
   if (json.contains("data")) entry.data = json.at("data");
   return entry;
@@ -488,7 +493,10 @@ std::string entry_record_hash(const ResultEntry& entry) {
 
 Json to_json(const ResultEntry& entry) {
   Json json = own_json(entry);
-  if (entry.model) json["model"]["record_hash"] = entry_record_hash(entry);
+  if (entry.model) {
+    json["model"]["record_hash"] = entry_record_hash(entry);
+    add_unknown_keys(json["model"], entry.model->extra);
+  }
   add_unknown_keys(json, entry.extra);
   return json;
 }

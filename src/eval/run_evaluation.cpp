@@ -401,9 +401,12 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
     const LengthResult& result = evaluation.results[i];
     const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
     ResultEntry& slot = results[name_of(result.decode)][result.length];
-    nlohmann::json notes = std::move(slot.extra);  // a user's keys on the entry outlive its remeasurement
+    // A user's keys on the entry and its model record outlive its remeasurement.
+    nlohmann::json notes = std::move(slot.extra);
+    nlohmann::json model_notes = slot.model ? std::move(slot.model->extra) : nlohmann::json();
     slot = result_entry(result, evaluation, data);
     slot.extra = std::move(notes);
+    if (slot.model && !model_notes.is_null()) slot.model->extra = std::move(model_notes);
   }
   return existing;
 }

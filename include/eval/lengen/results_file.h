@@ -79,6 +79,8 @@ struct ModelRecord {
   // The run whose evaluation wrote it (the results file's run_id then): an entry of another run
   // pasted into a results file keeps its own. "" in files written without it.
   std::string run_id = {};
+  // Keys a user added to the record, kept as they were (outside record_hash, as the entry's are).
+  nlohmann::json extra = {};
 };
 
 // One length scored in one decode mode.
