@@ -64,6 +64,15 @@ std::string train_split_hash(const std::string& dir, const TrainLengths& lengths
   return hash.hex();
 }
 
+std::string unrecorded_data_note(const std::string& dir, const Task& task) {
+  const std::filesystem::path path = std::filesystem::path(dir) / kDataRecordName;
+  std::error_code error;
+  if (std::filesystem::exists(path, error)) return "";
+  return "--data " + dir + " has no " + kDataRecordName + " (lengen data writes one): its files are read as " +
+         task.name() + " samples with only their symbols and lengths checked, not whether they are " +
+         task.name() + "'s";
+}
+
 void check_data_record(const std::string& dir, const Task& task) {
   const std::string path = (std::filesystem::path(dir) / kDataRecordName).string();
   if (!std::filesystem::exists(path)) return;

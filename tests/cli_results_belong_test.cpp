@@ -178,6 +178,10 @@ TEST_F(CliResultsBelong, ResultsOnTwoDataFoldersDoNotShareATable) {
   fs::rename(at("one"), at("moved"));
   const CliResult moved = lengen("eval " + a + " --data " + at("moved"));
   ASSERT_EQ(moved.code, 0) << moved.err;
+  // Files without lengen data's record are read as the task's samples, and the log says so.
+  EXPECT_NE(moved.out.find("has no data.json (lengen data writes one): its files are read as copy samples"),
+            std::string::npos)
+      << moved.out;
   const std::string results = text_of(RunFolder(a).results_path());
   EXPECT_EQ(results.find(at("one")), std::string::npos) << results;
   EXPECT_NE(results.find(at("moved")), std::string::npos) << results;

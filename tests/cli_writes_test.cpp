@@ -38,6 +38,10 @@ TEST_F(CliWrites, APathThatIsNotUtf8IsRefusedFirst) {
          "dir");
   expect_one_line_refusal(lengen("train " + base() + " --out '" + run + "'"), "is not UTF-8 text");
   EXPECT_FALSE(fs::exists(run));
+  // Nor a name with a newline, which would split the report's one-line rows.
+  const std::string two_lines = at("a\nb");
+  expect_one_line_refusal(lengen("train " + base() + " --out '" + two_lines + "'"), "holds a control character");
+  EXPECT_FALSE(fs::exists(two_lines));
 }
 
 // config.json and log.jsonl are names anyone may use: only lengen's marker lets --force in.
@@ -595,7 +599,7 @@ TEST_F(CliWrites, SweepFilesSharingRunsAcrossShardsOrStepsAreRefused) {
 }
 
 // A resume whose final evaluation would refuse results.json (results on the files of another
-// folder, here an identical copy of the data) is refused before its first step.
+// folder, here a copy of the data whose test split differs) is refused before its first step.
 TEST_F(CliWrites, AResumeFindsWhatItsEvaluationWouldRefuseBeforeTraining) {
   ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --eval-lengths 4 "
                    "--eval-size 4 --out " +
@@ -604,6 +608,8 @@ TEST_F(CliWrites, AResumeFindsWhatItsEvaluationWouldRefuseBeforeTraining) {
             0);
   ASSERT_EQ(lengen("train " + base() + " --out " + at("run") + " --data " + at("files")).code, 0);
   fs::copy(at("files"), at("moved"), fs::copy_options::recursive);
+  std::ofstream(root_ / "moved" / "test_0_4.src") << "1 2 3 0\n";
+  std::ofstream(root_ / "moved" / "test_0_4.trg") << "1 2 3 0\n";
   const std::string log = text_of(root_ / "run" / "log.jsonl");
   expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") +
                                  " --resume --set train.steps=9 --data " + at("moved")),

@@ -52,6 +52,16 @@ int main(int argc, char** argv) {
            "(rename the file or folder)\n";
     return lengen::kUserErrorExitCode;
   }
+  // A name with a newline or another control character would break the one-line rows of the
+  // report's tables, logs and messages where lengen writes it.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (std::none_of(arg.begin(), arg.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) continue;
+    std::cerr << "lengen: error: argument " << i << " '" << lengen::printable(arg)
+              << "' holds a control character (a newline, tab or escape); lengen writes names and paths "
+                 "into one-line rows of tables and logs (rename the file or folder)\n";
+    return lengen::kUserErrorExitCode;
+  }
   // Run folders are recorded by their absolute paths, which hold the working folder's.
   const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const char* arg) {
     return std::string(arg) == "--help" || std::string(arg) == "-h" || std::string(arg) == "--version";

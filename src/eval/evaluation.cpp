@@ -1,5 +1,6 @@
 #include "lengen/evaluation.h"
 
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -197,6 +198,7 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
     return sets;
   }
   check_data_record(data_dir, task);
+  if (const std::string note = unrecorded_data_note(data_dir, task); !note.empty()) spdlog::warn(note);
   for (const EvalSplit& split : list_eval_splits(data_dir)) {
     auto samples = read_split(task, split);
     const int64_t wanted = samples_at_length(config.eval, split.length);

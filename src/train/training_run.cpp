@@ -101,6 +101,7 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
                           derive_seed(config.task.seed, kTrainStream));
   }
   check_data_record(data_dir, task);
+  if (const std::string note = unrecorded_data_note(data_dir, task); !note.empty()) spdlog::warn(note);
   const std::string stem = data_dir + "/train";
   if (!std::filesystem::exists(stem + ".src") && !std::filesystem::exists(stem + ".trg")) {
     throw UserError("--data " + data_dir +

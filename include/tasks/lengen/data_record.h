@@ -43,4 +43,8 @@ std::optional<TrainLengths> recorded_train_lengths(const std::string& dir);
 // than `task`; nothing when DIR has no record.
 void check_data_record(const std::string& dir, const Task& task);
 
+// A line for the log when DIR has no data.json: its files are read as `task`'s samples with only
+// their symbols and lengths checked, so a file of another task would pass. "" with a record.
+std::string unrecorded_data_note(const std::string& dir, const Task& task);
+
 }  // namespace lengen
