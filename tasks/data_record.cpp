@@ -68,9 +68,9 @@ std::string unrecorded_data_note(const std::string& dir, const Task& task) {
   const std::filesystem::path path = std::filesystem::path(dir) / kDataRecordName;
   std::error_code error;
   if (std::filesystem::exists(path, error)) return "";
-  return "--data " + dir + " has no " + kDataRecordName + " (lengen data writes one): its files are read as " +
-         task.name() + " samples with only their symbols and lengths checked, not whether they are " +
-         task.name() + "'s";
+  return "--data " + dir + " has no " + kDataRecordName +
+         " (lengen data writes one): its files are read as " + task.name() +
+         " samples with only their symbols and lengths checked, not whether they are " + task.name() + "'s";
 }
 
 void check_data_record(const std::string& dir, const Task& task) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 
 namespace lengen {
@@ -175,11 +176,18 @@ void write_samples(const std::string& stem, const std::vector<Sample>& samples) 
   writer.commit();
 }
 
-std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols, Framing framing) {
+std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols, Framing framing,
+                                 std::string* content_hash) {
   const std::string src_path = stem + ".src";
   const std::string trg_path = stem + ".trg";
   const std::string src_text = read_file(src_path);
   const std::string trg_text = read_file(trg_path);
+  if (content_hash != nullptr) {
+    ContentHash hash;
+    hash.add(src_text.data(), src_text.size());
+    hash.add(trg_text.data(), trg_text.size());
+    *content_hash = hash.hex();
+  }
   std::vector<std::string_view> src_lines = split_lines(src_text);
   std::vector<std::string_view> trg_lines = split_lines(trg_text);
   if (src_lines.size() != trg_lines.size()) {

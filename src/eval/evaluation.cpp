@@ -151,13 +151,13 @@ namespace {
 
 // The samples of one test_{i}_{L} split, checked against its name: it must hold samples, and
 // every source must have the task's size for length L.
-std::vector<Sample> read_split(const Task& task, const EvalSplit& split) {
+std::vector<Sample> read_split(const Task& task, const EvalSplit& split, std::string* content_hash) {
   const std::string source_file = split.stem + ".src";
   if (split.length < task.min_length()) {
     throw UserError(source_file + ": the name says length " + std::to_string(split.length) + ", but task " +
                     task.name() + " needs at least " + std::to_string(task.min_length()));
   }
-  auto samples = read_samples(split.stem, task.num_symbols(), task.framing());
+  auto samples = read_samples(split.stem, task.num_symbols(), task.framing(), content_hash);
   if (samples.empty()) throw UserError(source_file + ": no samples");
   const std::optional<int64_t> expected = task.source_length(split.length);
   for (size_t i = 0; expected && i < samples.size(); ++i) {
@@ -200,12 +200,12 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
   check_data_record(data_dir, task);
   if (const std::string note = unrecorded_data_note(data_dir, task); !note.empty()) spdlog::warn(note);
   for (const EvalSplit& split : list_eval_splits(data_dir)) {
-    auto samples = read_split(task, split);
+    std::string files_hash;  // of the bytes read, not of the files as they are a moment later
+    auto samples = read_split(task, split, &files_hash);
     const int64_t wanted = samples_at_length(config.eval, split.length);
     if (static_cast<int64_t>(samples.size()) > wanted) samples.resize(wanted);
     const std::string name = std::filesystem::path(split.stem).filename().string();
-    const nlohmann::json file = {
-        {"name", name}, {"hash", split_files_hash(split.stem)}, {"samples", samples.size()}};
+    const nlohmann::json file = {{"name", name}, {"hash", files_hash}, {"samples", samples.size()}};
     // Several splits of one length (test_0_L, test_1_L) count as one set.
     if (!sets.empty() && sets.back().length == split.length) {
       sets.back().samples.insert(sets.back().samples.end(), samples.begin(), samples.end());

@@ -26,12 +26,17 @@ const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "train.th
 
 }  // namespace
 
+nlohmann::json training_data_record(const std::string& data_dir, const std::string& files_hash) {
+  if (data_dir.empty()) return nullptr;
+  return {{"dir", fs::absolute(data_dir).lexically_normal().string()}, {"hash", files_hash}};
+}
+
 nlohmann::json training_data_record(const std::string& data_dir) {
   if (data_dir.empty()) return nullptr;
   ContentHash hash;
   hash.add_file(data_dir + "/train.src");
   hash.add_file(data_dir + "/train.trg");
-  return {{"dir", fs::absolute(data_dir).lexically_normal().string()}, {"hash", hash.hex()}};
+  return training_data_record(data_dir, hash.hex());
 }
 
 namespace {
@@ -125,7 +130,8 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
 }
 
 std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
-                                            const TrainOptions& options, bool writer) {
+                                            const TrainOptions& options, const nlohmann::json& data_record,
+                                            bool writer) {
   const auto resolved = config_to_json(config);
   check_out_folder(run.path(), "run folder");
   std::unique_ptr<RunLock> lock;
@@ -180,13 +186,13 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   run.mark(/*fresh=*/!options.resume);
   write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
   if (!options.resume && !options.data_dir.empty()) {
-    write_file_atomically(run.training_data_path(), training_data_record(options.data_dir).dump(2) + "\n");
+    write_file_atomically(run.training_data_path(), data_record.dump(2) + "\n");
   }
   return lock;
 }
 
 TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Config& config,
-                                               const std::string& data_dir, Decoder& model,
+                                               const nlohmann::json& data_record, Decoder& model,
                                                torch::optim::Optimizer& optimizer, bool writer) {
   const std::vector<std::string> checkpoints = run.checkpoints();
   if (checkpoints.empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
@@ -196,7 +202,7 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
       check_checkpoint_is_runs(*it, progress, run);
       if (!progress.training_data.empty()) {
         const auto saved = nlohmann::json::parse(progress.training_data, nullptr, /*allow_exceptions=*/false);
-        const nlohmann::json now = training_data_record(data_dir);
+        const nlohmann::json& now = data_record;
         if (!saved.is_discarded() && !same_data(saved, now)) {
           throw UserError("cannot resume " + run.path() + ": its checkpoint " + *it + " was trained on " +
                           described_data(saved) + ", not on " + described_data(now));

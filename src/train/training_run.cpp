@@ -94,8 +94,9 @@ void check_training_lengths(const Task& task, const Config& config, const std::s
   }
 }
 
+// With `data_dir`, `files_hash` gets the hash of the training files' bytes as read.
 std::unique_ptr<TrainingData> training_data(const Task& task, const Config& config,
-                                            const std::string& data_dir) {
+                                            const std::string& data_dir, std::string* files_hash) {
   if (data_dir.empty()) {
     return generated_data(task, config.task.len_min, config.task.len_max,
                           derive_seed(config.task.seed, kTrainStream));
@@ -107,7 +108,7 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
     throw UserError("--data " + data_dir +
                     " has no train.src/.trg to train on (lengen data --train N writes them)");
   }
-  auto samples = read_samples(stem, task.num_symbols(), task.framing());
+  auto samples = read_samples(stem, task.num_symbols(), task.framing(), files_hash);
   if (samples.empty()) throw UserError(stem + ".src: no samples to train on");
   check_training_lengths(task, config, data_dir, stem, samples);
   // A target longer than greedy decoding may produce could never be scored, and one of millions of
@@ -203,7 +204,11 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
     for (int64_t length : config.eval.lengths) check_generated_length(*task_, length, "eval.lengths entry");
   }
   check_step_fits_in_memory(config, *task_, world_);
-  data_ = training_data(*task_, config, options.data_dir);
+  // What the run records of its data is what it read: files rewritten meanwhile (another lengen
+  // data --force) are not recorded as trained on.
+  std::string files_hash;
+  data_ = training_data(*task_, config, options.data_dir, &files_hash);
+  const nlohmann::json data_record = training_data_record(options.data_dir, files_hash);
   validation_samples_ = generated_data(*task_, config.task.len_min, config.task.len_max,
                                        derive_seed(config.task.seed, kValidationStream))
                             ->batch(0, 0, tc.val_samples);
@@ -227,10 +232,10 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   const std::string config_before = options.resume && writer_ && std::filesystem::exists(run_.config_path())
                                         ? read_text_file(run_.config_path(), "config file")
                                         : "";
-  lock_ = prepare_run_folder(run_, config, options, writer_);
+  lock_ = prepare_run_folder(run_, config, options, data_record, writer_);
   if (options.resume) {
     try {
-      progress_ = resume_from_intact_checkpoint(run_, config, options.data_dir, model_, *optimizer_, writer_);
+      progress_ = resume_from_intact_checkpoint(run_, config, data_record, model_, *optimizer_, writer_);
     } catch (const UserError&) {
       if (!config_before.empty()) write_file_atomically(run_.config_path(), config_before);
       throw;
@@ -240,7 +245,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   if (writer_) progress_.run_id = run_.run_id();
   progress_.training_config = training_config_of(config);
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
-  progress_.training_data = training_data_record(options.data_dir).dump();
+  progress_.training_data = data_record.dump();
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);

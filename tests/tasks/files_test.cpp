@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/task_files.h"
 
@@ -56,6 +57,22 @@ TEST_F(TaskFiles, WritesTheReferenceFormatAndReadsItBack) {
     EXPECT_EQ(back[i].src, samples[i].src);
     EXPECT_EQ(back[i].trg, samples[i].trg);
   }
+}
+
+// The hash of the bytes read is the hash of the files (both, source first), the one results.json
+// and training_data.json record: a run records what it read.
+TEST_F(TaskFiles, TheHashOfWhatWasReadIsTheFilesHash) {
+  write_samples(stem("train"), {{{1, 2, 3}, {3, 2, 1}}, {{0}, {1}}});
+  std::string read_hash;
+  read_samples(stem("train"), 4, Framing::kTargetAfterSource, &read_hash);
+  ContentHash files;
+  files.add_file(stem("train") + ".src");
+  files.add_file(stem("train") + ".trg");
+  EXPECT_EQ(read_hash, files.hex());
+  write_samples(stem("other"), {{{1, 2, 3}, {3, 2, 1}}, {{0}, {2}}});
+  std::string other_hash;
+  read_samples(stem("other"), 4, Framing::kTargetAfterSource, &other_hash);
+  EXPECT_NE(other_hash, read_hash);
 }
 
 TEST_F(TaskFiles, ReadsWithoutFinalNewlineAndWithCrLf) {

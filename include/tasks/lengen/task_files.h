@@ -44,9 +44,12 @@ void write_samples(const std::string& stem, const std::vector<Sample>& samples);
 // Reads NAME.src / NAME.trg. Empty lines, anything but integers separated by single spaces,
 // symbols outside [0, num_symbols) and files of different line counts throw UserError
 // "FILE:LINE: what is wrong". Samples of a task that labels every source symbol
-// (Framing::kLabelPerPosition) must have as many labels as symbols.
+// (Framing::kLabelPerPosition) must have as many labels as symbols. With `content_hash`, the
+// hash of the bytes read (NAME.src then NAME.trg, as ContentHash::add_file of each gives it): what
+// a run records of files is what it read, even when they are rewritten meanwhile.
 std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols,
-                                 Framing framing = Framing::kTargetAfterSource);
+                                 Framing framing = Framing::kTargetAfterSource,
+                                 std::string* content_hash = nullptr);
 
 struct EvalSplit {
   int64_t length;
