@@ -419,6 +419,25 @@ TEST_F(Report, TrainingCurvesFromTheRunLogs) {
   EXPECT_NE(read("validation_exact_match.gp").find("set yrange [0:100]"), std::string::npos);
 }
 
+// A logged loss is the mean over the run's log window: runs of one method logged over other
+// windows are rows of their own in the loss table, not averaged as seeds.
+TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
+  for (const char* run : {"asentmax-seed1", "asentmax-seed2", "asentmax-seed3"}) {
+    write_file_atomically((dir_ / run / "log.jsonl").string(), "{\"loss\":2.0,\"step\":50}\n");
+    const int log_every = std::string(run) == "asentmax-seed3" ? 10 : 50;
+    write_file_atomically((dir_ / run / "config.json").string(),
+                          "{\"train\": {\"log_every\": " + std::to_string(log_every) + "}}");
+  }
+  ReportOptions options;
+  options.gnuplot = "";
+  const std::string md = write_report(dir_.string(), options);
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=50 | 2 ± 0 (n=2) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=10 | 2 ± 0 (n=1) |"), std::string::npos)
+      << md;
+}
+
 TEST_F(Report, EmptyFolderIsAUserError) {
   const fs::path empty = dir_ / "empty";
   fs::create_directories(empty);

@@ -124,6 +124,37 @@ std::string step_table(const MetricTable& table, int digits, bool significant) {
   return out.str();
 }
 
+// The steps a run's logged loss averages over (train.log_every of its config.json); 0 when unknown.
+int64_t log_window(const RunResults& run) {
+  const fs::path config = fs::path(run.dir) / "config.json";
+  std::error_code error;
+  if (!fs::is_regular_file(config, error)) return 0;
+  std::ifstream in(config);
+  const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  const nlohmann::json::json_pointer key("/train/log_every");
+  return !json.is_discarded() && json.contains(key) && json.at(key).is_number_integer() ? json.at(key).get<int64_t>()
+                                                                                          : 0;
+}
+
+// A logged loss is the mean over its log window: runs of one group logged over other windows are
+// rows of their own ("train.log_every=10"), not averaged as if they were seeds.
+std::vector<RunResults> split_by_log_window(std::vector<RunResults> runs) {
+  std::vector<int64_t> windows;
+  for (const RunResults& run : runs) windows.push_back(log_window(run));
+  std::vector<RunGroup> original;
+  for (const RunResults& run : runs) original.push_back(run.group);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    bool differs = false;
+    for (size_t other = 0; other < runs.size(); ++other)
+      differs = differs || (original[other] == original[r] && windows[other] != windows[r]);
+    if (!differs) continue;
+    std::string& variant = runs[r].group.variant;
+    variant += (variant.empty() ? "" : ", ") + std::string("train.log_every=") +
+               (windows[r] > 0 ? std::to_string(windows[r]) : std::string("?"));
+  }
+  return runs;
+}
+
 }  // namespace
 
 std::string training_section(const std::vector<RunResults>& runs, const std::string& out_dir,
@@ -162,7 +193,8 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
   for (const Spec& spec : specs) {
     std::vector<const Curve*> of_runs;
     for (const RunCurves& run : curves) of_runs.push_back(&(run.*spec.curve));
-    const MetricTable table = curve_table(runs, of_runs, spec.name);
+    const MetricTable table =
+        curve_table(spec.curve == &RunCurves::loss ? split_by_log_window(runs) : runs, of_runs, spec.name);
     if (table.lengths.empty()) continue;
     md << "### " << spec.title << "\n\n" << step_table(table, spec.digits, spec.significant) << "\n";
     write_output_file(out_dir, std::string(spec.name) + ".csv", csv_table(table, 0, "step"));
