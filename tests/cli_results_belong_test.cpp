@@ -438,5 +438,25 @@ TEST_F(CliResultsBelong, ARunTheSweepDoesNotListIsNamedNotDropped) {
       << md;
 }
 
+// A log starts with its run's id: one copied in from another run is named in the report, and its
+// curves are not shown as this run's.
+TEST_F(CliResultsBelong, AnotherRunsLogIsNotShownAsThisRunsCurves) {
+  const std::string a = trained("runs/a");
+  const std::string b = trained("runs/b", " --set train.seed=2");
+  EXPECT_EQ(text_of(fs::path(a) / "log.jsonl").rfind("{\"run_id\":\"" + RunFolder(a).run_id() + "\"}\n", 0),
+            0u);
+  ASSERT_EQ(lengen("report " + at("runs") + " --out " + at("before")).code, 0);
+  EXPECT_EQ(text_of(fs::path(at("before")) / "report.md").find("Curves not shown"), std::string::npos);
+  fs::copy_file(fs::path(b) / "log.jsonl", fs::path(a) / "log.jsonl", fs::copy_options::overwrite_existing);
+  const CliResult report = lengen("report " + at("runs") + " --out " + at("after"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_NE(text_of(fs::path(at("after")) / "report.md")
+                .find("**Curves not shown: 1 run(s) whose log is another run's: a (its log.jsonl was written "
+                      "by run " +
+                      RunFolder(b).run_id() + ").**"),
+            std::string::npos)
+      << text_of(fs::path(at("after")) / "report.md");
+}
+
 }  // namespace
 }  // namespace lengen

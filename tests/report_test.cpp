@@ -434,7 +434,8 @@ TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=50 | 2 ± 0 (n=2) |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=10 | 2 ± 0 (n=1) |"), std::string::npos)
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=10 | 2 ± 0 (n=1) |"),
+            std::string::npos)
       << md;
 }
 

@@ -247,8 +247,10 @@ void RunFolder::remove_for_restart() const {
   }
 }
 
-JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {
-  if (fs::exists(path)) {
+JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step, const std::string& run_id) {
+  if (!fs::exists(path) && !run_id.empty()) {
+    write_file_atomically(path, nlohmann::json{{"run_id", run_id}}.dump() + "\n");
+  } else if (fs::exists(path)) {
     // A FIFO or device in the log's place is refused, not waited on.
     std::istringstream in(read_text_file(path, "training log"));
     std::ostringstream kept;
@@ -269,6 +271,18 @@ JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {
   }
   out_.open(path, std::ios::app);
   if (!out_) throw UserError("cannot write " + path);
+}
+
+std::string log_run_id(const std::string& path) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return "";
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  const auto line = nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false);
+  if (!line.is_object() || line.contains("step") || !line.contains("run_id") || !line["run_id"].is_string())
+    return "";
+  return line["run_id"].get<std::string>();
 }
 
 void JsonlLog::write(const nlohmann::json& record) {

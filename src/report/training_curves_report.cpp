@@ -14,6 +14,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/output_files.h"
+#include "lengen/run_folder.h"
 
 namespace fs = std::filesystem;
 
@@ -38,6 +39,7 @@ RunCurves read_curves(const std::string& path) {
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+    if (number == 1 && entry.is_object() && entry.contains("run_id") && !entry.contains("step")) continue;
     if (entry.is_discarded() || !entry.is_object() || !entry.contains("step") || !entry["step"].is_number()) {
       spdlog::warn("{}:{}: not a log entry, skipped", path, number);
       continue;
@@ -132,8 +134,9 @@ int64_t log_window(const RunResults& run) {
   std::ifstream in(config);
   const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
   const nlohmann::json::json_pointer key("/train/log_every");
-  return !json.is_discarded() && json.contains(key) && json.at(key).is_number_integer() ? json.at(key).get<int64_t>()
-                                                                                          : 0;
+  return !json.is_discarded() && json.contains(key) && json.at(key).is_number_integer()
+             ? json.at(key).get<int64_t>()
+             : 0;
 }
 
 // A logged loss is the mean over its log window: runs of one group logged over other windows are
@@ -160,13 +163,27 @@ std::vector<RunResults> split_by_log_window(std::vector<RunResults> runs) {
 std::string training_section(const std::vector<RunResults>& runs, const std::string& out_dir,
                              const std::string& gnuplot) {
   std::vector<RunCurves> curves;
+  std::vector<std::string> foreign_logs;
   bool any = false;
   for (const RunResults& run : runs) {
     const fs::path log = fs::path(run.dir) / "log.jsonl";
+    // A log copied in from another run is that run's history, not this one's.
+    const std::string logged_by = log_run_id(log.string());
+    if (!logged_by.empty() && logged_by != RunFolder(run.dir).run_id()) {
+      foreign_logs.push_back(run.name + " (its log.jsonl was written by run " + logged_by + ")");
+      curves.emplace_back();
+      continue;
+    }
     curves.push_back(fs::exists(log) ? read_curves(log.string()) : RunCurves{});
     any = any || !curves.back().loss.empty() || !curves.back().val_exact_match.empty();
   }
-  if (!any) return "";
+  const std::string not_shown =
+      foreign_logs.empty()
+          ? ""
+          : "**Curves not shown: " + std::to_string(foreign_logs.size()) +
+                " run(s) whose log is another run's: " + fmt::format("{}", fmt::join(foreign_logs, "; ")) +
+                ".**\n\n";
+  if (!any) return not_shown.empty() ? "" : "## Training\n\n" + not_shown;
   struct Spec {
     const char* name;
     const char* title;
@@ -189,7 +206,8 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
   std::ostringstream md;
   md << "## Training\n\nFrom each run's log.jsonl: the training loss of each log window and the exact "
         "match of each validation, against the step. Cells: mean ± std over the runs of each method, at the "
-        "steps all of them logged.\n\n";
+        "steps all of them logged.\n\n"
+     << not_shown;
   for (const Spec& spec : specs) {
     std::vector<const Curve*> of_runs;
     for (const RunCurves& run : curves) of_runs.push_back(&(run.*spec.curve));

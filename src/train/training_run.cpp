@@ -249,7 +249,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);
-  if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step);
+  if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step, progress_.run_id);
   window_start_ = std::chrono::steady_clock::now();
   model_->train();
 }

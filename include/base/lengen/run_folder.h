@@ -81,14 +81,19 @@ void check_out_folder(const std::string& path, const std::string& what);
 
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
 // so the log tells one consistent history. A line whose "step" is not an integer throws
-// UserError "FILE:LINE: ...".
+// UserError "FILE:LINE: ...". A new log starts with the line {"run_id": ID} (with a run id), so
+// that a log copied in from another run is known as its (log_run_id).
 class JsonlLog {
  public:
-  JsonlLog(const std::string& path, int64_t keep_through_step);
+  JsonlLog(const std::string& path, int64_t keep_through_step, const std::string& run_id = "");
   void write(const nlohmann::json& record);
 
  private:
   std::ofstream out_;
 };
+
+// The run id of a log's first line, {"run_id": ID}; "" when it has none (a log of a build that
+// did not write it, or no log).
+std::string log_run_id(const std::string& path);
 
 }  // namespace lengen
