@@ -458,5 +458,22 @@ TEST_F(CliResultsBelong, AnotherRunsLogIsNotShownAsThisRunsCurves) {
       << text_of(fs::path(at("after")) / "report.md");
 }
 
+// Greedy results record the eval.decode_cap that bounded them: runs measured under other caps
+// are rows of their own, not seeds of one row.
+TEST_F(CliResultsBelong, GreedyResultsUnderAnotherDecodeCapAreNotAveraged) {
+  const std::string a = trained("caps/a");
+  const std::string b = trained("caps/b", " --set train.seed=2");
+  ASSERT_EQ(lengen("eval " + a + " --decode greedy --lengths 4").code, 0);
+  const CliResult capped = lengen("eval " + b + " --decode greedy --lengths 4 --set eval.decode_cap=1.5");
+  ASSERT_EQ(capped.code, 0) << capped.err;
+  const nlohmann::json results = read_json_file(RunFolder(b).results_path());
+  EXPECT_EQ(results["results"]["greedy"]["4"]["decode_cap"], 1.5);
+  EXPECT_FALSE(results["results"]["teacher_forced"]["4"].contains("decode_cap"));
+  ASSERT_EQ(lengen("report " + at("caps") + " --decode greedy --out " + at("report")).code, 0);
+  const std::string md = text_of(fs::path(at("report")) / "report.md");
+  EXPECT_NE(md.find("decode_cap=1.5"), std::string::npos) << md;
+  EXPECT_EQ(md.find("(n=2)"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace lengen

@@ -123,7 +123,7 @@ ResultEntry entry_from_json(const Json& json) {
   ResultEntry entry;
   entry.extra = unknown_keys(json, {"length", "decode", "samples", "exact_match", "token_accuracy", "exact",
                                     "tokens", "correct_tokens", "loss", "attention", "attention_on_target",
-                                    "checkpoint", "step", "model", "data"});
+                                    "checkpoint", "step", "model", "data", "decode_cap"});
   entry.length = json.at("length").get<int64_t>();
   entry.decode = json.at("decode").get<std::string>();
   entry.samples = count_at(json, "samples");
@@ -179,6 +179,13 @@ ResultEntry entry_from_json(const Json& json) {
                                                    "trained_on", "record_hash", "run_id"})};
   }
   if (json.contains("data")) entry.data = json.at("data");
+  if (json.contains("decode_cap")) {
+    const double cap = number_at(json, "decode_cap");
+    if (!(cap > 0.0) || entry.decode != "greedy")
+      throw std::invalid_argument("decode_cap is " + json.at("decode_cap").dump() +
+                                  ", not a positive cap of a greedy entry");
+    entry.decode_cap = cap;
+  }
   return entry;
 }
 
@@ -469,6 +476,7 @@ Json own_json(const ResultEntry& entry) {
     if (!entry.model->run_id.empty()) json["model"]["run_id"] = entry.model->run_id;
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
+  if (entry.decode_cap) json["decode_cap"] = *entry.decode_cap;
   return json;
 }
 

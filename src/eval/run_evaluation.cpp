@@ -294,6 +294,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
     }
   }
   evaluation.on_files = !data_dir.empty();
+  evaluation.decode_cap = config.eval.decode_cap;
   const std::string absolute_data_dir =
       data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
@@ -371,6 +372,7 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
                             evaluation.schedule,   evaluation.trained_on, "",
                             evaluation.run_id};
   entry.data = data;
+  if (entry.decode == name_of(DecodeMode::kGreedy)) entry.decode_cap = evaluation.decode_cap;
   return entry;
 }
 

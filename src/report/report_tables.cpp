@@ -95,6 +95,18 @@ std::string schedule_kind(const ResultsByDecode& results) {
   return fmt::format("{}", fmt::join(kinds, " and "));
 }
 
+// The eval.decode_cap values behind a run's greedy results ("2.2"; "" where none is recorded):
+// greedy decoding under a lower cap cuts long answers short, another measurement.
+std::string decode_cap_kind(const ResultsByDecode& results) {
+  std::set<std::string> kinds;
+  for (const auto& [decode, by_length] : results) {
+    for (const auto& [length, entry] : by_length) {
+      if (entry.decode_cap) kinds.insert(fmt::format("{:g}", *entry.decode_cap));
+    }
+  }
+  return fmt::format("{}", fmt::join(kinds, " and "));
+}
+
 // The test files behind a run's results on --data files, as one hash of every entry's files
 // (name and content hash): equal for runs scored on the same files, wherever they lie.
 std::string test_files_of(const ResultsByDecode& results) {
@@ -209,6 +221,7 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   if (on_files) read.config["test_files"] = test_files_of(run.results);
   read.config["checkpoint"] = checkpoint_kind(run.results);
   read.config["schedule"] = schedule_kind(run.results);
+  read.config["decode_cap"] = decode_cap_kind(run.results);
   return read;
 }
 

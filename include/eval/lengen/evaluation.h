@@ -83,6 +83,7 @@ struct RunEvaluation {
   std::string schedule;      // the checkpoint's schedule history (TrainingProgress::schedule)
   std::string trained_on;    // what the checkpoint trained on (ModelRecord::trained_on)
   bool on_files = false;     // evaluated on --data files, not generated data
+  double decode_cap = 0;     // eval.decode_cap of greedy decoding (ResultEntry::decode_cap)
   std::vector<LengthResult> results;
   std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)
 };

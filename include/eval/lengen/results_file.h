@@ -99,6 +99,10 @@ struct ResultEntry {
   std::string checkpoint;                              // file name of the checkpoint
   int64_t step = 0;
   std::optional<ModelRecord> model;
+  // Greedy results: the eval.decode_cap that bounded the decoding (a lower cap cuts long answers
+  // short, so results under two caps are two measurements); absent in teacher-forced entries and
+  // in files written without it.
+  std::optional<double> decode_cap;
   nlohmann::json data;  // where the samples come from (EvalSet::data); null when not recorded
   nlohmann::json extra =
       nlohmann::json::object();  // keys lengen does not know (a user's notes), kept as read
