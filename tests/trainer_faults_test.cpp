@@ -127,10 +127,28 @@ TEST_F(TrainerFaultsTest, ResumeSkipsADamagedNewestCheckpoint) {
   RunFolder run(killed.run_dir);
   ASSERT_EQ(run.latest_checkpoint(), run.checkpoint_path(9));
   fs::resize_file(run.checkpoint_path(9), fs::file_size(run.checkpoint_path(9)) / 2);
+  // A refused resume (every checkpoint unreadable) sets nothing aside.
+  const std::vector<std::string> before = run.checkpoints();
+  for (const std::string& checkpoint : before) {
+    if (checkpoint != run.checkpoint_path(9)) fs::copy_file(checkpoint, checkpoint + ".whole");
+    fs::resize_file(checkpoint, 10);
+  }
+  auto refused = options("run");
+  refused.resume = true;
+  EXPECT_THROW(train(run_config, refused), UserError);
+  EXPECT_EQ(run.checkpoints(), before);
+  EXPECT_FALSE(fs::exists(run.checkpoint_path(9) + ".unreadable"));
+  for (const std::string& checkpoint : before) {
+    if (checkpoint != run.checkpoint_path(9)) fs::rename(checkpoint + ".whole", checkpoint);
+  }
+  // A checkpoint set aside before is never replaced by the next one.
+  std::ofstream(run.checkpoint_path(9) + ".unreadable") << "kept from before";
   auto resumed = options("run");
   resumed.resume = true;
   EXPECT_EQ(train(run_config, resumed).steps_done, 12);
-  EXPECT_TRUE(fs::exists(run.checkpoint_path(9) + ".unreadable"));
+  std::ifstream kept(run.checkpoint_path(9) + ".unreadable");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "kept from before");
+  EXPECT_TRUE(fs::exists(run.checkpoint_path(9) + ".unreadable.2"));
   Decoder model(run_config.model, vocab_size(8));
   EXPECT_EQ(load_checkpoint(run.latest_checkpoint(), model, nullptr).step, 12);
 }

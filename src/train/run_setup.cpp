@@ -52,6 +52,16 @@ bool same_data(const nlohmann::json& saved, const nlohmann::json& now) {
                            : now.is_null();
 }
 
+// NAME.unreadable for a checkpoint set aside, or NAME.unreadable.2, .3, ... beside one kept
+// there before: an earlier one is never replaced.
+std::string set_aside_name(const std::string& checkpoint) {
+  std::error_code error;
+  std::string name = checkpoint + ".unreadable";
+  for (int n = 2; fs::exists(fs::symlink_status(name, error)); ++n)
+    name = checkpoint + ".unreadable." + std::to_string(n);
+  return name;
+}
+
 // A resumed run trains on what it started on: the same --data files (by content), or generated
 // data when it started without --data.
 void check_resume_data(const RunFolder& run, const std::string& data_dir) {
@@ -196,6 +206,9 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
                                                torch::optim::Optimizer& optimizer, bool writer) {
   const std::vector<std::string> checkpoints = run.checkpoints();
   if (checkpoints.empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
+  // Unreadable newer checkpoints are set aside only once an older one resumes: a refused resume
+  // leaves the folder as it was.
+  std::vector<std::string> unreadable;
   for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
     try {
       TrainingProgress progress = load_checkpoint(*it, model, &optimizer);
@@ -215,17 +228,21 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
       } catch (const UserError& e) {
         throw UserError("cannot resume " + run.path() + ": " + e.what());
       }
-      if (writer) spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
+      if (writer) {
+        for (const std::string& damaged : unreadable) {
+          const std::string aside = set_aside_name(damaged);
+          spdlog::warn("{} is unreadable; kept as {}, resuming from {} instead", damaged, aside, *it);
+          std::error_code ignored;
+          fs::rename(damaged, aside, ignored);
+        }
+        spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
+      }
       return progress;
     } catch (const CheckpointUnreadable& e) {
       if (std::next(it) == checkpoints.rend()) {
         throw UserError("cannot resume " + run.path() + ": no intact checkpoint (" + e.what() + ")");
       }
-      if (writer) {
-        spdlog::warn("{}; kept as {}.unreadable, resuming from {} instead", e.what(), *it, *std::next(it));
-        std::error_code ignored;
-        fs::rename(*it, *it + ".unreadable", ignored);
-      }
+      unreadable.push_back(*it);
     }
   }
   return {};
