@@ -133,6 +133,17 @@ TEST_F(CliWrites, EmptyPathsAreRefused) {
                           "--out: given 2 times; give it once");
 }
 
+// A start that failed before its first checkpoint leaves a run folder with nothing to resume:
+// a new start says to use --force, not --resume.
+TEST_F(CliWrites, AFailedStartIsNamedAsSuch) {
+  const std::string run = trained("run");
+  for (const std::string& checkpoint : RunFolder(run).checkpoints()) fs::remove(checkpoint);
+  fs::remove(RunFolder(run).results_path());
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run),
+                          "was started but holds no checkpoint (a start that failed); use --force");
+  EXPECT_EQ(lengen("train " + base() + " --out " + run + " --force").code, 0);
+}
+
 // report and attention replace the files they wrote in --out, never a user's file there.
 TEST_F(CliWrites, ReportAndAttentionReplaceOnlyTheirOwnFiles) {
   const std::string run = trained("run");

@@ -178,6 +178,11 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
       lock = std::make_unique<RunLock>(run.path());
     }
     if (run.has_content()) {
+      if (!options.force && run.is_lengen_run() && run.checkpoints().empty()) {
+        // A start that failed before its first checkpoint: nothing to resume.
+        throw UserError("run folder " + run.path() +
+                        " was started but holds no checkpoint (a start that failed); use --force to start it over");
+      }
       if (!options.force) {
         throw UserError("run folder " + run.path() +
                         " already exists; use --resume to continue it or --force to start over");
