@@ -48,6 +48,15 @@ TEST_F(CliResultsBelong, ADamagedMarkerRefusesCheckpointsAndIsNotReplaced) {
   EXPECT_EQ(resume.code, 2) << resume.err;
   EXPECT_NE(resume.err.find(".lengen_run holds no run id"), std::string::npos) << resume.err;
   EXPECT_EQ(text_of(RunFolder(a).marker_path()), "");
+  // Every command reads a marker one way: one lengen would not write (another first line, an id
+  // not of lengen's form) holds no run id for eval as for --force.
+  const std::string id = RunFolder(b).run_id();
+  for (const std::string& marker :
+       {"LENGEN RUN FOLDER\nid " + id + "\n", "\nlengen run folder\nid " + id + "\n",
+        "lengen run folder\nid " + id + " \n"}) {
+    std::ofstream(RunFolder(b).marker_path()) << marker;
+    expect_refused("eval " + b + " --lengths 3", b, ".lengen_run holds no run id");
+  }
 }
 
 // A copy of the run folder carries the run's identity; trained further, its checkpoints are past

@@ -40,7 +40,8 @@ TEST_F(CliWrites, APathThatIsNotUtf8IsRefusedFirst) {
   EXPECT_FALSE(fs::exists(run));
   // Nor a name with a newline, which would split the report's one-line rows.
   const std::string two_lines = at("a\nb");
-  expect_one_line_refusal(lengen("train " + base() + " --out '" + two_lines + "'"), "holds a control character");
+  expect_one_line_refusal(lengen("train " + base() + " --out '" + two_lines + "'"),
+                          "holds a control character");
   EXPECT_FALSE(fs::exists(two_lines));
 }
 

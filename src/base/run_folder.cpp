@@ -150,10 +150,7 @@ bool RunFolder::is_lengen_run() const {
 
 bool RunFolder::marker_is_lengens() const {
   if (!is_lengen_run()) return false;
-  std::ifstream in(marker_path());
-  std::string first_line;
-  std::getline(in, first_line);
-  return first_line == kMarkerFirstLine && is_run_id(run_id());
+  return !run_id().empty();
 }
 
 std::string RunFolder::not_replaceable_reason() const {
@@ -186,12 +183,18 @@ void RunFolder::mark(bool fresh) const {
                         std::string(kMarkerFirstLine) + "\n" + kRunIdPrefix + new_run_id() + "\n");
 }
 
+// One reading of the marker for every command: its first line as lengen writes it, then an id
+// line with an id of lengen's form; anything else has no run id.
 std::string RunFolder::run_id() const {
   std::error_code error;
   if (!fs::is_regular_file(marker_path(), error)) return "";  // a FIFO would block the read
   std::ifstream in(marker_path());
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(kRunIdPrefix, 0) == 0) return line.substr(std::string(kRunIdPrefix).size());
+  std::string line;
+  if (!std::getline(in, line) || line != kMarkerFirstLine) return "";
+  while (std::getline(in, line)) {
+    if (line.rfind(kRunIdPrefix, 0) != 0) continue;
+    const std::string id = line.substr(std::string(kRunIdPrefix).size());
+    return is_run_id(id) ? id : "";
   }
   return "";
 }

@@ -180,8 +180,9 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     if (run.has_content()) {
       if (!options.force && run.is_lengen_run() && run.checkpoints().empty()) {
         // A start that failed before its first checkpoint: nothing to resume.
-        throw UserError("run folder " + run.path() +
-                        " was started but holds no checkpoint (a start that failed); use --force to start it over");
+        throw UserError(
+            "run folder " + run.path() +
+            " was started but holds no checkpoint (a start that failed); use --force to start it over");
       }
       if (!options.force) {
         throw UserError("run folder " + run.path() +
