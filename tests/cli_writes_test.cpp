@@ -239,6 +239,20 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
   EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_.lengen_outputs" / "layer0_head0.dat"));
 }
 
+// Runs of two tasks that read the same source (copy, sort) answer it otherwise: the page says
+// their samples differ. A name with '|' or a space stays one table cell and one image link.
+TEST_F(CliWrites, AttentionPagesNameOtherTasksAndKeepOddNamesInTheirCells) {
+  const std::string copy = at("a|b c");
+  fs::rename(trained("plain"), copy);
+  const std::string sort = trained("sorted", " --set task.name=sort");
+  const CliResult page = lengen("attention '" + copy + "' " + sort + " --length 4 --out " + at("maps"));
+  ASSERT_EQ(page.code, 0) << page.err;
+  const std::string md = text_of(root_ / "maps" / "attention.md");
+  EXPECT_NE(md.find("The runs' samples differ"), std::string::npos) << md;
+  EXPECT_NE(md.find("![](<a\\|b c/layer0_head0.png>)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a\\|b c: "), std::string::npos) << md;
+}
+
 // A checkpoint carries the model section it was trained with: one of another method is refused
 // by eval and attention even loose, renamed or linked, where its tensors alone would fit.
 TEST_F(CliWrites, ACheckpointOfAnotherMethodIsRefusedWhereverItLies) {

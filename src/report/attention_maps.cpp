@@ -238,6 +238,21 @@ std::vector<std::string> unique_run_names(const std::vector<std::string>& run_di
   return names;
 }
 
+namespace {
+
+// Text for a cell of a Markdown table: a '|' would start another cell, and '<' '>' would end a
+// link destination.
+std::string table_cell(const std::string& text) {
+  std::string cell;
+  for (const char c : text) {
+    if (c == '|' || c == '<' || c == '>') cell += '\\';
+    cell += c;
+  }
+  return cell;
+}
+
+}  // namespace
+
 std::string write_attention_maps(const std::vector<std::string>& run_dirs,
                                  const AttentionMapOptions& options) {
   if (run_dirs.empty()) throw UserError("lengen attention needs at least one run folder");
@@ -314,7 +329,9 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
         example.weights.size(0), example.weights.size(1));
   }
   bool same_sample = true;
-  for (const RunMaps& run : runs) same_sample = same_sample && run.sample.src == first.sample.src;
+  // Another task may read the same source and answer it otherwise (copy, sort): targets count too.
+  for (const RunMaps& run : runs)
+    same_sample = same_sample && run.sample.src == first.sample.src && run.sample.trg == first.sample.trg;
   if (!same_sample)
     md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
   md << "Runs:";
@@ -322,7 +339,8 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     md << (i ? ";" : "") << " `" << runs[i].name << "` is " << runs[i].folder;
   md << ".\n\n| layer / head |";
   for (const RunMaps& run : runs)
-    md << " " << run.name << ": " << run.label << " (" << run.checkpoint << ", step " << run.step << ") |";
+    md << " " << table_cell(run.name + ": " + run.label) << " (" << run.checkpoint << ", step " << run.step
+       << ") |";
   md << "\n|---|";
   for (size_t i = 0; i < runs.size(); ++i) md << "---|";
   md << "\n";
@@ -330,7 +348,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     for (int64_t head : heads) {
       md << "| " << layer << " / " << head << " |";
       for (const RunMaps& run : runs)
-        md << fmt::format(" ![]({}/layer{}_head{}.png) |", run.name, layer, head);
+        md << fmt::format(" ![](<{}/layer{}_head{}.png>) |", table_cell(run.name), layer, head);
       md << "\n";
     }
   }
