@@ -644,10 +644,25 @@ TEST_F(CliWrites, AResumeFindsWhatItsEvaluationWouldRefuseBeforeTraining) {
   EXPECT_EQ(text_of(root_ / "run" / "log.jsonl"), log);
 }
 
+// Runs under two names that resolve to one config are one model trained twice: the sweep (and its
+// dry run) refuses them in one line, before anything is written.
+TEST_F(CliWrites, ASweepRefusesTwoNamesForOneConfig) {
+  std::ofstream(at("named.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": "b"}]})";
+  std::ofstream(at("written.json")) << R"({"base": "base.json", "grid": {"train.seed": [1, 1.0]}})";
+  for (const std::string file : {"named.json", "written.json"}) {
+    SCOPED_TRACE(file);
+    expect_one_line_refusal(lengen("sweep " + at(file) + " --out " + at("out")), "train the same config");
+    expect_one_line_refusal(lengen("sweep " + at(file) + " --out " + at("out") + " --dry-run"),
+                            "train the same config");
+    EXPECT_FALSE(fs::exists(at("out")));
+  }
+}
+
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one
 // of them, the other skips it as in use or finished; neither records a failure.
 TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {
-  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": "b"}]})";
+  std::ofstream(at("sweep.json"))
+      << R"({"base": "base.json", "list": [{"name": "a", "train.seed": 1}, {"name": "b", "train.seed": 2}]})";
   const std::string sweep =
       std::string(LENGEN_CLI_PATH) + " sweep " + at("sweep.json") + " --out " + at("out");
   const std::string both =

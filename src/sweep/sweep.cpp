@@ -278,8 +278,37 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   return sweep;
 }
 
+namespace {
+
+// Two runs under different names that resolve to one config (train.seed 1 and 1.0, entries
+// named apart with the same settings) are one model trained twice, which the report would count
+// as two seeds. A run whose config is invalid fails on its own and is left out here.
+void check_runs_differ(const Sweep& sweep, const std::string& source) {
+  std::map<std::string, std::string> first_with;  // resolved config (no description) -> run name
+  for (const SweepRun& run : sweep.runs) {
+    nlohmann::json resolved;
+    try {
+      resolved = config_to_json(run_config(sweep, run));
+    } catch (const UserError&) {
+      continue;
+    }
+    resolved.erase("description");
+    const auto [earlier, added] = first_with.emplace(resolved.dump(), run.name);
+    if (!added) {
+      throw UserError(source + ": runs '" + earlier->second + "' and '" + run.name +
+                      "' train the same config (their settings differ only in how they are written, or "
+                      "not at all), which the report would count as two seeds; remove one, or set a key "
+                      "that tells them apart");
+    }
+  }
+}
+
+}  // namespace
+
 Sweep load_sweep(const std::string& path) {
-  return sweep_from_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
+  Sweep sweep = sweep_from_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
+  check_runs_differ(sweep, path);
+  return sweep;
 }
 
 Config run_config(const Sweep& sweep, const SweepRun& run) {
