@@ -184,6 +184,17 @@ TEST_F(CliWrites, PagesAreNotWrittenIntoAnotherRunOrDataFolder) {
     EXPECT_FALSE(fs::exists(fs::path(out) / "report.md")) << out;
     EXPECT_FALSE(fs::exists(fs::path(out) / "attention.md")) << out;
   }
+  // Nor do data files or a sweep go into a run folder or its checkpoints/.
+  for (const std::string& out : {one, one + "/checkpoints"}) {
+    expect_one_line_refusal(
+        lengen("data --task copy --param vocab=4 --train 8 --len-min 2 --len-max 4 --out " + out),
+        "--out " + out + " is ");
+    EXPECT_FALSE(fs::exists(fs::path(out) / "train.src")) << out;
+  }
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "x"}]})";
+  expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + one + "/checkpoints"),
+                          "is inside the run folder");
+  EXPECT_FALSE(fs::exists(fs::path(one) / "checkpoints" / "sweep.json"));
   ASSERT_EQ(lengen("report " + one).code, 0);
   ASSERT_EQ(lengen("attention " + one + " --length 4 --out " + one).code, 0);
   ASSERT_TRUE(fs::exists(fs::path(one) / "report.md"));

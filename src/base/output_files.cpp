@@ -78,7 +78,7 @@ void release_output_files(const std::string& dir, const std::vector<std::string>
   write_file_atomically(list_path.string(), text.str());
 }
 
-void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
+void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs) {
   std::error_code error;
   const fs::path out = fs::absolute(out_dir, error).lexically_normal();
   if (error) return;  // claim_output_files names a folder it cannot use
@@ -90,12 +90,21 @@ void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std
     if (RunFolder(folder.string()).is_lengen_run()) {
       if (folder == out && is_own(folder)) return;
       throw UserError("--out " + out_dir +
-                      (folder == out ? " is the run folder of another run than the one described"
-                                     : " is inside the run folder " + folder.string()) +
+                      (folder != out ? " is inside the run folder " + folder.string()
+                       : own_runs.empty()
+                           ? std::string(" is a run folder")
+                           : std::string(" is the run folder of another run than the one described")) +
                       ": what is written there would be taken for that run's; choose another --out");
     }
     if (folder == folder.parent_path()) break;
   }
+}
+
+void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
+  check_out_is_not_in_a_run(out_dir, own_runs);
+  std::error_code error;
+  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
+  if (error) return;
   if (fs::exists(out / "data.json", error) && listed_output_file(out.string(), "data.json")) {
     throw UserError("--out " + out_dir +
                     " is a data folder lengen data wrote: what is written there would be taken for part of "

@@ -21,6 +21,7 @@
 #include "lengen/errors.h"
 #include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
+#include "lengen/output_files.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
 #include "lengen/stop_signals.h"
@@ -370,6 +371,7 @@ void check_sweep_out(const Sweep& sweep, const std::vector<size_t>& mine, const 
   if (RunFolder(out).is_lengen_run()) {
     throw UserError("--out " + out + " is a run folder; a sweep writes its runs into a folder of its own");
   }
+  check_out_is_not_in_a_run(out);  // nor inside one (its checkpoints/)
 }
 
 // The sweep's started and finished runs and its side files, checked (with the folder held by a

@@ -29,6 +29,10 @@ bool listed_output_file(const std::string& dir, const std::string& name);
 // would be taken for theirs. Throws UserError "--out DIR is ...".
 void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs);
 
+// The run-folder half of it, for commands whose --out is no run's (data, sweep): `out_dir` may not
+// be a run folder or lie inside one (its checkpoints/), unless it is one of `own_runs`.
+void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs = {});
+
 // Removes the files DIR/.lengen_outputs lists (relative names only, nothing through a link out of
 // DIR), the folders they leave empty, and the list: what lengen wrote there, such as a report of
 // a run that --force starts over. UserError when a file cannot be removed.
