@@ -362,11 +362,14 @@ TEST_F(DataParallelTraining, RankAgreementIgnoresThreadsAndNamesTheRank) {
             "--resume on rank 0, not on rank 1");
   for (const std::string name : {"a", "b"}) {
     fs::create_directories(root_ / name);
-    std::ofstream(root_ / name / ".lengen_run") << "id " << name << name << "\n";
+    std::ofstream(root_ / name / ".lengen_run")
+        << "lengen run folder\nid " << std::string(16, name[0]) << "\n";
   }
-  EXPECT_EQ(rank_agreement_difference(rank_agreement(config, "", (root_ / "a").string(), true),
-                                      rank_agreement(config, "", (root_ / "b").string(), true), 1),
-            "resumed run: run id aa from no checkpoint on rank 0, run id bb from no checkpoint on rank 1");
+  EXPECT_EQ(
+      rank_agreement_difference(rank_agreement(config, "", (root_ / "a").string(), true),
+                                rank_agreement(config, "", (root_ / "b").string(), true), 1),
+      "resumed run: run id aaaaaaaaaaaaaaaa from no checkpoint on rank 0, run id bbbbbbbbbbbbbbbb from no "
+      "checkpoint on rank 1");
 }
 
 std::vector<double> logged_losses(const std::string& path) {

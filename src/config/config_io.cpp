@@ -128,7 +128,18 @@ void apply_override(Config& config, const std::string& assignment) {
   // Sections and task.params entries take JSON, like a number does.
   const ConfigField* field = config::find_field(key);
   ValueType type = field ? field->type : ValueType::kNumber;
-  set_config_value(config, key, override_value(type, text), source);
+  json value = override_value(type, text);
+  // An object given for task.params changes the entries it names and keeps the others, as one
+  // given for a section does (--set model={...}): the config's other parameters do not fall back
+  // to their defaults unseen.
+  if (field != nullptr && field->type == ValueType::kNumberMap && value.is_object()) {
+    json entries = field->get(config);
+    if (entries.is_object()) {
+      for (const auto& [name, entry] : value.items()) entries[name] = entry;
+      value = entries;
+    }
+  }
+  set_config_value(config, key, value, source);
 }
 
 Config config_from_json(const json& json_config, const std::string& source) {

@@ -85,7 +85,8 @@ std::string config_schema_markdown() {
       << "A config is one JSON file with the sections below. Keys left out keep their defaults;\n"
       << "unknown keys are errors. Any key can be overridden on the command line with\n"
       << "`--set key.path=value` (lists as `--set eval.lengths=16,32,64`, task parameters as\n"
-      << "`--set task.params.vocab=64`). `lengen config show CONFIG` prints the resolved config.\n";
+      << "`--set task.params.vocab=64`; an object, for a section or `task.params`, changes the keys it\n"
+      << "names and keeps the others). `lengen config show CONFIG` prints the resolved config.\n";
   std::string current_section = "(none)";
   for (const auto& key : config_schema()) {
     std::string section = section_of(key.key);

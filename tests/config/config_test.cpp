@@ -394,6 +394,11 @@ TEST(ConfigTest, TaskParamOverridesKeepTheOtherParams) {
   config.task.params = {{"vocab", 32}, {"max_reps", 4}};
   apply_override(config, "task.params.vocab=8");
   EXPECT_EQ(config.task.params, (TaskParams{{"vocab", 8}, {"max_reps", 4}}));
+  // So does an object, as one given for a section does.
+  apply_override(config, R"(task.params={"vocab": 16})");
+  EXPECT_EQ(config.task.params, (TaskParams{{"vocab", 16}, {"max_reps", 4}}));
+  apply_override(config, "task.params={}");
+  EXPECT_EQ(config.task.params, (TaskParams{{"vocab", 16}, {"max_reps", 4}}));
 }
 
 TEST(ConfigTest, OverrideErrors) {
