@@ -392,6 +392,18 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
       2);
   EXPECT_NE(err_.find("train.trg.part exists and lengen did not write it"), std::string::npos) << err_;
   EXPECT_TRUE(fs::exists(out("p/train.trg.part")));
+  // Nor is a test split of the user's made under the name of one --force removed before.
+  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4,8 --eval-size 2 --out " + out("t")), 0) << err_;
+  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("t") + " --force"),
+            0)
+      << err_;
+  ASSERT_FALSE(fs::exists(out("t/test_1_8.src")));
+  std::ofstream(out("t/test_1_8.src")) << "1 2 3 0 1 2 3 0\n";
+  std::ofstream(out("t/test_1_8.trg")) << "1 2 3 0 1 2 3 0\n";
+  EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("t") + " --force"),
+            2);
+  EXPECT_NE(err_.find("test_1_8.src exists and lengen did not write it"), std::string::npos) << err_;
+  EXPECT_TRUE(fs::exists(out("t/test_1_8.trg")));
 }
 
 }  // namespace

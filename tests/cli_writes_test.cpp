@@ -194,6 +194,16 @@ TEST_F(CliWrites, PagesAreNotWrittenIntoAnotherRunOrDataFolder) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "x"}]})";
   expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + one + "/checkpoints"),
                           "is inside the run folder");
+  // A link into a run folder is that folder.
+  fs::create_directory_symlink(fs::path(two) / "checkpoints", root_ / "link");
+  expect_one_line_refusal(lengen("report " + one + " --out " + at("link")), "is inside the run folder");
+  EXPECT_FALSE(fs::exists(fs::path(two) / "checkpoints" / "report.md"));
+  // Nor do a run's maps go into OUT/NAME when that is another run's folder (a sweep's run).
+  fs::create_directories(root_ / "sweep");
+  fs::copy(two, root_ / "sweep" / "one", fs::copy_options::recursive);
+  expect_one_line_refusal(lengen("attention " + one + " --length 4 --out " + at("sweep")),
+                          "holds a run folder one of another run");
+  EXPECT_FALSE(fs::exists(root_ / "sweep" / "one" / "layer0_head0.dat"));
   EXPECT_FALSE(fs::exists(fs::path(one) / "checkpoints" / "sweep.json"));
   ASSERT_EQ(lengen("report " + one).code, 0);
   ASSERT_EQ(lengen("attention " + one + " --length 4 --out " + one).code, 0);

@@ -80,7 +80,8 @@ void release_output_files(const std::string& dir, const std::vector<std::string>
 
 void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs) {
   std::error_code error;
-  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
+  // Where the files would land: a link to (or into) a run folder is that run folder.
+  const fs::path out = fs::weakly_canonical(fs::absolute(out_dir, error), error);
   if (error) return;  // claim_output_files names a folder it cannot use
   const auto is_own = [&](const fs::path& folder) {
     return std::any_of(own_runs.begin(), own_runs.end(),

@@ -283,6 +283,13 @@ void run_data(const DataOptions& options) {
   // stopped halfway, the folder then holds this command's finished splits only, never an old
   // train split beside new test splits (claim_output_files refused any file lengen did not write).
   for (const std::string& name : old_splits) fs::remove(fs::path(options.out) / name);
+  // Names removed and not written again are no longer lengen's: a file of the user's put there
+  // later is theirs.
+  std::vector<std::string> gone;
+  for (const std::string& name : old_splits) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) gone.push_back(name);
+  }
+  release_output_files(options.out, gone);
   if (options.force) {
     for (const std::string& name : names) fs::remove(fs::path(options.out) / name);
   }

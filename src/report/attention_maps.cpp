@@ -261,6 +261,17 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   check_out_folder(options.out_dir, "folder");
   check_out_is_not_anothers(options.out_dir, run_dirs);
   const std::vector<std::string> names = unique_run_names(run_dirs);
+  // Each run's maps go into OUT/NAME: a run folder of that name there (a sweep's run) is another
+  // run's, unless it is the run drawn.
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string folder = options.out_dir + "/" + names[i];
+    std::error_code error;
+    if (RunFolder(folder).is_lengen_run() && !fs::equivalent(folder, run_dirs[i], error)) {
+      throw UserError("--out " + options.out_dir + " holds a run folder " + names[i] +
+                      " of another run, where the maps of " + run_dirs[i] +
+                      " would go and be taken for its; choose another --out");
+    }
+  }
   std::vector<RunMaps> runs;
   for (size_t i = 0; i < run_dirs.size(); ++i) {
     runs.push_back(capture_run(run_dirs[i], options));

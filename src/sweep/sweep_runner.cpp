@@ -76,6 +76,7 @@ struct PendingRun {
   RunPaths paths;
   std::vector<std::string> argv;
   std::shared_ptr<RunClaim> claim;
+  std::string config_text;  // what NAME.config.json, the child's config, must hold when it starts
 };
 
 std::string last_lines(const std::string& path, int count) {
@@ -248,7 +249,8 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
     config.train.threads =
         read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
   }
-  write_file_atomically(pending.paths.config, config_to_json(config).dump(2) + "\n");
+  pending.config_text = config_to_json(config).dump(2) + "\n";
+  write_file_atomically(pending.paths.config, pending.config_text);
   pending.argv = {running_program_path(), "train", pending.paths.config, "--out", pending.paths.run_dir};
   if (resume) {
     pending.argv.push_back("--resume");
@@ -490,6 +492,17 @@ bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally
   while (next < queue.size() || !running.empty()) {
     while (!stop_signal_received() && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
       const PendingRun& run = queue[next++];
+      // The side file is the child's config: one edited while earlier runs trained is put back.
+      std::string now;
+      try {
+        now = read_text_file(run.paths.config, "sweep run config");
+      } catch (const UserError&) {
+        // Removed or replaced by something unreadable: written again below.
+      }
+      if (now != run.config_text) {
+        write_file_atomically(run.paths.config, run.config_text);
+        std::cout << "restored " << run.paths.config << " (edited while the sweep ran)\n";
+      }
       std::cout << "start " << run.name << " (log: " << run.paths.log << ")" << std::endl;
       running.emplace(start_child({run.argv, {}, run.paths.log}), &run);
     }
