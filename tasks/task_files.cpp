@@ -176,6 +176,13 @@ void write_samples(const std::string& stem, const std::vector<Sample>& samples) 
   writer.commit();
 }
 
+std::string split_files_hash(const std::string& stem) {
+  ContentHash hash;
+  hash.add_file(stem + ".src");
+  hash.add_file(stem + ".trg");
+  return hash.hex();
+}
+
 std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols, Framing framing,
                                  std::string* content_hash) {
   const std::string src_path = stem + ".src";

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -270,6 +271,10 @@ void run_data(const DataOptions& options) {
                       " would relabel; write them into another --out");
     }
   }
+  // The test splits' hashes: of the splits this command writes, or (writing a training split only)
+  // those the record keeps for the splits left in place, read before --force removes it.
+  std::map<std::string, std::string> test_hashes;
+  if (record && keeps_eval) test_hashes = recorded_test_hashes(options.out).value_or(test_hashes);
   // The training split's lengths: this command's, or (writing evaluation splits only) those the
   // folder's record already keeps for the split it leaves in place.
   std::optional<TrainLengths> train_lengths;
@@ -343,6 +348,7 @@ void run_data(const DataOptions& options) {
       progress.update(label, ++done);
     }
     writer.commit();
+    test_hashes[fs::path(stem).filename().string()] = split_files_hash(stem);
     std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
               << " samples, length " << length << "\n";
   }
@@ -351,7 +357,7 @@ void run_data(const DataOptions& options) {
     if (train_lengths && options.train > 0)
       train_lengths->hash = train_split_hash(options.out, *train_lengths);
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
-                          data_record_text(*task, options.seed, train_lengths));
+                          data_record_text(*task, options.seed, train_lengths, test_hashes));
   }
   // The .part files are renamed away: their names are free again, not lengen's to replace.
   std::vector<std::string> parts;

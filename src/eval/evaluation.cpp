@@ -177,13 +177,6 @@ int64_t samples_at_length(const EvalConfig& eval, int64_t length) {
   return eval.long_from > 0 && length >= eval.long_from ? eval.long_samples : eval.samples;
 }
 
-std::string split_files_hash(const std::string& stem) {
-  ContentHash hash;
-  hash.add_file(stem + ".src");
-  hash.add_file(stem + ".trg");
-  return hash.hex();
-}
-
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir) {
   std::vector<EvalSet> sets;
   if (data_dir.empty()) {
@@ -202,6 +195,7 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
   for (const EvalSplit& split : list_eval_splits(data_dir)) {
     std::string files_hash;  // of the bytes read, not of the files as they are a moment later
     auto samples = read_split(task, split, &files_hash);
+    check_recorded_test_split(data_dir, std::filesystem::path(split.stem).filename().string(), files_hash);
     const int64_t wanted = samples_at_length(config.eval, split.length);
     if (static_cast<int64_t>(samples.size()) > wanted) samples.resize(wanted);
     const std::string name = std::filesystem::path(split.stem).filename().string();

@@ -25,6 +25,7 @@
 #include "lengen/run_lock.h"
 #include "lengen/sequence.h"
 #include "lengen/stop_signals.h"
+#include "lengen/task_files.h"
 
 namespace fs = std::filesystem;
 

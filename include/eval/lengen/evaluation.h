@@ -61,9 +61,6 @@ struct EvalSet {
 };
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir);
 
-// The hash results.json records of a test split's files (STEM.src and STEM.trg, by content).
-std::string split_files_hash(const std::string& stem);
-
 // Sequences per evaluation batch of these samples: eval.batch_size, or fewer (at least one) where
 // that many of the longest would hold more than eval.batch_tokens tokens.
 int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& samples);

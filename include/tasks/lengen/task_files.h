@@ -51,6 +51,10 @@ std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols,
                                  Framing framing = Framing::kTargetAfterSource,
                                  std::string* content_hash = nullptr);
 
+// The hash of a split's files (STEM.src then STEM.trg, by content), as read_samples' content_hash
+// gives it: what results.json and data.json record of a split.
+std::string split_files_hash(const std::string& stem);
+
 struct EvalSplit {
   int64_t length;
   std::string stem;  // DIR/test_{i}_{L}, without extension
