@@ -460,11 +460,19 @@ TEST_F(CliResultsBelong, AnotherRunsLogIsNotShownAsThisRunsCurves) {
   const CliResult report = lengen("report " + at("runs") + " --out " + at("after"));
   ASSERT_EQ(report.code, 0) << report.err;
   EXPECT_NE(text_of(fs::path(at("after")) / "report.md")
-                .find("**Curves not shown: 1 run(s) whose log is another run's: a (its log.jsonl was written "
+                .find("**Curves not shown: 1 run(s) whose log is not the run's own history: a (its log.jsonl "
+                      "was written "
                       "by run " +
                       RunFolder(b).run_id() + ").**"),
             std::string::npos)
       << text_of(fs::path(at("after")) / "report.md");
+  // Nor are another log's lines appended to the run's own: a step logged twice is two histories.
+  fs::copy_file(fs::path(b) / "log.jsonl", fs::path(a) / "log.jsonl", fs::copy_options::overwrite_existing);
+  std::ofstream(fs::path(b) / "log.jsonl", std::ios::app)
+      << text_of(fs::path(a) / "log.jsonl").substr(text_of(fs::path(a) / "log.jsonl").find('\n') + 1);
+  ASSERT_EQ(lengen("report " + at("runs") + " --out " + at("appended")).code, 0);
+  EXPECT_NE(text_of(fs::path(at("appended")) / "report.md").find("b (its log.jsonl line "), std::string::npos)
+      << text_of(fs::path(at("appended")) / "report.md");
 }
 
 // Greedy results record the eval.decode_cap that bounded them: runs measured under other caps

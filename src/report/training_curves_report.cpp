@@ -28,6 +28,7 @@ using Curve = std::map<int64_t, double>;
 struct RunCurves {
   Curve loss;             // training loss, each log window
   Curve val_exact_match;  // validation exact match (%)
+  std::string problem;    // why the log is not one run's history ("step 20 logged twice"); "" if it is
 };
 
 // A line that is not a JSON object with a step (a line cut short by a crash, say) is skipped
@@ -45,9 +46,15 @@ RunCurves read_curves(const std::string& path) {
       continue;
     }
     const auto step = entry["step"].get<int64_t>();
-    if (entry.contains("loss") && entry["loss"].is_number()) curves.loss[step] = entry["loss"].get<double>();
+    // A step logged twice is two histories in one file (lines of another log appended): a resume
+    // drops the lines past its checkpoint first, so lengen's own logs never hold one.
+    const auto once = [&](Curve& curve, double value) {
+      if (!curve.emplace(step, value).second && curves.problem.empty())
+        curves.problem = "line " + std::to_string(number) + " logs step " + std::to_string(step) + " again";
+    };
+    if (entry.contains("loss") && entry["loss"].is_number()) once(curves.loss, entry["loss"].get<double>());
     if (entry.contains("val_exact_match") && entry["val_exact_match"].is_number())
-      curves.val_exact_match[step] = 100.0 * entry["val_exact_match"].get<double>();
+      once(curves.val_exact_match, 100.0 * entry["val_exact_match"].get<double>());
   }
   return curves;
 }
@@ -175,14 +182,18 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
       continue;
     }
     curves.push_back(fs::exists(log) ? read_curves(log.string()) : RunCurves{});
+    if (!curves.back().problem.empty()) {
+      foreign_logs.push_back(run.name + " (its log.jsonl " + curves.back().problem + ")");
+      curves.back() = RunCurves{};
+      continue;
+    }
     any = any || !curves.back().loss.empty() || !curves.back().val_exact_match.empty();
   }
-  const std::string not_shown =
-      foreign_logs.empty()
-          ? ""
-          : "**Curves not shown: " + std::to_string(foreign_logs.size()) +
-                " run(s) whose log is another run's: " + fmt::format("{}", fmt::join(foreign_logs, "; ")) +
-                ".**\n\n";
+  const std::string not_shown = foreign_logs.empty()
+                                    ? ""
+                                    : "**Curves not shown: " + std::to_string(foreign_logs.size()) +
+                                          " run(s) whose log is not the run's own history: " +
+                                          fmt::format("{}", fmt::join(foreign_logs, "; ")) + ".**\n\n";
   if (!any) return not_shown.empty() ? "" : "## Training\n\n" + not_shown;
   struct Spec {
     const char* name;
