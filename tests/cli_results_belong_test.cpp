@@ -466,6 +466,10 @@ TEST_F(CliResultsBelong, AnotherRunsLogIsNotShownAsThisRunsCurves) {
                       RunFolder(b).run_id() + ").**"),
             std::string::npos)
       << text_of(fs::path(at("after")) / "report.md");
+  // A resume does not continue another run's history.
+  const CliResult resume = lengen("train " + base() + " --out " + a + " --resume --set train.steps=9");
+  testing::expect_one_line_refusal(resume,
+                                   "log.jsonl was written by another run (run id " + RunFolder(b).run_id());
   // Nor are another log's lines appended to the run's own: a step logged twice is two histories.
   fs::copy_file(fs::path(b) / "log.jsonl", fs::path(a) / "log.jsonl", fs::copy_options::overwrite_existing);
   std::ofstream(fs::path(b) / "log.jsonl", std::ios::app)

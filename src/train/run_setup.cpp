@@ -130,6 +130,13 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
   check_resume_steps(RunFolder(run_dir), config.train.steps);
   const RunFolder run(run_dir);
   check_resume_data(run, data_dir);
+  // A resume continues the run's own history, not a log copied in from another run.
+  if (const std::string logged_by = log_run_id(run.log_path());
+      !logged_by.empty() && logged_by != run.run_id()) {
+    throw UserError("cannot resume " + run.path() + ": " + run.log_path() +
+                    " was written by another run (run id " + logged_by +
+                    "), a log copied in; move it aside first");
+  }
   const auto differs = first_config_difference(read_json_file(run.config_path()), config_to_json(config),
                                                kKeysAResumeMayChange);
   if (!differs.empty()) {
