@@ -494,6 +494,15 @@ TEST_F(CliResultsBelong, GreedyResultsUnderAnotherDecodeCapAreNotAveraged) {
   const std::string md = text_of(fs::path(at("report")) / "report.md");
   EXPECT_NE(md.find("decode_cap=1.5"), std::string::npos) << md;
   EXPECT_EQ(md.find("(n=2)"), std::string::npos) << md;
+  // One run's lengths decoded under two caps: its row is marked.
+  ASSERT_EQ(lengen("eval " + b + " --decode greedy --lengths 6").code, 0);
+  ASSERT_EQ(lengen("report " + b + " --decode greedy --out " + at("one_run")).code, 0);
+  const std::string one = text_of(fs::path(at("one_run")) / "report.md");
+  EXPECT_NE(
+      one.find("**Mixed decode caps: run b's greedy lengths were decoded under different eval.decode_cap "
+               "values (1.5 at 4; 2.2 at 6)"),
+      std::string::npos)
+      << one;
 }
 
 }  // namespace

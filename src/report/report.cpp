@@ -119,6 +119,12 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
        << run.mixed_checkpoints << "); its row mixes them. `lengen eval " << run.dir
        << "` scores every length with one checkpoint.**\n\n";
   }
+  for (const RunResults& run : runs) {
+    if (run.mixed_decode_caps.empty()) continue;
+    md << "**Mixed decode caps: run " << run.name << "'s greedy lengths were decoded under different "
+       << "eval.decode_cap values (" << run.mixed_decode_caps << "); its greedy row mixes them. `lengen eval "
+       << run.dir << " --decode greedy` decodes every length under one.**\n\n";
+  }
   bool all_plotted = true;
   for (const MetricSpec& spec : kMetrics) {
     const MetricTable table = metric_table(runs, decode, spec.metric);

@@ -82,6 +82,21 @@ std::string checkpoint_kind(const ResultsByDecode& results) {
   return fmt::format("{}", fmt::join(kinds, " and "));
 }
 
+// "" when every greedy entry was decoded under one eval.decode_cap, else "1.5 at 4; 2.2 at 8, 16".
+std::string mixed_decode_caps(const ResultsByDecode& results) {
+  std::map<double, std::set<int64_t>> lengths_by_cap;
+  for (const auto& [decode, by_length] : results) {
+    for (const auto& [length, entry] : by_length) {
+      if (entry.decode_cap) lengths_by_cap[*entry.decode_cap].insert(length);
+    }
+  }
+  if (lengths_by_cap.size() < 2) return "";
+  std::string text;
+  for (const auto& [cap, lengths] : lengths_by_cap)
+    text += (text.empty() ? "" : "; ") + fmt::format("{:g} at {}", cap, fmt::join(lengths, ", "));
+  return text;
+}
+
 // The schedule histories of the checkpoints behind `results` ("400@0"; "200@0,400@150" for a
 // model resumed with more steps): a model trained under another learning-rate schedule is not
 // another seed of one trained straight through.
@@ -155,6 +170,7 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   // A run evaluated on one kind of data only has no entry for the other.
   run.results = std::move(on_files ? file.results_on_files : file.results);
   run.mixed_checkpoints = mixed_checkpoints(run.results);
+  run.mixed_decode_caps = mixed_decode_caps(run.results);
   // A results.json linked or copied in from another run folder carries that run's id.
   const std::string folder_id = RunFolder(run.dir).run_id();
   if (!file.run_id.empty() && !folder_id.empty() && file.run_id != folder_id) {

@@ -37,6 +37,9 @@ struct RunResults {
   // Set when its entries were measured with more than one checkpoint: "step 200 at 64, 128; step
   // 400 at 256". A row mixing models is marked, never averaged silently.
   std::string mixed_checkpoints;
+  // Set when its greedy entries were decoded under more than one eval.decode_cap: "1.5 at 4;
+  // 2.2 at 8".
+  std::string mixed_decode_caps;
 };
 
 // The runs under `dir`: the runs listed in DIR/sweep.json that have a results.json, or DIR
