@@ -134,6 +134,32 @@ TEST_F(CliWrites, EmptyPathsAreRefused) {
                           "--out: given 2 times; give it once");
 }
 
+// One report or attention page at a time in an output folder, and a new one leaves none of an
+// earlier one's pages beside its own (a layer the new runs do not have); files of others stay.
+TEST_F(CliWrites, AReportReplacesAnEarlierReportWhole) {
+  const std::string deep = trained("deep", " --set model.layers=2");
+  const std::string shallow = trained("shallow", " --set model.layers=1 --set train.seed=2");
+  ASSERT_EQ(lengen("report " + deep + " --out " + at("pages")).code, 0);
+  ASSERT_EQ(lengen("attention " + deep + " --length 4 --out " + at("pages")).code, 0);
+  ASSERT_TRUE(fs::exists(root_ / "pages" / "attention_on_target_layer1_best.csv"));
+  ASSERT_TRUE(fs::exists(root_ / "pages" / "deep" / "layer1_head0.dat"));
+  std::ofstream(root_ / "pages" / "notes.txt") << "mine";
+  ASSERT_EQ(lengen("report " + shallow + " --out " + at("pages")).code, 0);
+  EXPECT_TRUE(fs::exists(root_ / "pages" / "attention_on_target_layer0_best.csv"));
+  EXPECT_FALSE(fs::exists(root_ / "pages" / "attention_on_target_layer1_best.csv"));
+  EXPECT_TRUE(fs::exists(root_ / "pages" / "deep" / "layer1_head0.dat"));  // the attention page's
+  ASSERT_EQ(lengen("attention " + shallow + " --length 4 --out " + at("pages")).code, 0);
+  EXPECT_FALSE(fs::exists(root_ / "pages" / "deep"));
+  EXPECT_TRUE(fs::exists(root_ / "pages" / "shallow" / "layer0_head0.dat"));
+  EXPECT_TRUE(fs::exists(root_ / "pages" / "report.md"));  // the report's
+  EXPECT_EQ(text_of(root_ / "pages" / "notes.txt"), "mine");
+  // While another process writes into the folder, a report is refused in one line.
+  const std::string report = text_of(root_ / "pages" / "report.md");
+  expect_one_line_refusal(lengen("report " + deep + " --out " + at("pages"), "flock -o " + at("pages")),
+                          "is being written by another lengen process");
+  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), report);
+}
+
 // A start that failed before its first checkpoint leaves a run folder with nothing to resume:
 // a new start says to use --force, not --resume.
 TEST_F(CliWrites, AFailedStartIsNamedAsSuch) {

@@ -113,12 +113,16 @@ void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std
   }
 }
 
-void remove_listed_output_files(const std::string& dir) {
+void remove_listed_output_files(const std::string& dir,
+                                const std::function<bool(const std::string&)>& which) {
   const fs::path list_path = fs::path(dir) / kOutputListName;
   std::error_code error;
   if (!fs::is_regular_file(fs::symlink_status(list_path, error))) return;
   std::set<fs::path> folders;
+  std::vector<std::string> removed;
   for (const std::string& name : listed_names(list_path)) {
+    if (which && !which(name)) continue;
+    removed.push_back(name);
     const fs::path relative = fs::path(name).lexically_normal();
     // A list edited to name files elsewhere (absolute, "../") is not followed out of DIR.
     if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") continue;
@@ -138,9 +142,27 @@ void remove_listed_output_files(const std::string& dir) {
     if (fs::is_directory(fs::symlink_status(*folder, error)) && fs::is_empty(*folder, error))
       fs::remove(*folder, error);
   }
+  if (which) {
+    release_output_files(dir, removed);
+    return;
+  }
   fs::remove(list_path, error);
   if (error) throw UserError("cannot remove " + list_path.string() + ": " + error.message());
 }
+
+OutputFolderLock::OutputFolderLock(const std::string& dir) {
+  if (RunFolder(dir).is_lengen_run()) {
+    run_lock_ = std::make_unique<RunLock>(dir);
+  } else {
+    folder_lock_ = std::make_unique<FolderLock>(
+        dir, "the output folder", FolderLock::WhenHeld::kRefuse,
+        dir +
+            " is being written by another lengen process (a report, attention page or data); wait for it to "
+            "end, or choose another --out");
+  }
+}
+
+OutputFolderLock::~OutputFolderLock() = default;
 
 void write_output_file(const std::string& dir, const std::string& name, const std::string& text) {
   claim_output_files(dir, {name});

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <set>
 #include <string>
 
 #include "lengen/errors.h"
@@ -23,6 +25,19 @@ std::string holder_of(int fd) {
   std::string pid = read > 0 ? std::string(text, static_cast<size_t>(read)) : "";
   while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
   return pid.find_first_not_of("0123456789") == std::string::npos ? pid : "";
+}
+
+// The run folders this process holds (canonical paths): a probe of one of them is not "another
+// process" (a report written into the run folder whose lock it holds).
+std::set<std::string>& held_here() {
+  static std::set<std::string> held;
+  return held;
+}
+
+std::string canonical_of(const std::string& dir) {
+  std::error_code error;
+  const std::filesystem::path path = std::filesystem::weakly_canonical(dir, error);
+  return error ? dir : path.string();
 }
 
 [[noreturn]] void throw_in_use(const std::string& run_dir, const std::string& pid) {
@@ -85,6 +100,8 @@ RunLock::RunLock(const std::string& run_dir) {
     if (reason == EWOULDBLOCK) throw_in_use(run_dir, pid);
     throw UserError("cannot lock " + run_dir + ": " + std::strerror(reason));
   }
+  held_path_ = canonical_of(run_dir);
+  held_here().insert(held_path_);
   // For the message of the next process that finds the run locked; the lock itself is the flock.
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd_, 0) == 0) {
@@ -93,6 +110,7 @@ RunLock::RunLock(const std::string& run_dir) {
 }
 
 RunLock::~RunLock() {
+  if (!held_path_.empty()) held_here().erase(held_path_);
   if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases the flock
   release_folder();
 }
@@ -104,6 +122,7 @@ void RunLock::release_folder() {
 
 bool run_in_use_elsewhere(const std::string& run_dir) {
   if (!RunFolder(run_dir).is_lengen_run()) return false;
+  if (held_here().count(canonical_of(run_dir)) > 0) return false;
   try {
     const RunLock probe(run_dir);
     return false;

@@ -305,6 +305,12 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     }
   }
   claim_output_files(options.out_dir, files);
+  // One page at a time in OUT, and none of an earlier page's maps left beside this one's.
+  const OutputFolderLock writing(options.out_dir);
+  remove_listed_output_files(options.out_dir, [](const std::string& name) {
+    return name == "attention.md" || name.find('/') != std::string::npos;
+  });
+  claim_output_files(options.out_dir, files);
   bool all_drawn = !gnuplot.empty();
   PooledMap example;
   for (const RunMaps& run : runs) {

@@ -34,6 +34,17 @@ constexpr MetricSpec kMetrics[] = {
     {"nonzero_per_query", "Attention: nonzero keys per query", "nonzero keys per query", "[0:*]"},
 };
 
+// A file a report writes: report.md and its tables, plots and their data.
+bool is_report_page(const std::string& name) {
+  if (name.find('/') != std::string::npos) return false;
+  if (name == "report.md") return true;
+  for (const char* prefix : {"exact_match.", "token_accuracy.", "nonzero_per_query.",
+                             "attention_on_target_layer", "training_loss.", "validation_exact_match."}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string write_report(const std::string& dir, const ReportOptions& options) {
@@ -85,6 +96,11 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       fixed_names.push_back(spec.metric + std::string(extension));
   }
   check_out_is_not_anothers(out_dir, {dir});
+  claim_output_files(out_dir, fixed_names);
+  // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
+  // layer the new runs do not have).
+  const OutputFolderLock writing(out_dir);
+  remove_listed_output_files(out_dir, is_report_page);
   claim_output_files(out_dir, fixed_names);
   // Multiples of the training length only where the runs share it.
   const int64_t train_len_max = common_train_len_max(runs);

@@ -2,8 +2,13 @@
 // Files lengen writes into a folder the user names (`report --out`, `attention --out`, `data --out`), where
 // the user's own files may sit beside them. DIR/.lengen_outputs lists the names lengen wrote
 // there; a file that exists under a name not on the list is the user's and is never replaced.
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "lengen/folder_lock.h"
+#include "lengen/run_lock.h"
 
 namespace lengen {
 
@@ -34,9 +39,27 @@ void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std
 void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs = {});
 
 // Removes the files DIR/.lengen_outputs lists (relative names only, nothing through a link out of
-// DIR), the folders they leave empty, and the list: what lengen wrote there, such as a report of
-// a run that --force starts over. UserError when a file cannot be removed.
-void remove_listed_output_files(const std::string& dir);
+// DIR) and the folders they leave empty: with `which`, those whose names it accepts, taken off
+// the list (a report's pages before a new report replaces them, so that none of an earlier report
+// stays beside it); without, all of them and the list (a run that --force starts over). UserError
+// when a file cannot be removed.
+void remove_listed_output_files(const std::string& dir,
+                                const std::function<bool(const std::string&)>& which = nullptr);
+
+// One writer of an output folder's pages at a time (two reports into one --out would mix their
+// files): the run's lock when the folder is a run folder, else an flock on the folder. UserError
+// in one line when another process holds it. The folder must exist.
+class OutputFolderLock {
+ public:
+  explicit OutputFolderLock(const std::string& dir);
+  ~OutputFolderLock();
+  OutputFolderLock(const OutputFolderLock&) = delete;
+  OutputFolderLock& operator=(const OutputFolderLock&) = delete;
+
+ private:
+  std::unique_ptr<RunLock> run_lock_;
+  std::unique_ptr<FolderLock> folder_lock_;
+};
 
 // claim_output_files(dir, {name}), then DIR/NAME written atomically.
 void write_output_file(const std::string& dir, const std::string& name, const std::string& text);

@@ -34,9 +34,11 @@ class RunLock {
   void release_folder();
   int fd_ = -1;
   int folder_fd_ = -1;
+  std::string held_path_;  // in this process's set of held runs while held
 };
 
-// True when `run_dir` is a lengen run folder whose lock another process holds. Only a folder
+// True when `run_dir` is a lengen run folder whose lock another process holds (a RunLock this
+// process holds is not another's). Only a folder
 // lengen made is probed (the lock file is not created in a folder of the user's); the answer is
 // a probe's, true the moment it is taken. A lock file that is not lengen's own (a link) throws
 // RunLock's UserError naming it.
