@@ -176,7 +176,8 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
     const fs::path log = fs::path(run.dir) / "log.jsonl";
     // A log copied in from another run is that run's history, not this one's.
     const std::string logged_by = log_run_id(log.string());
-    if (!logged_by.empty() && logged_by != RunFolder(run.dir).run_id()) {
+    const std::string own_id = RunFolder(run.dir).run_id();
+    if (!logged_by.empty() && !own_id.empty() && logged_by != own_id) {
       foreign_logs.push_back(run.name + " (its log.jsonl was written by run " + logged_by + ")");
       curves.emplace_back();
       continue;

@@ -132,7 +132,7 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
   check_resume_data(run, data_dir);
   // A resume continues the run's own history, not a log copied in from another run.
   if (const std::string logged_by = log_run_id(run.log_path());
-      !logged_by.empty() && logged_by != run.run_id()) {
+      !logged_by.empty() && !run.run_id().empty() && logged_by != run.run_id()) {
     throw UserError("cannot resume " + run.path() + ": " + run.log_path() +
                     " was written by another run (run id " + logged_by +
                     "), a log copied in; move it aside first");
