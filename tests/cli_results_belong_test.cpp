@@ -505,5 +505,26 @@ TEST_F(CliResultsBelong, GreedyResultsUnderAnotherDecodeCapAreNotAveraged) {
       << one;
 }
 
+// A run is labelled by the results of the decode mode reported: greedy results of one seed do not
+// split the teacher-forced row. A repeat's lengths (the same model measured elsewhere) are shown in
+// the first run's row, not dropped with the repeat.
+TEST_F(CliResultsBelong, RowsAreLabelledByTheDecodeReportedAndRepeatsKeepTheirLengths) {
+  const std::string a = trained("d/a");
+  trained("d/b", " --set train.seed=2");
+  ASSERT_EQ(lengen("eval " + at("d/b") + " --decode greedy --lengths 4").code, 0);
+  ASSERT_EQ(lengen("report " + at("d") + " --out " + at("teacher")).code, 0);
+  const std::string teacher = text_of(fs::path(at("teacher")) / "report.md");
+  EXPECT_NE(teacher.find("(n=2)"), std::string::npos) << teacher;
+  EXPECT_EQ(teacher.find("decode_cap="), std::string::npos) << teacher;
+  fs::copy(a, at("d/a_copy"), fs::copy_options::recursive);
+  ASSERT_EQ(lengen("eval " + at("d/a_copy") + " --lengths 5").code, 0);
+  ASSERT_EQ(lengen("report " + at("d") + " --out " + at("repeat")).code, 0);
+  const std::string repeat = text_of(fs::path(at("repeat")) / "report.md");
+  EXPECT_NE(repeat.find("a_copy (a repeat of a: same config and seeds; its lengths 5 are shown in a's row)"),
+            std::string::npos)
+      << repeat;
+  EXPECT_NE(repeat.find(" 5 ("), std::string::npos) << repeat;
+}
+
 }  // namespace
 }  // namespace lengen

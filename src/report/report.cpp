@@ -56,6 +56,9 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     throw UserError("unknown decode mode '" + decode + "' (expected " + joined_names(names_of<DecodeMode>()) +
                     ")");
   }
+  // Labelled and grouped by this decode mode's results alone.
+  left_out.clear();
+  runs = collect_runs(dir, options.on_files, &left_out, decode);
   // A report of no results would be tables of dashes under a heading that names a decode mode.
   const bool any = std::any_of(runs.begin(), runs.end(),
                                [&](const RunResults& run) { return run.results.count(decode) > 0; });

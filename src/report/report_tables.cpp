@@ -144,7 +144,8 @@ struct ReadRun {
   std::map<std::string, std::string> config;  // flattened; empty without a config.json
 };
 
-ReadRun read_run(const std::string& name, const std::string& results_path, bool on_files) {
+ReadRun read_run(const std::string& name, const std::string& results_path, bool on_files,
+                 const std::string& decode) {
   ResultsFile file = read_results_file(results_path);
   ReadRun read;
   RunResults& run = read.run;
@@ -169,8 +170,14 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   run.train_len_max = file.train_len_max;
   // A run evaluated on one kind of data only has no entry for the other.
   run.results = std::move(on_files ? file.results_on_files : file.results);
-  run.mixed_checkpoints = mixed_checkpoints(run.results);
-  run.mixed_decode_caps = mixed_decode_caps(run.results);
+  // The results of the decode mode reported, which label the run.
+  ResultsByDecode shown = run.results;
+  if (!decode.empty()) {
+    for (auto it = shown.begin(); it != shown.end();)
+      it = it->first == decode ? std::next(it) : shown.erase(it);
+  }
+  run.mixed_checkpoints = mixed_checkpoints(shown);
+  run.mixed_decode_caps = mixed_decode_caps(shown);
   // A results.json linked or copied in from another run folder carries that run's id.
   const std::string folder_id = RunFolder(run.dir).run_id();
   if (!file.run_id.empty() && !folder_id.empty() && file.run_id != folder_id) {
@@ -234,10 +241,10 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   read.config["data"] = fmt::format("{}", fmt::join(trained_on, " and "));
   // Results on --data files are of the files they were scored on: runs scored on other files are
   // not seeds of one measurement.
-  if (on_files) read.config["test_files"] = test_files_of(run.results);
-  read.config["checkpoint"] = checkpoint_kind(run.results);
-  read.config["schedule"] = schedule_kind(run.results);
-  read.config["decode_cap"] = decode_cap_kind(run.results);
+  if (on_files) read.config["test_files"] = test_files_of(shown);
+  read.config["checkpoint"] = checkpoint_kind(shown);
+  read.config["schedule"] = schedule_kind(shown);
+  read.config["decode_cap"] = decode_cap_kind(shown);
   return read;
 }
 
@@ -262,7 +269,19 @@ std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std:
              earlier.run.group.method == run.run.group.method && model_keys(earlier) == model_keys(run);
     });
     if (first != kept.end()) {
-      repeats.push_back(run.run.name + " (a repeat of " + first->run.name + ": same config and seeds)");
+      // One measurement of one model: lengths only the repeat measured are the first's too (a
+      // sweep's grid over eval settings trains the same model twice).
+      std::set<int64_t> added;
+      for (const auto& [decode, by_length] : run.run.results) {
+        for (const auto& [length, entry] : by_length) {
+          if (first->run.results[decode].emplace(length, entry).second) added.insert(length);
+        }
+      }
+      repeats.push_back(run.run.name + " (a repeat of " + first->run.name + ": same config and seeds" +
+                        (added.empty() ? std::string()
+                                       : fmt::format("; its lengths {} are shown in {}'s row",
+                                                     fmt::join(added, ", "), first->run.name)) +
+                        ")");
     } else {
       kept.push_back(std::move(run));
     }
@@ -319,7 +338,7 @@ std::string group_label(const RunGroup& group) {
 }
 
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
-                                     std::vector<std::string>* left_out) {
+                                     std::vector<std::string>* left_out, const std::string& decode) {
   std::vector<ReadRun> runs;
   const fs::path root(dir);
   if (fs::exists(root / kSweepManifestName)) {
@@ -327,10 +346,10 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path results = root / name / "results.json";
-      if (fs::exists(results)) runs.push_back(read_run(name, results.string(), on_files));
+      if (fs::exists(results)) runs.push_back(read_run(name, results.string(), on_files, decode));
     }
   } else if (fs::exists(root / "results.json")) {
-    runs.push_back(read_run(root.filename().string(), (root / "results.json").string(), on_files));
+    runs.push_back(read_run(root.filename().string(), (root / "results.json").string(), on_files, decode));
   } else if (fs::is_directory(root)) {
     std::vector<fs::path> folders;
     for (const auto& entry : fs::directory_iterator(root)) {
@@ -338,7 +357,8 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
     }
     std::sort(folders.begin(), folders.end());
     for (const auto& folder : folders) {
-      runs.push_back(read_run(folder.filename().string(), (folder / "results.json").string(), on_files));
+      runs.push_back(
+          read_run(folder.filename().string(), (folder / "results.json").string(), on_files, decode));
     }
   }
   if (runs.empty() && fs::exists(root / kSweepManifestName)) {

@@ -50,8 +50,12 @@ struct RunResults {
 // folder, a config trained twice), is left out and named in `repeats`, "NAME (a repeat of
 // FIRST: ...)": it is the same measurement, not another seed. A run without results of the kind
 // asked for is left out and named there too; none with any throws UserError.
+// With `decode`, what a run is labelled and grouped by (its checkpoints, schedules, decode caps)
+// is read from that decode mode's results alone: greedy results of another checkpoint do not
+// relabel its teacher-forced row.
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = false,
-                                     std::vector<std::string>* left_out = nullptr);
+                                     std::vector<std::string>* left_out = nullptr,
+                                     const std::string& decode = "");
 
 // The runs DIR/sweep.json lists that have no results.json, each as "NAME (why)": failed (the first
 // line of NAME.failure.txt), not evaluated yet, or without a run folder. Empty for a folder that is
