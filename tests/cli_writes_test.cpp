@@ -529,6 +529,15 @@ TEST_F(CliWrites, ASweepRestoresAnEditedSideConfig) {
   EXPECT_NE(again.out.find("restored " + side.string() + " (it said model.d_mlp=999"), std::string::npos)
       << again.out;
   EXPECT_EQ(read_json_file(side.string()), trained);
+  // A finished run is not evaluated again under the sweep's new eval settings: said so, with the way.
+  std::ofstream(at("sweep.json"))
+      << R"({"base": "base.json", "set": {"eval.decode": "greedy"}, "list": [{"name": "a"}]})";
+  const CliResult greedy = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  ASSERT_EQ(greedy.code, 0) << greedy.err;
+  EXPECT_NE(
+      greedy.out.find("a was evaluated with eval.decode=\"teacher_forced\", not the sweep's \"greedy\""),
+      std::string::npos)
+      << greedy.out;
 }
 
 // Two sweep files on one folder: the second adds its runs to the manifest and keeps the first's,

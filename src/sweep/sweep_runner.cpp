@@ -420,6 +420,25 @@ void restore_side_config(const RunPaths& paths) {
   std::cout << "restored " << paths.config << " (" << said << ")\n";
 }
 
+// A finished run is not evaluated again: eval settings the sweep now asks for that its run was not
+// evaluated with (other lengths, greedy decoding) are named, with the command that adds them.
+void note_other_evaluation(const Sweep& sweep, const SweepRun& run, const RunPaths& paths) {
+  try {
+    const nlohmann::json wanted = config_to_json(run_config(sweep, run));
+    const nlohmann::json saved = read_json_file(RunFolder(paths.run_dir).config_path());
+    if (!saved.is_object() || !saved.contains("eval")) return;
+    const std::string key =
+        first_config_difference({{"eval", saved["eval"]}}, {{"eval", wanted["eval"]}}, {});
+    if (key.empty()) return;
+    std::cout << "  " << run.name << " was evaluated with " << key << "=" << config_value_text(saved, key)
+              << ", not the sweep's " << config_value_text(wanted, key)
+              << ": a finished run is not evaluated "
+              << "again; `lengen eval " << paths.run_dir << "` with those settings adds them\n";
+  } catch (const UserError&) {
+    // An unreadable config is named where the run is used.
+  }
+}
+
 // The runs still to train, each with its config written; finished ones are skipped and ones
 // with an invalid config fail at once.
 std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine,
@@ -432,6 +451,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
       restore_side_config(pending.paths);
+      note_other_evaluation(sweep, run, pending.paths);
       continue;
     }
     if (run_in_use_elsewhere(pending.paths.run_dir) || !(pending.claim = RunClaim::take(pending.paths.log))) {
