@@ -220,6 +220,11 @@ TEST_F(CliWrites, PagesAreNotWrittenIntoAnotherRunOrDataFolder) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "x"}]})";
   expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + one + "/checkpoints"),
                           "is inside the run folder");
+  // Nor into the folder of a sweep not described (its report.md would pass for the sweep's).
+  fs::create_directories(root_ / "a_sweep");
+  std::ofstream(root_ / "a_sweep" / "sweep.json") << R"({"runs": []})";
+  expect_one_line_refusal(lengen("report " + one + " --out " + at("a_sweep")), "is the folder of a sweep");
+  EXPECT_FALSE(fs::exists(root_ / "a_sweep" / "report.md"));
   // A link into a run folder is that folder.
   fs::create_directory_symlink(fs::path(two) / "checkpoints", root_ / "link");
   expect_one_line_refusal(lengen("report " + one + " --out " + at("link")), "is inside the run folder");

@@ -10,6 +10,7 @@
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
+#include "lengen/sweep_manifest.h"
 
 namespace fs = std::filesystem;
 
@@ -106,6 +107,16 @@ void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std
   std::error_code error;
   const fs::path out = fs::absolute(out_dir, error).lexically_normal();
   if (error) return;
+  // A sweep's folder holds its report: one of other runs written there would pass for the sweep's.
+  const bool own_folder = std::any_of(own_runs.begin(), own_runs.end(), [&](const std::string& own) {
+    return fs::equivalent(out, own, error);
+  });
+  if (fs::exists(out / kSweepManifestName, error) && !own_folder) {
+    throw UserError(
+        "--out " + out_dir +
+        " is the folder of a sweep not described here: what is written there would be taken for its "
+        "report; choose another --out");
+  }
   if (fs::exists(out / "data.json", error) && listed_output_file(out.string(), "data.json")) {
     throw UserError("--out " + out_dir +
                     " is a data folder lengen data wrote: what is written there would be taken for part of "
