@@ -477,6 +477,14 @@ TEST_F(CliResultsBelong, AnotherRunsLogIsNotShownAsThisRunsCurves) {
   ASSERT_EQ(lengen("report " + at("runs") + " --out " + at("appended")).code, 0);
   EXPECT_NE(text_of(fs::path(at("appended")) / "report.md").find("b (its log.jsonl line "), std::string::npos)
       << text_of(fs::path(at("appended")) / "report.md");
+  // Nor a line of a step past the run's train.steps.
+  const std::string c = trained("runs/c", " --set train.seed=3");
+  std::ofstream(fs::path(c) / "log.jsonl", std::ios::app) << R"({"step": 5000, "val_exact_match": 1.0})"
+                                                          << "\n";
+  ASSERT_EQ(lengen("report " + at("runs") + " --out " + at("past")).code, 0);
+  EXPECT_NE(text_of(fs::path(at("past")) / "report.md").find("logs step 5000, past the run's train.steps"),
+            std::string::npos)
+      << text_of(fs::path(at("past")) / "report.md");
 }
 
 // Greedy results record the eval.decode_cap that bounded them: runs measured under other caps

@@ -33,7 +33,8 @@ struct RunCurves {
 
 // A line that is not a JSON object with a step (a line cut short by a crash, say) is skipped
 // with a warning: the rest of the log still holds.
-RunCurves read_curves(const std::string& path) {
+// `steps`: the run's train.steps (0 when unknown); a logged step past it is not the run's.
+RunCurves read_curves(const std::string& path, int64_t steps) {
   RunCurves curves;
   std::ifstream in(path);
   std::string line;
@@ -46,11 +47,19 @@ RunCurves read_curves(const std::string& path) {
       continue;
     }
     const auto step = entry["step"].get<int64_t>();
-    // A step logged twice is two histories in one file (lines of another log appended): a resume
-    // drops the lines past its checkpoint first, so lengen's own logs never hold one.
+    // Steps only grow, up to train.steps: a resume drops the lines past its checkpoint first, so
+    // a step logged twice, before an earlier one or past the run's end is another history's
+    // (lines of another log appended).
     const auto once = [&](Curve& curve, double value) {
-      if (!curve.emplace(step, value).second && curves.problem.empty())
-        curves.problem = "line " + std::to_string(number) + " logs step " + std::to_string(step) + " again";
+      if (!curves.problem.empty()) return;
+      const std::string at = "line " + std::to_string(number) + " logs step " + std::to_string(step);
+      if (steps > 0 && step > steps) {
+        curves.problem = at + ", past the run's train.steps " + std::to_string(steps);
+      } else if (!curve.empty() && curve.rbegin()->first > step) {
+        curves.problem = at + " after step " + std::to_string(curve.rbegin()->first);
+      } else if (!curve.emplace(step, value).second) {
+        curves.problem = at + " again";
+      }
     };
     if (entry.contains("loss") && entry["loss"].is_number()) once(curves.loss, entry["loss"].get<double>());
     if (entry.contains("val_exact_match") && entry["val_exact_match"].is_number())
@@ -133,18 +142,24 @@ std::string step_table(const MetricTable& table, int digits, bool significant) {
   return out.str();
 }
 
-// The steps a run's logged loss averages over (train.log_every of its config.json); 0 when unknown.
-int64_t log_window(const RunResults& run) {
+// A whole-number key of a run's config.json ("/train/log_every"); 0 when unknown.
+int64_t config_count(const RunResults& run, const char* pointer) {
   const fs::path config = fs::path(run.dir) / "config.json";
   std::error_code error;
   if (!fs::is_regular_file(config, error)) return 0;
   std::ifstream in(config);
   const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
-  const nlohmann::json::json_pointer key("/train/log_every");
+  const nlohmann::json::json_pointer key(pointer);
   return !json.is_discarded() && json.contains(key) && json.at(key).is_number_integer()
              ? json.at(key).get<int64_t>()
              : 0;
 }
+
+// The steps a run's logged loss averages over (train.log_every); 0 when unknown.
+int64_t log_window(const RunResults& run) { return config_count(run, "/train/log_every"); }
+
+// The run's train.steps; 0 when unknown.
+int64_t run_steps(const RunResults& run) { return config_count(run, "/train/steps"); }
 
 // A logged loss is the mean over its log window: runs of one group logged over other windows are
 // rows of their own ("train.log_every=10"), not averaged as if they were seeds.
@@ -182,7 +197,7 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
       curves.emplace_back();
       continue;
     }
-    curves.push_back(fs::exists(log) ? read_curves(log.string()) : RunCurves{});
+    curves.push_back(fs::exists(log) ? read_curves(log.string(), run_steps(run)) : RunCurves{});
     if (!curves.back().problem.empty()) {
       foreign_logs.push_back(run.name + " (its log.jsonl " + curves.back().problem + ")");
       curves.back() = RunCurves{};
