@@ -210,7 +210,10 @@ TEST_F(CliWrites, PagesAreNotWrittenIntoAnotherRunOrDataFolder) {
     EXPECT_FALSE(fs::exists(fs::path(out) / "report.md")) << out;
     EXPECT_FALSE(fs::exists(fs::path(out) / "attention.md")) << out;
   }
-  // Nor do data files or a sweep go into a run folder or its checkpoints/.
+  // Nor does a run, or data files, or a sweep go into a run folder or its checkpoints/.
+  expect_one_line_refusal(lengen("train " + base() + " --out " + one + "/checkpoints/x"),
+                          "is inside the run folder");
+  EXPECT_FALSE(fs::exists(fs::path(one) / "checkpoints" / "x"));
   for (const std::string& out : {one, one + "/checkpoints"}) {
     expect_one_line_refusal(
         lengen("data --task copy --param vocab=4 --train 8 --len-min 2 --len-max 4 --out " + out),

@@ -12,6 +12,7 @@
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/named_entries.h"
+#include "lengen/output_files.h"
 
 namespace fs = std::filesystem;
 
@@ -151,6 +152,8 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
                                             bool writer) {
   const auto resolved = config_to_json(config);
   check_out_folder(run.path(), "run folder");
+  // A run inside another run's folder (its checkpoints/) would pass for part of that run.
+  check_out_is_not_in_a_run(run.path(), {run.path()});
   std::unique_ptr<RunLock> lock;
   if (options.resume) {
     if (!fs::exists(run.config_path())) {
