@@ -27,6 +27,13 @@ std::set<std::string> listed_names(const fs::path& list_path) {
   return ours;
 }
 
+// DIR/.lengen_outputs rewritten to hold `names`, one a line.
+void write_list(const fs::path& list_path, const std::set<std::string>& names) {
+  std::ostringstream text;
+  for (const std::string& name : names) text << name << "\n";
+  write_file_atomically(list_path.string(), text.str());
+}
+
 }  // namespace
 
 bool listed_output_file(const std::string& dir, const std::string& name) {
@@ -63,9 +70,7 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   ours.insert(names.begin(), names.end());
   if (ours.size() == before && fs::exists(list_path, error)) return;
   fs::create_directories(dir);
-  std::ostringstream text;
-  for (const std::string& name : ours) text << name << "\n";
-  write_file_atomically(list_path.string(), text.str());
+  write_list(list_path, ours);
 }
 
 void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
@@ -74,9 +79,7 @@ void release_output_files(const std::string& dir, const std::vector<std::string>
   const size_t before = ours.size();
   for (const std::string& name : names) ours.erase(name);
   if (ours.size() == before) return;
-  std::ostringstream text;
-  for (const std::string& name : ours) text << name << "\n";
-  write_file_atomically(list_path.string(), text.str());
+  write_list(list_path, ours);
 }
 
 void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs) {

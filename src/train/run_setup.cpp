@@ -8,11 +8,11 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/config_io.h"
-#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/named_entries.h"
 #include "lengen/output_files.h"
+#include "lengen/task_files.h"
 
 namespace fs = std::filesystem;
 
@@ -34,10 +34,7 @@ nlohmann::json training_data_record(const std::string& data_dir, const std::stri
 
 nlohmann::json training_data_record(const std::string& data_dir) {
   if (data_dir.empty()) return nullptr;
-  ContentHash hash;
-  hash.add_file(data_dir + "/train.src");
-  hash.add_file(data_dir + "/train.trg");
-  return training_data_record(data_dir, hash.hex());
+  return training_data_record(data_dir, split_files_hash(data_dir + "/train"));
 }
 
 namespace {
