@@ -218,6 +218,9 @@ TEST_F(CliData, OutOfRangeOptionsAreOneLineAndWriteNothing) {
       {"--eval-lengths 6,6", "--eval-lengths names 6 twice"},
       {"--eval-lengths 8,,16", "--eval-lengths: item 2 of '8,,16' is empty"},
       {"--eval-lengths 8 --param vocab=16 --param vocab=32", "--param vocab is given twice"},
+      {"--eval-lengths 8 --param vocab=0x10", "--param vocab=0x10: '0x10' is not a number"},
+      {"--eval-lengths 8 --param vocab=inf", "--param vocab=inf: 'inf' is not a number"},
+      {"--eval-lengths 8 --param \"vocab= 16\"", "' 16' is not a number"},
       {"--eval-lengths 8,16,", "--eval-lengths: item 3 of '8,16,' is empty"},
       {"--eval-lengths 8,x", "--eval-lengths: item 2 of '8,x': 'x' is not a whole number from 1 to 1048576"}};
   for (const auto& [args, expected] : cases) {

@@ -63,9 +63,11 @@ TaskParams parse_params(const std::vector<std::string>& assignments) {
       throw UserError("--param " + assignment + ": expected key=value, e.g. --param vocab=64");
     }
     std::string value = assignment.substr(equals + 1);
+    // Decimal only: strtod alone would also take "0x10", "inf", "nan" and leading blanks.
+    const bool decimal = value.find_first_not_of("0123456789+-.eE") == std::string::npos;
     char* end = nullptr;
     double number = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0') {
+    if (value.empty() || !decimal || *end != '\0') {
       throw UserError("--param " + assignment + ": '" + value + "' is not a number");
     }
     const std::string name = assignment.substr(0, equals);

@@ -182,7 +182,8 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(train.checkpoint_every), "steps between checkpoints", at_least(1)),
       field(KEY(train.keep_checkpoints), "most recent checkpoints kept on disk", at_least(1)),
 
-      field(KEY(eval.lengths), "source lengths to evaluate; [] = 1x, 2x, 4x, 8x task.len_max",
+      field(KEY(eval.lengths),
+            "source lengths to evaluate, each once (a repeat is dropped); [] = 1x, 2x, 4x, 8x task.len_max",
             closed(1, kMaxLength)),
       field(KEY(eval.samples), "samples per length", closed(1, kMaxCount)),
       field(KEY(eval.long_from),
