@@ -354,5 +354,20 @@ TEST_F(CliFaults, ASweepWhoseBaseIsASweepFileNamesIt) {
       << result.err;
 }
 
+// A dry run names a run's folder holding a user's files as one the sweep will not train into
+// (its --force refuses folders lengen did not make), not as a new run.
+TEST_F(CliFaults, ASweepDryRunNamesARunFolderHoldingUserFiles) {
+  std::ofstream(at("seeds.json")) << R"({"base": "base.json", "grid": {"train.seed": [1, 2]}})";
+  fs::create_directories(at("out/seed1"));
+  std::ofstream(at("out/seed1/thesis.tex")) << "mine";
+  const CliResult result = lengen("sweep " + at("seeds.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("seed1  [not a lengen run folder (no .lengen_run); the sweep refuses it]"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("seed2  [new]"), std::string::npos) << result.out;
+  EXPECT_TRUE(fs::exists(at("out/seed1/thesis.tex")));
+}
+
 }  // namespace
 }  // namespace lengen

@@ -272,7 +272,11 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
               : has_results_but_no_checkpoint(paths) ? std::string("kept: ") + kKeptResultsReason
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                       : "new";
-      if (state == "finished") {
+      const RunFolder folder(paths.run_dir);
+      if (state == "new" && folder.has_content() && !folder.not_replaceable_reason().empty()) {
+        // The run would start with --force, which refuses a folder lengen did not make.
+        state = "not a lengen run folder (" + folder.not_replaceable_reason() + "); the sweep refuses it";
+      } else if (state == "finished") {
         const std::string difference = stale_difference(wanted, paths);
         if (!difference.empty()) state = "finished with another config: " + difference;
       } else if (state == "resume") {
