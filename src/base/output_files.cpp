@@ -105,6 +105,24 @@ void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std
   }
 }
 
+namespace {
+
+bool is_sweep_folder(const fs::path& out) {
+  std::error_code error;
+  return fs::exists(out / kSweepManifestName, error);
+}
+
+void refuse_data_folder(const std::string& out_dir, const fs::path& out) {
+  std::error_code error;
+  if (fs::exists(out / "data.json", error) && listed_output_file(out.string(), "data.json")) {
+    throw UserError("--out " + out_dir +
+                    " is a data folder lengen data wrote: what is written there would be taken for part of "
+                    "the data; choose another --out");
+  }
+}
+
+}  // namespace
+
 void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
   check_out_is_not_in_a_run(out_dir, own_runs);
   std::error_code error;
@@ -114,17 +132,29 @@ void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std
   const bool own_folder = std::any_of(own_runs.begin(), own_runs.end(), [&](const std::string& own) {
     return fs::equivalent(out, own, error);
   });
-  if (fs::exists(out / kSweepManifestName, error) && !own_folder) {
+  if (is_sweep_folder(out) && !own_folder) {
     throw UserError(
         "--out " + out_dir +
         " is the folder of a sweep not described here: what is written there would be taken for its "
         "report; choose another --out");
   }
-  if (fs::exists(out / "data.json", error) && listed_output_file(out.string(), "data.json")) {
+  refuse_data_folder(out_dir, out);
+}
+
+void check_out_is_not_a_sweep_folder(const std::string& out_dir) {
+  std::error_code error;
+  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
+  if (!error && is_sweep_folder(out)) {
     throw UserError("--out " + out_dir +
-                    " is a data folder lengen data wrote: what is written there would be taken for part of "
-                    "the data; choose another --out");
+                    " is a sweep's folder: data written there would sit among the sweep's runs; choose "
+                    "another --out");
   }
+}
+
+void check_out_is_not_a_data_folder(const std::string& out_dir) {
+  std::error_code error;
+  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
+  if (!error) refuse_data_folder(out_dir, out);
 }
 
 void remove_listed_output_files(const std::string& dir,

@@ -211,6 +211,7 @@ void run_data(const DataOptions& options) {
   check_fits_on_disk(*task, options);
   // Data files in a run folder (or its checkpoints/) would be taken for the run's.
   check_out_is_not_in_a_run(options.out);
+  check_out_is_not_a_sweep_folder(options.out);
   std::error_code error;
   fs::create_directories(options.out, error);
   if (error) throw UserError("cannot create " + options.out + ": " + error.message());

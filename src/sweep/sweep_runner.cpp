@@ -378,6 +378,7 @@ void check_sweep_out(const Sweep& sweep, const std::vector<size_t>& mine, const 
     throw UserError("--out " + out + " is a run folder; a sweep writes its runs into a folder of its own");
   }
   check_out_is_not_in_a_run(out);  // nor inside one (its checkpoints/)
+  check_out_is_not_a_data_folder(out);
 }
 
 // The sweep's started and finished runs and its side files, checked (with the folder held by a
