@@ -13,6 +13,7 @@
 #include "cli_folder_test.h"
 #include "cli_runner.h"
 #include "lengen/json_file.h"
+#include "lengen/output_files.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
 #include "temp_folder.h"
@@ -158,6 +159,35 @@ TEST_F(CliWrites, AReportReplacesAnEarlierReportWhole) {
   expect_one_line_refusal(lengen("report " + deep + " --out " + at("pages"), "flock -o " + at("pages")),
                           "is being written by another lengen process");
   EXPECT_EQ(text_of(root_ / "pages" / "report.md"), report);
+}
+
+// A file of the user's written under a name lengen wrote (its bytes are not the ones lengen
+// sealed) is theirs: a new page keeps it instead of removing the earlier page's file, a report
+// does not write over it, and train --force keeps it in the run folder.
+TEST_F(CliWrites, AUsersFileUnderANameLengenWroteIsKept) {
+  const std::string deep = trained("deep", " --set model.layers=2");
+  const std::string shallow = trained("shallow", " --set model.layers=1 --set train.seed=2");
+  ASSERT_EQ(lengen("attention " + deep + " --length 4 --out " + at("maps")).code, 0);
+  fs::remove_all(root_ / "maps" / "deep");
+  fs::create_directories(root_ / "maps" / "deep");
+  std::ofstream(root_ / "maps" / "deep" / "layer0_head0.png") << "my picture";
+  const CliResult page = lengen("attention " + shallow + " --length 4 --out " + at("maps"));
+  EXPECT_EQ(page.code, 0) << page.err;
+  EXPECT_EQ(text_of(root_ / "maps" / "deep" / "layer0_head0.png"), "my picture");
+  EXPECT_FALSE(listed_output_file(at("maps"), "deep/layer0_head0.png"));
+
+  ASSERT_EQ(lengen("report " + deep + " --out " + at("pages")).code, 0);
+  std::ofstream(root_ / "pages" / "report.md") << "my notes";
+  expect_one_line_refusal(lengen("report " + shallow + " --out " + at("pages")),
+                          "pages/report.md is not the file lengen wrote there");
+  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
+  EXPECT_TRUE(fs::exists(root_ / "pages" / "attention_on_target_layer1_best.csv"));
+
+  ASSERT_EQ(lengen("report " + deep).code, 0);
+  std::ofstream(fs::path(deep) / "exact_match.csv") << "my table";
+  ASSERT_EQ(lengen("train " + base() + " --out " + deep + " --force --set model.layers=2").code, 0);
+  EXPECT_EQ(text_of(fs::path(deep) / "exact_match.csv"), "my table");
+  EXPECT_FALSE(fs::exists(fs::path(deep) / "report.md"));
 }
 
 // A start that failed before its first checkpoint leaves a run folder with nothing to resume:

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "lengen/atomic_write.h"
+#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
@@ -18,36 +20,71 @@ namespace lengen {
 
 namespace {
 
-std::set<std::string> listed_names(const fs::path& list_path) {
-  std::set<std::string> ours;
+// DIR/.lengen_outputs, one name a line: "NAME" while lengen is writing it (claimed), "NAME<TAB>HASH"
+// once written (sealed), HASH being the content hash of what lengen wrote. A sealed file whose
+// bytes differ is no longer lengen's: someone wrote their own file under that name.
+using OutputList = std::map<std::string, std::string>;  // name -> content hash, "" while unsealed
+
+OutputList read_list(const fs::path& list_path) {
+  OutputList list;
   std::ifstream in(list_path);
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) ours.insert(line);
+    if (line.empty()) continue;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos)
+      list[line] = "";
+    else
+      list[line.substr(0, tab)] = line.substr(tab + 1);
   }
-  return ours;
+  return list;
 }
 
-// DIR/.lengen_outputs rewritten to hold `names`, one a line.
-void write_list(const fs::path& list_path, const std::set<std::string>& names) {
+void write_list(const fs::path& list_path, const OutputList& list) {
   std::ostringstream text;
-  for (const std::string& name : names) text << name << "\n";
+  for (const auto& [name, hash] : list) text << name << (hash.empty() ? "" : "\t" + hash) << "\n";
   write_file_atomically(list_path.string(), text.str());
+}
+
+// A listed name as a path inside DIR, or "" when it leads elsewhere: a list edited to name files
+// elsewhere (absolute, "../", through a link) is not followed out of DIR.
+fs::path listed_path(const std::string& dir, const std::string& name) {
+  const fs::path relative = fs::path(name).lexically_normal();
+  if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") return {};
+  std::error_code error;
+  for (fs::path above = relative.parent_path(); !above.empty(); above = above.parent_path()) {
+    if (fs::is_symlink(fs::path(dir) / above, error)) return {};
+  }
+  return fs::path(dir) / relative;
+}
+
+std::string hash_of_file(const fs::path& path) {
+  ContentHash hash;
+  hash.add_file(path.string());
+  return hash.hex();
+}
+
+// True when the file at `path` is not what lengen sealed under `hash`: another file (a link, a
+// folder, other bytes) stands there now. An unsealed name, or no file, is not changed.
+bool changed_since_written(const fs::path& path, const std::string& hash) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (hash.empty() || !fs::exists(status)) return false;
+  if (!fs::is_regular_file(status)) return true;
+  try {
+    return hash_of_file(path) != hash;
+  } catch (const UserError&) {
+    return true;  // unreadable: not provably lengen's
+  }
 }
 
 }  // namespace
 
 bool listed_output_file(const std::string& dir, const std::string& name) {
-  return listed_names(fs::path(dir) / kOutputListName).count(name) > 0;
+  return read_list(fs::path(dir) / kOutputListName).count(name) > 0;
 }
 
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
-  // The root holds the system, not a report or a data set (an --out built from an unset
-  // variable, "$OUT/", is one typo away from it).
-  std::error_code root_error;
-  const fs::path absolute = fs::absolute(dir, root_error).lexically_normal();
-  if (!root_error && absolute == absolute.root_path()) {
-    throw UserError("--out " + dir + " is the filesystem root; choose a folder to write into");
-  }
+  check_out_is_not_root(dir);
   check_out_folder(dir, "folder");
   // A run folder that is being trained or evaluated has one writer, and it is not this one.
   if (run_in_use_elsewhere(dir)) {
@@ -56,30 +93,74 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
                     "choose another --out");
   }
   const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::set<std::string> ours = listed_names(list_path);
+  OutputList list = read_list(list_path);
   std::error_code error;
   for (const std::string& name : names) {
     const fs::path path = fs::path(dir) / name;
-    if (fs::exists(fs::symlink_status(path, error)) && ours.count(name) == 0) {
+    const auto listed = list.find(name);
+    if (fs::exists(fs::symlink_status(path, error)) && listed == list.end()) {
       throw UserError(path.string() + " exists and lengen did not write it (it is not listed in " +
                       list_path.string() +
                       "); lengen replaces only its own files: move it or choose another --out");
     }
+    if (listed != list.end() && changed_since_written(path, listed->second)) {
+      throw UserError(
+          path.string() +
+          " is not the file lengen wrote there (its bytes changed since); lengen replaces only its "
+          "own files: move it or choose another --out");
+    }
   }
-  const size_t before = ours.size();
-  ours.insert(names.begin(), names.end());
-  if (ours.size() == before && fs::exists(list_path, error)) return;
+  bool changed = !fs::exists(list_path, error);
+  for (const std::string& name : names) {
+    auto [entry, added] = list.emplace(name, "");
+    changed = changed || added || !entry->second.empty();
+    entry->second = "";  // about to be written again: sealed when written
+  }
+  if (!changed) return;
   fs::create_directories(dir);
-  write_list(list_path, ours);
+  write_list(list_path, list);
+}
+
+void seal_output_files(const std::string& dir) {
+  const fs::path list_path = fs::path(dir) / kOutputListName;
+  std::error_code error;
+  if (!fs::is_regular_file(fs::symlink_status(list_path, error))) return;
+  OutputList list = read_list(list_path);
+  bool changed = false;
+  for (auto it = list.begin(); it != list.end();) {
+    const fs::path path = listed_path(dir, it->first);
+    const fs::file_status status = fs::symlink_status(path, error);
+    if (!it->second.empty() || path.empty()) {
+      ++it;
+    } else if (!fs::is_regular_file(status)) {
+      // Claimed but not written (a plot without gnuplot), or no file of lengen's (a link): what
+      // stands under that name later is not lengen's.
+      it = list.erase(it);
+      changed = true;
+    } else {
+      it->second = hash_of_file(path);
+      ++it;
+      changed = true;
+    }
+  }
+  if (changed) write_list(list_path, list);
 }
 
 void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
   const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::set<std::string> ours = listed_names(list_path);
-  const size_t before = ours.size();
-  for (const std::string& name : names) ours.erase(name);
-  if (ours.size() == before) return;
-  write_list(list_path, ours);
+  OutputList list = read_list(list_path);
+  const size_t before = list.size();
+  for (const std::string& name : names) list.erase(name);
+  if (list.size() == before) return;
+  write_list(list_path, list);
+}
+
+void check_out_is_not_root(const std::string& dir) {
+  std::error_code error;
+  const fs::path absolute = fs::absolute(dir, error).lexically_normal();
+  if (!error && absolute == absolute.root_path()) {
+    throw UserError("--out " + dir + " is the filesystem root; choose a folder to write into");
+  }
 }
 
 void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs) {
@@ -164,21 +245,18 @@ void remove_listed_output_files(const std::string& dir,
   if (!fs::is_regular_file(fs::symlink_status(list_path, error))) return;
   std::set<fs::path> folders;
   std::vector<std::string> removed;
-  for (const std::string& name : listed_names(list_path)) {
+  for (const auto& [name, hash] : read_list(list_path)) {
     if (which && !which(name)) continue;
     removed.push_back(name);
-    const fs::path relative = fs::path(name).lexically_normal();
-    // A list edited to name files elsewhere (absolute, "../") is not followed out of DIR.
-    if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") continue;
-    bool through_link = false;
-    for (fs::path above = relative.parent_path(); !above.empty(); above = above.parent_path())
-      through_link = through_link || fs::is_symlink(fs::path(dir) / above, error);
-    if (through_link) continue;
-    const fs::path file = fs::path(dir) / relative;
+    const fs::path file = listed_path(dir, name);
+    if (file.empty()) continue;
     if (fs::is_directory(fs::symlink_status(file, error))) continue;  // a folder is not a file lengen wrote
+    // Someone's own file under a name lengen wrote is theirs now: kept, and taken off the list.
+    if (changed_since_written(file, hash)) continue;
     fs::remove(file, error);
     if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
-    for (fs::path above = relative.parent_path(); !above.empty(); above = above.parent_path())
+    for (fs::path above = fs::path(name).lexically_normal().parent_path(); !above.empty();
+         above = above.parent_path())
       folders.insert(fs::path(dir) / above);
   }
   // Deepest first: a folder of maps, then the run's folder of them.

@@ -368,6 +368,7 @@ void run_data(const DataOptions& options) {
     if (name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0) parts.push_back(name);
   }
   release_output_files(options.out, parts);
+  seal_output_files(options.out);
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";

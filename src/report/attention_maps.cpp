@@ -374,6 +374,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
        << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";
   }
   write_file_atomically(options.out_dir + "/attention.md", md.str());  // claimed above
+  seal_output_files(options.out_dir);
   return md.str();
 }
 

@@ -165,6 +165,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   for (size_t i = 0; i < runs.size(); ++i) md << (i ? ", " : "") << runs[i].name;
   md << "\n";
   write_output_file(out_dir, "report.md", md.str());
+  seal_output_files(out_dir);
   return md.str();
 }
 

@@ -373,6 +373,7 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
 // What --out must be before anything of a sweep's is written into it (refused alike by a dry run).
 void check_sweep_out(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
   check_some_run_is_valid(sweep, mine);
+  check_out_is_not_root(out);
   check_out_folder(out, "sweep folder");
   if (RunFolder(out).is_lengen_run()) {
     throw UserError("--out " + out + " is a run folder; a sweep writes its runs into a folder of its own");

@@ -1,7 +1,9 @@
 #pragma once
 // Files lengen writes into a folder the user names (`report --out`, `attention --out`, `data --out`), where
 // the user's own files may sit beside them. DIR/.lengen_outputs lists the names lengen wrote
-// there; a file that exists under a name not on the list is the user's and is never replaced.
+// there, each with the content hash of what it wrote once written (sealed); a file that exists
+// under a name not on the list, or whose bytes are not the sealed ones, is the user's and is
+// never replaced or removed.
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,10 +18,18 @@ namespace lengen {
 constexpr const char* kOutputListName = ".lengen_outputs";
 
 // Checks that lengen may write each of `names` (paths relative to `dir`) and adds them to the
-// list before they are written, so that the next run may replace them. A name whose file exists
-// but is not on the list throws UserError "DIR/NAME exists and lengen did not write it; ..."
-// before any name is added. Creates `dir` when missing.
+// list, unsealed, before they are written, so that the next run may replace them. A name whose
+// file exists but is not on the list, or is not what lengen sealed, throws UserError "DIR/NAME
+// exists and lengen did not write it; ..." before any name is added. Creates `dir` when missing.
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
+
+// Seals every unsealed name whose file exists: records the hash of its bytes. A command calls it
+// once it has written all its files.
+void seal_output_files(const std::string& dir);
+
+// UserError "--out DIR is the filesystem root; ..." when `dir` is "/" (an --out built from an
+// unset variable, "$OUT/", is one typo away from it).
+void check_out_is_not_root(const std::string& dir);
 
 // Takes `names` off DIR/.lengen_outputs: temporary files lengen wrote and renamed (NAME.part), so
 // that a file of the user's made under that name later is not taken for lengen's.
@@ -45,7 +55,8 @@ void check_out_is_not_a_sweep_folder(const std::string& out_dir);
 void check_out_is_not_a_data_folder(const std::string& out_dir);
 
 // Removes the files DIR/.lengen_outputs lists (relative names only, nothing through a link out of
-// DIR) and the folders they leave empty: with `which`, those whose names it accepts, taken off
+// DIR, no file whose bytes are not the sealed ones: that one is kept and unlisted) and the
+// folders they leave empty: with `which`, those whose names it accepts, taken off
 // the list (a report's pages before a new report replaces them, so that none of an earlier report
 // stays beside it); without, all of them and the list (a run that --force starts over). UserError
 // when a file cannot be removed.

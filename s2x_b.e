@@ -1,0 +1,1 @@
+lengen: error: sweep: File does not exist: swl.json (see lengen sweep --help)

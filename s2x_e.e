@@ -1,0 +1,1 @@
+lengen: error: run: Directory does not exist: s2x/seed1 (see lengen eval --help)

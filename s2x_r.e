@@ -1,0 +1,1 @@
+lengen: error: dir: Directory does not exist: s2x (see lengen report --help)
