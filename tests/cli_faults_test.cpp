@@ -340,6 +340,8 @@ TEST_F(CliFaults, ASweepDryRunRefusesWhatTheSweepRefuses) {
   EXPECT_EQ(on_run.code, 2) << on_run.out << on_run.err;
   EXPECT_EQ(on_run.err_lines(), 1) << on_run.err;
   EXPECT_NE(on_run.err.find("is a run folder"), std::string::npos) << on_run.err;
+  expect_one_line_refusal(lengen("sweep " + at("seeds.json") + " --out / --dry-run"),
+                          "--out / is the filesystem root");
 }
 
 // A sweep whose base is another sweep file names that file, not each of its runs.
