@@ -484,6 +484,16 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
   const CliResult same = lengen("train " + base() + " --out " + at("run") +
                                 " --resume --set train.steps=9 --data " + at("data"));
   EXPECT_EQ(same.code, 0) << same.err;
+  // The same files moved to another folder: the record follows them, and says so.
+  fs::rename(at("data"), at("moved"));
+  const CliResult moved = lengen("train " + base() + " --out " + at("run") +
+                                 " --resume --set train.steps=12 --data " + at("moved"));
+  EXPECT_EQ(moved.code, 0) << moved.err;
+  EXPECT_NE(moved.out.find("are now read from " + fs::absolute(at("moved")).lexically_normal().string()),
+            std::string::npos)
+      << moved.out;
+  const nlohmann::json record = read_json_file(at("run/training_data.json"));
+  EXPECT_EQ(record.value("dir", ""), fs::absolute(at("moved")).lexically_normal().string());
 }
 
 // A resume may lengthen a run, not shorten it below its newest checkpoint.

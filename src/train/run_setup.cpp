@@ -50,6 +50,17 @@ bool same_data(const nlohmann::json& saved, const nlohmann::json& now) {
                            : now.is_null();
 }
 
+// The folder a resumed run's record names when --data now brings the same files (by hash) from
+// another folder (moved or copied), so that the record names where they are; "" otherwise.
+std::string data_moved_from(const RunFolder& run, const nlohmann::json& now) {
+  if (!now.is_object() || !fs::exists(run.training_data_path())) return "";
+  const nlohmann::json saved = read_json_file(run.training_data_path());
+  if (!saved.is_object() || !same_data(saved, now) || !saved.contains("dir") || !saved["dir"].is_string())
+    return "";
+  const std::string dir = saved["dir"].get<std::string>();
+  return dir != now.value("dir", "") ? dir : "";
+}
+
 // NAME.unreadable for a checkpoint set aside, or NAME.unreadable.2, .3, ... beside one kept
 // there before: an earlier one is never replaced.
 std::string set_aside_name(const std::string& checkpoint) {
@@ -210,6 +221,10 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
   if (!options.resume && !options.data_dir.empty()) {
     write_file_atomically(run.training_data_path(), data_record.dump(2) + "\n");
+  } else if (const std::string moved_from = data_moved_from(run, data_record); !moved_from.empty()) {
+    write_file_atomically(run.training_data_path(), data_record.dump(2) + "\n");
+    spdlog::info("{}: its training files, in {} when it started, are now read from {}; {} names that folder",
+                 run.path(), moved_from, data_record.value("dir", ""), run.training_data_path());
   }
   return lock;
 }
