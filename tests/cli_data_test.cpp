@@ -137,7 +137,9 @@ TEST_F(CliData, AFolderBeingWrittenIsRefusedAndForeignTrainingFilesGetNoRecord) 
   EXPECT_EQ(WEXITSTATUS(status), 2);
   std::ifstream err_in(out("held_err.txt"));
   const std::string message(std::istreambuf_iterator<char>(err_in), {});
-  EXPECT_NE(message.find(out("held") + " is being written by another lengen data"), std::string::npos)
+  EXPECT_NE(message.find(out("held") +
+                         " is being written by another lengen process (a report, attention page or data)"),
+            std::string::npos)
       << message;
   EXPECT_TRUE(fs::is_empty(out("held")));
   fs::create_directories(out("mine"));

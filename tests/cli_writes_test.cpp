@@ -190,6 +190,29 @@ TEST_F(CliWrites, AUsersFileUnderANameLengenWroteIsKept) {
   EXPECT_FALSE(fs::exists(fs::path(deep) / "report.md"));
 }
 
+// A report or page refused (the folder held by another writer, a file of the user's where a
+// run's maps go) lists nothing: a file the user puts under one of its names later stays theirs.
+TEST_F(CliWrites, ARefusedPageListsNothing) {
+  const std::string run = trained("run");
+  fs::create_directories(root_ / "held");
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("held"), "flock -o " + at("held")),
+                          "is being written by another lengen process");
+  std::ofstream(root_ / "held" / "report.md") << "my notes";
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("held")), "lengen did not write it");
+  EXPECT_EQ(text_of(root_ / "held" / "report.md"), "my notes");
+
+  fs::create_directories(root_ / "maps");
+  std::ofstream(root_ / "maps" / "run") << "mine";
+  expect_one_line_refusal(lengen("attention " + run + " --length 4 --out " + at("maps")),
+                          "maps/run is not a folder, and lengen writes run/layer0_head0.dat there");
+  EXPECT_FALSE(fs::exists(root_ / "maps" / ".lengen_outputs"));
+  std::ofstream(root_ / "maps" / "attention.md") << "my page";
+  fs::remove(root_ / "maps" / "run");
+  expect_one_line_refusal(lengen("attention " + run + " --length 4 --out " + at("maps")),
+                          "lengen did not write it");
+  EXPECT_EQ(text_of(root_ / "maps" / "attention.md"), "my page");
+}
+
 // A start that failed before its first checkpoint leaves a run folder with nothing to resume:
 // a new start says to use --force, not --resume.
 TEST_F(CliWrites, AFailedStartIsNamedAsSuch) {

@@ -83,7 +83,7 @@ bool listed_output_file(const std::string& dir, const std::string& name) {
   return read_list(fs::path(dir) / kOutputListName).count(name) > 0;
 }
 
-void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
+void check_output_files(const std::string& dir, const std::vector<std::string>& names) {
   check_out_is_not_root(dir);
   check_out_folder(dir, "folder");
   // A run folder that is being trained or evaluated has one writer, and it is not this one.
@@ -93,10 +93,18 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
                     "choose another --out");
   }
   const fs::path list_path = fs::path(dir) / kOutputListName;
-  OutputList list = read_list(list_path);
+  const OutputList list = read_list(list_path);
   std::error_code error;
   for (const std::string& name : names) {
     const fs::path path = fs::path(dir) / name;
+    // A folder the name goes through (a run's maps in OUT/RUN/) that is a file of the user's.
+    for (fs::path above = fs::path(name).parent_path(); !above.empty(); above = above.parent_path()) {
+      const fs::file_status status = fs::symlink_status(fs::path(dir) / above, error);
+      if (fs::exists(status) && !fs::is_directory(status)) {
+        throw UserError((fs::path(dir) / above).string() + " is not a folder, and lengen writes " + name +
+                        " there; move it or choose another --out");
+      }
+    }
     const auto listed = list.find(name);
     if (fs::exists(fs::symlink_status(path, error)) && listed == list.end()) {
       throw UserError(path.string() + " exists and lengen did not write it (it is not listed in " +
@@ -110,6 +118,13 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
           "own files: move it or choose another --out");
     }
   }
+}
+
+void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
+  check_output_files(dir, names);
+  const fs::path list_path = fs::path(dir) / kOutputListName;
+  OutputList list = read_list(list_path);
+  std::error_code error;
   bool changed = !fs::exists(list_path, error);
   for (const std::string& name : names) {
     auto [entry, added] = list.emplace(name, "");
@@ -272,7 +287,10 @@ void remove_listed_output_files(const std::string& dir,
   if (error) throw UserError("cannot remove " + list_path.string() + ": " + error.message());
 }
 
-OutputFolderLock::OutputFolderLock(const std::string& dir) {
+OutputFolderLock::OutputFolderLock(const std::string& dir) : dir_(dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) throw UserError("cannot create " + dir + ": " + error.message());
   if (RunFolder(dir).is_lengen_run()) {
     run_lock_ = std::make_unique<RunLock>(dir);
   } else {
@@ -284,7 +302,14 @@ OutputFolderLock::OutputFolderLock(const std::string& dir) {
   }
 }
 
-OutputFolderLock::~OutputFolderLock() = default;
+OutputFolderLock::~OutputFolderLock() {
+  // What the writer wrote is sealed, and names it claimed but did not write (it failed or was
+  // refused halfway) are unlisted, so a file put there later is not taken for lengen's.
+  try {
+    seal_output_files(dir_);
+  } catch (const std::exception&) {  // unreadable now: the names stay unsealed, trusted as before
+  }
+}
 
 void write_output_file(const std::string& dir, const std::string& name, const std::string& text) {
   claim_output_files(dir, {name});

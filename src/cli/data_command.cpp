@@ -23,7 +23,6 @@
 #include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
-#include "lengen/folder_lock.h"
 #include "lengen/output_files.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task.h"
@@ -212,13 +211,9 @@ void run_data(const DataOptions& options) {
   // Data files in a run folder (or its checkpoints/) would be taken for the run's.
   check_out_is_not_in_a_run(options.out);
   check_out_is_not_a_sweep_folder(options.out);
-  std::error_code error;
-  fs::create_directories(options.out, error);
-  if (error) throw UserError("cannot create " + options.out + ": " + error.message());
-  // The output folder has one `lengen data` at a time (an flock on the folder itself, writing
-  // nothing into it): two writing one folder would mix their splits under one data.json.
-  const FolderLock lock(options.out, "the data folder", FolderLock::WhenHeld::kRefuse,
-                        options.out + " is being written by another lengen data; wait for it to end");
+  // The output folder has one writer at a time (an flock on the folder itself, writing nothing
+  // into it): two `lengen data` writing one folder would mix their splits under one data.json.
+  const OutputFolderLock lock(options.out);
   std::vector<std::string> conflicts = conflicting_files(options);
   if (!conflicts.empty() && !options.force) {
     std::string list;
@@ -368,7 +363,6 @@ void run_data(const DataOptions& options) {
     if (name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0) parts.push_back(name);
   }
   release_output_files(options.out, parts);
-  seal_output_files(options.out);
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";

@@ -304,7 +304,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
       }
     }
   }
-  claim_output_files(options.out_dir, files);
+  check_output_files(options.out_dir, files);
   // One page at a time in OUT, and none of an earlier page's maps left beside this one's.
   const OutputFolderLock writing(options.out_dir);
   remove_listed_output_files(options.out_dir, [](const std::string& name) {
@@ -374,7 +374,6 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
        << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";
   }
   write_file_atomically(options.out_dir + "/attention.md", md.str());  // claimed above
-  seal_output_files(options.out_dir);
   return md.str();
 }
 

@@ -99,7 +99,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       fixed_names.push_back(spec.metric + std::string(extension));
   }
   check_out_is_not_anothers(out_dir, {dir});
-  claim_output_files(out_dir, fixed_names);
+  check_output_files(out_dir, fixed_names);
   // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
   // layer the new runs do not have).
   const OutputFolderLock writing(out_dir);
@@ -165,7 +165,6 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   for (size_t i = 0; i < runs.size(); ++i) md << (i ? ", " : "") << runs[i].name;
   md << "\n";
   write_output_file(out_dir, "report.md", md.str());
-  seal_output_files(out_dir);
   return md.str();
 }
 

@@ -17,14 +17,18 @@ namespace lengen {
 // The list's file name inside an output folder.
 constexpr const char* kOutputListName = ".lengen_outputs";
 
-// Checks that lengen may write each of `names` (paths relative to `dir`) and adds them to the
-// list, unsealed, before they are written, so that the next run may replace them. A name whose
-// file exists but is not on the list, or is not what lengen sealed, throws UserError "DIR/NAME
-// exists and lengen did not write it; ..." before any name is added. Creates `dir` when missing.
+// Checks that lengen may write each of `names` (paths relative to `dir`), writing nothing: a
+// name whose file exists but is not on the list, or is not what lengen sealed, or that goes
+// through a file of the user's, throws UserError naming it.
+void check_output_files(const std::string& dir, const std::vector<std::string>& names);
+
+// Checks as check_output_files, then adds `names` to the list, unsealed, before they are written,
+// so that the next run may replace them. Creates `dir` when missing. Call it holding the folder
+// (OutputFolderLock), which seals them when it lets go.
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
 
-// Seals every unsealed name whose file exists: records the hash of its bytes. A command calls it
-// once it has written all its files.
+// Seals every unsealed name whose file exists (records the hash of its bytes) and unlists those
+// whose file does not (claimed, not written).
 void seal_output_files(const std::string& dir);
 
 // UserError "--out DIR is the filesystem root; ..." when `dir` is "/" (an --out built from an
@@ -65,7 +69,8 @@ void remove_listed_output_files(const std::string& dir,
 
 // One writer of an output folder's pages at a time (two reports into one --out would mix their
 // files): the run's lock when the folder is a run folder, else an flock on the folder. UserError
-// in one line when another process holds it. The folder must exist.
+// in one line when another process holds it. Creates the folder when missing; seals its list
+// (seal_output_files) when it lets go, however the writer ends short of being killed.
 class OutputFolderLock {
  public:
   explicit OutputFolderLock(const std::string& dir);
@@ -74,6 +79,7 @@ class OutputFolderLock {
   OutputFolderLock& operator=(const OutputFolderLock&) = delete;
 
  private:
+  std::string dir_;
   std::unique_ptr<RunLock> run_lock_;
   std::unique_ptr<FolderLock> folder_lock_;
 };
