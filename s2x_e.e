@@ -1,1 +1,0 @@
-lengen: error: run: Directory does not exist: s2x/seed1 (see lengen eval --help)

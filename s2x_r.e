@@ -1,1 +1,0 @@
-lengen: error: dir: Directory does not exist: s2x (see lengen report --help)
