@@ -17,6 +17,7 @@
 #include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
+#include "lengen/json_file.h"
 #include "lengen/rng.h"
 #include "lengen/task.h"
 #include "lengen/task_files.h"
@@ -453,6 +454,49 @@ TEST_F(CliData, DataAndSweepsKeepToTheirOwnFolders) {
   EXPECT_NE(err_.find("--out " + out("sweep") + " is a sweep's folder"), std::string::npos) << err_;
   EXPECT_FALSE(fs::exists(out("sweep/data.json")));
   EXPECT_FALSE(fs::exists(out("sweep/test_0_4.src")));
+}
+
+// A data.json without the training split's hash (edited by hand) does not vouch for the training
+// files: training on them says they are checked as files only.
+TEST_F(CliData, ARecordWithoutTheTrainingHashIsNamed) {
+  ASSERT_EQ(run("--task copy --param vocab=4 --train 32 --len-min 2 --len-max 4 --out " + out("t")), 0)
+      << err_;
+  nlohmann::json record = read_json_file(out("t/data.json"));
+  ASSERT_TRUE(record.contains("train_hash"));
+  record.erase("train_hash");
+  std::ofstream(out("t/data.json"), std::ios::trunc) << record.dump(1);
+  ASSERT_EQ(train_copy_on(out("t"), 2), 0) << err_;
+  std::ifstream in(dir_ / "stdout.txt");
+  const std::string printed(std::istreambuf_iterator<char>(in), {});
+  EXPECT_NE(printed.find("data.json records no train_hash of train.src/.trg"), std::string::npos) << printed;
+}
+
+// Training on --data with test splits evaluates those splits: other eval.lengths are not
+// evaluated, and the run says so (the same lengths say nothing).
+TEST_F(CliData, EvalLengthsBesideTestSplitsAreNamed) {
+  ASSERT_EQ(
+      run("--task copy --param vocab=4 --train 32 --len-min 2 --len-max 4 --eval-lengths 4 --eval-size 2 "
+          "--out " +
+          out("d")),
+      0)
+      << err_;
+  ASSERT_EQ(train_copy_on(out("d"), 2), 0) << err_;
+  const auto printed = [&] {
+    std::ifstream in(dir_ / "stdout.txt");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(printed().find("is not what the evaluation after training scores"), std::string::npos)
+      << printed();
+  ASSERT_EQ(lengen("train " + out("copy.json") + " --out " + out("other") + " --data " + out("d") +
+                   " --set eval.lengths=4,8"),
+            0)
+      << err_;
+  EXPECT_NE(
+      printed().find("eval.lengths [4,8] is not what the evaluation after training scores: it scores the "
+                     "test splits of --data " +
+                     out("d") + " (lengths 4)"),
+      std::string::npos)
+      << printed();
 }
 
 }  // namespace

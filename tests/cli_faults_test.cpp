@@ -371,5 +371,16 @@ TEST_F(CliFaults, ASweepDryRunNamesARunFolderHoldingUserFiles) {
   EXPECT_TRUE(fs::exists(at("out/seed1/thesis.tex")));
 }
 
+// A key set twice with --set is refused, not taken at its last value.
+TEST_F(CliFaults, AKeySetTwiceIsRefused) {
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + at("run") + " --set train.steps=20 --set train.steps=30"),
+      "--set train.steps is given twice (--set train.steps=20, --set train.steps=30); give it once");
+  EXPECT_FALSE(fs::exists(at("run")));
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("run")).code, 0);
+  expect_one_line_refusal(lengen("eval " + at("run") + " --set eval.samples=4 --set eval.samples=5"),
+                          "--set eval.samples is given twice");
+}
+
 }  // namespace
 }  // namespace lengen

@@ -61,4 +61,12 @@ inline std::string tiny_copy_json(int steps = 6) {
 })";
 }
 
+// A config's text without its task parameters (the task's defaults then apply).
+inline std::string without_task_params(std::string config) {
+  const std::string params = R"("params": {"vocab": 4}, )";
+  const size_t at = config.find(params);
+  if (at != std::string::npos) config.erase(at, params.size());
+  return config;
+}
+
 }  // namespace lengen::testing

@@ -56,6 +56,11 @@ TEST_F(CliWrites, ForceTrustsOnlyTheMarker) {
   expect_one_line_refusal(lengen("train " + base() + " --out " + theirs.string() + " --force"),
                           "not a lengen run folder");
   EXPECT_EQ(text_of(theirs / "thesis.tex"), "years of work");
+  // Without --force the way out named is another --out, not --resume or --force, which refuse it too.
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + theirs.string()),
+      "thesis is not a lengen run folder (no .lengen_run) and holds files; lengen trains into "
+      "a new folder or a run of its own: choose another --out");
 
   // In a run folder lengen made, --force still keeps a file of the user's.
   const std::string run = trained("run");
@@ -602,25 +607,42 @@ TEST_F(CliWrites, ASweepRestoresAnEditedSideConfig) {
   EXPECT_EQ(read_json_file(side.string()), trained);
   // A finished run is not evaluated again under the sweep's new eval settings: said so, with the way.
   std::ofstream(at("sweep.json"))
-      << R"({"base": "base.json", "set": {"eval.decode": "greedy"}, "list": [{"name": "a"}]})";
+      << R"({"base": "base.json", "set": {"eval.decode": "greedy", "eval.samples": 2}, "list": [{"name": "a"}]})";
   const CliResult greedy = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
   ASSERT_EQ(greedy.code, 0) << greedy.err;
+  const std::string command = "eval " + at("out/a") + " --set 'eval.decode=greedy' --set 'eval.samples=2'";
   EXPECT_NE(
-      greedy.out.find("a was evaluated with eval.decode=\"teacher_forced\", not the sweep's \"greedy\""),
+      greedy.out.find("a was evaluated with eval.decode=\"teacher_forced\" (the sweep's: \"greedy\"), "
+                      "eval.samples=4 (the sweep's: 2): a finished run is not evaluated again; `lengen " +
+                      command + "` adds the sweep's"),
       std::string::npos)
       << greedy.out;
+  // The command named adds them.
+  ASSERT_EQ(lengen(command).code, 0);
+  EXPECT_TRUE(read_json_file(at("out/a/results.json"))["results"].contains("greedy"));
 }
 
 // Two sweep files on one folder: the second adds its runs to the manifest and keeps the first's,
 // whose side files stay its own (a rerun of the first sweep is not refused).
 TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {
-  std::ofstream(at("first.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
-  std::ofstream(at("second.json")) << R"({"base": "base.json", "list": [{"name": "b"}]})";
+  std::ofstream(at("first.json"))
+      << R"({"base": "base.json", "description": "baseline", "list": [{"name": "a"}]})";
+  std::ofstream(at("second.json"))
+      << R"({"base": "base.json", "description": "trial", "list": [{"name": "b"}]})";
   ASSERT_EQ(lengen("sweep " + at("first.json") + " --out " + at("out")).code, 0);
+  // A key of the user's in the manifest, and the first sweep file's description, are kept.
+  nlohmann::json noted = read_json_file(at("out/sweep.json"));
+  noted["notes"] = "mine";
+  std::ofstream(at("out/sweep.json"), std::ios::trunc) << noted.dump(1);
   ASSERT_EQ(lengen("sweep " + at("second.json") + " --out " + at("out")).code, 0);
   const std::string manifest = text_of(root_ / "out" / "sweep.json");
   EXPECT_NE(manifest.find("\"a\""), std::string::npos) << manifest;
   EXPECT_NE(manifest.find("\"b\""), std::string::npos) << manifest;
+  const nlohmann::json merged = read_json_file(at("out/sweep.json"));
+  EXPECT_EQ(merged.value("notes", ""), "mine");
+  EXPECT_EQ(merged.value("description", ""), "baseline; trial");
+  ASSERT_EQ(lengen("report " + at("out")).code, 0);
+  EXPECT_NE(text_of(root_ / "out" / "report.md").find("Sweep: baseline; trial\n"), std::string::npos);
   const CliResult again = lengen("sweep " + at("first.json") + " --out " + at("out"));
   EXPECT_EQ(again.code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("skip a (finished)"), std::string::npos) << again.out;
@@ -649,6 +671,11 @@ TEST_F(CliWrites, ASecondSweepSkipsARunInUse) {
   EXPECT_NE(busy.out.find("skip a (in use by another lengen process)"), std::string::npos) << busy.out;
   EXPECT_FALSE(fs::exists(root_ / "out" / "a.failure.txt"));
   EXPECT_EQ(text_of(root_ / "out" / "a.log"), log);
+  // Its dry run says so, not "resume".
+  const CliResult plan = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run",
+                                "flock -o " + at("out/a/.lengen_lock"));
+  EXPECT_NE(plan.out.find("a  [in use by another lengen process; the sweep skips it]"), std::string::npos)
+      << plan.out;
 }
 
 // A second sweep file naming a run that another one started (in use now, or left to resume) with
@@ -776,13 +803,87 @@ TEST_F(CliWrites, AResumeFindsWhatItsEvaluationWouldRefuseBeforeTraining) {
 TEST_F(CliWrites, ASweepRefusesTwoNamesForOneConfig) {
   std::ofstream(at("named.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": "b"}]})";
   std::ofstream(at("written.json")) << R"({"base": "base.json", "grid": {"train.seed": [1, 1.0]}})";
-  for (const std::string file : {"named.json", "written.json"}) {
+  // A task parameter's default left out and written out; an alpha that softmax does not read.
+  std::ofstream(at("defaults.json")) << testing::without_task_params(testing::tiny_copy_json());
+  std::ofstream(at("defaulted.json"))
+      << R"({"base": "defaults.json", "list": [{"name": "a"}, {"name": "b", "task.params.vocab": 32}]})";
+  std::ofstream(at("unread.json")) << R"({"base": "base.json", "grid": {"model.attention.alpha": [1.5, 2]}})";
+  for (const std::string file : {"named.json", "written.json", "defaulted.json", "unread.json"}) {
     SCOPED_TRACE(file);
     expect_one_line_refusal(lengen("sweep " + at(file) + " --out " + at("out")), "train the same config");
     expect_one_line_refusal(lengen("sweep " + at(file) + " --out " + at("out") + " --dry-run"),
                             "train the same config");
     EXPECT_FALSE(fs::exists(at("out")));
   }
+}
+
+// Runs of one model read alike in the report: a task parameter's default left out and written out
+// is one value (the runs are seeds of one row, or a repeat), and a key a run's normalizer does not
+// read labels nothing.
+TEST_F(CliWrites, AReportComparesConfigsAsTrained) {
+  std::ofstream(at("defaults.json")) << testing::without_task_params(testing::tiny_copy_json());
+  ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/left_out")).code, 0);
+  ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/written_out") +
+                   " --set task.params.vocab=32 --set train.seed=2 --set model.attention.alpha=2")
+                .code,
+            0);
+  ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/entmax") +
+                   " --set model.attention.normalizer=entmax --set model.attention.alpha=1.25")
+                .code,
+            0);
+  const CliResult report = lengen("report " + at("runs"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string page = text_of(root_ / "runs" / "report.md");
+  EXPECT_NE(page.find("| Softmax (softmax + none) / nape | "), std::string::npos) << page;
+  EXPECT_NE(page.find("(n=2)"), std::string::npos) << page;
+  EXPECT_NE(page.find("| entmax + none / nape | "), std::string::npos) << page;
+  EXPECT_EQ(page.find("alpha"), std::string::npos) << page;
+  EXPECT_EQ(page.find("vocab"), std::string::npos) << page;
+}
+
+// A run without results of the decode mode reported is named as left out and labels no row.
+TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
+  trained("runs/greedy");
+  trained("runs/forced", " --set train.seed=2");
+  ASSERT_EQ(lengen("eval " + at("runs/greedy") + " --decode greedy").code, 0);
+  const CliResult report = lengen("report " + at("runs") + " --decode greedy");
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string page = text_of(root_ / "runs" / "report.md");
+  EXPECT_NE(page.find("| Softmax (softmax + none) / nape | "), std::string::npos) << page;
+  EXPECT_EQ(page.find("checkpoint="), std::string::npos) << page;
+  EXPECT_NE(page.find("forced (no greedy results)"), std::string::npos) << page;
+  // The cap every greedy answer was decoded under is said.
+  EXPECT_NE(page.find("decode: greedy (at most 2.2x the source length, eval.decode_cap)"), std::string::npos)
+      << page;
+}
+
+// A report of a run that another process is training says so: its numbers are of that moment.
+TEST_F(CliWrites, AReportNamesARunInTraining) {
+  const std::string run = trained("run");
+  const CliResult report =
+      lengen("report " + run + " --out " + at("pages"), "flock -o " + at("run/.lengen_lock"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_NE(text_of(root_ / "pages" / "report.md")
+                .find("**In training or evaluation while this report was written: run"),
+            std::string::npos);
+}
+
+// A user's note on an entry that is measured anew is kept, and the evaluation says so: the note
+// was written about the measurement it replaced.
+TEST_F(CliWrites, ANoteOnAnEntryMeasuredAnewIsNamed) {
+  const std::string run = trained("run");
+  nlohmann::json results = read_json_file(at("run/results.json"));
+  results["results"]["teacher_forced"]["4"]["comment"] = "looked odd";
+  std::ofstream(at("run/results.json"), std::ios::trunc) << results.dump(1);
+  const CliResult again = lengen("eval " + run + " --lengths 4 --samples 2");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(
+      again.out.find("length 4 (teacher_forced): the entry is measured anew; keys of yours on it (comment) "
+                     "are kept as they were"),
+      std::string::npos)
+      << again.out;
+  EXPECT_EQ(read_json_file(at("run/results.json"))["results"]["teacher_forced"]["4"].value("comment", ""),
+            "looked odd");
 }
 
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,20 @@ TEST(ResultsFile, OptionalPartsStayAbsent) {
 }
 
 TEST(ResultsFile, AFileThatIsNotOneIsRefusedWithItsName) {
+  // Sections of the wrong shape are named where they sit, in lengen's words.
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> shapes = {
+      {[](nlohmann::json& j) { j["results"] = nlohmann::json::array(); },
+       "(results is [], not an object of decode modes)"},
+      {[](nlohmann::json& j) { j["results"]["mine"] = 3; }, "(results/mine is 3, not an object of lengths)"},
+      {[](nlohmann::json& j) { j["results"]["teacher_forced"]["16"] = 1; },
+       "(results/teacher_forced/16 is 1, not an entry (an object))"}};
+  for (const auto& [damage, expected] : shapes) {
+    nlohmann::json damaged = to_json(full_file());
+    damage(damaged);
+    const std::string message =
+        user_error_message([&] { results_file_from_json(damaged, "RUN/results.json"); });
+    EXPECT_NE(message.find(expected), std::string::npos) << message;
+  }
   nlohmann::json json = to_json(full_file());
   json.erase("method");
   EXPECT_EQ(user_error_message([&] {

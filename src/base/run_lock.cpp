@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -24,7 +25,11 @@ std::string holder_of(int fd) {
   const ssize_t read = ::pread(fd, text, sizeof(text) - 1, 0);
   std::string pid = read > 0 ? std::string(text, static_cast<size_t>(read)) : "";
   while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-  return pid.find_first_not_of("0123456789") == std::string::npos ? pid : "";
+  if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) return "";
+  // A pid left by a holder that was killed (or copied in with the folder) names no process now;
+  // the holder may also not have written its own yet.
+  const bool alive = ::kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno == EPERM;
+  return alive ? pid : "";
 }
 
 // The run folders this process holds (canonical paths): a probe of one of them is not "another
@@ -111,7 +116,11 @@ RunLock::RunLock(const std::string& run_dir) {
 
 RunLock::~RunLock() {
   if (!held_path_.empty()) held_here().erase(held_path_);
-  if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases the flock
+  if (fd_ >= 0) {
+    // No pid is left behind to be read as a holder's (a copy of the folder carries the file).
+    [[maybe_unused]] const int emptied = ::ftruncate(fd_, 0);
+    ::close(fd_);  // closing the only descriptor releases the flock
+  }
   release_folder();
 }
 

@@ -110,7 +110,9 @@ Bounds half_open(double low, double high) { return {low, false, high, true}; }
 
 const std::vector<ConfigField>& config_fields() {
   static const std::vector<ConfigField> fields = {
-      field(KEY(description), "free text about the experiment, carried into run folders and reports"),
+      field(KEY(description),
+            "free text about the experiment, kept in the run's config.json (a sweep file's own description "
+            "heads its report)"),
 
       field(KEY(task.name), "the task to learn", {}, task_names()),
       field(KEY(task.params),

@@ -156,6 +156,15 @@ Config config_from_string(const std::string& text, const std::string& source) {
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   Config config;
   set_section(config, "", parse_json(read_file(path), path), path);
+  // A key set twice would take its last value without a word: which one was meant is not known.
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    const std::string key = overrides[i].substr(0, overrides[i].find('='));
+    for (size_t j = 0; j < i; ++j) {
+      if (overrides[j].substr(0, overrides[j].find('=')) == key)
+        throw UserError("--set " + key + " is given twice (--set " + overrides[j] + ", --set " +
+                        overrides[i] + "); give it once");
+    }
+  }
   for (const auto& assignment : overrides) apply_override(config, assignment);
   // A rule across keys may be broken by an override: the message names the overrides with the file.
   std::string source = path;

@@ -235,9 +235,17 @@ ResultEntry entry_at(const Json& entry, const std::string& where) {
 }
 
 ResultsByDecode results_from_json(const Json& json, const std::string& section) {
+  // Named where it sits, not in the JSON library's words ("cannot use at() with number").
+  const auto shape = [](const Json& value, const std::string& where, const char* what) {
+    if (!value.is_object())
+      throw std::invalid_argument(where + " is " + value.dump().substr(0, 60) + ", not " + what);
+  };
+  shape(json, section, "an object of decode modes");
   ResultsByDecode results;
   for (const auto& [decode, by_length] : json.items()) {
+    shape(by_length, section + "/" + decode, "an object of lengths");
     for (const auto& [length, entry] : by_length.items()) {
+      shape(entry, section + "/" + decode + "/" + length, "an entry (an object)");
       ResultEntry read = entry_at(entry, section + "/" + decode + "/" + length);
       // The key files the entry; the entry's own fields must say the same.
       if (read.length != length_of_key(length) || read.decode != decode) {

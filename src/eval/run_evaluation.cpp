@@ -1,5 +1,6 @@
 // A run folder's evaluation: model from a checkpoint, results merged into results.json.
 #include <spdlog/fmt/fmt.h>
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
@@ -407,6 +408,14 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
     // A user's keys on the entry and its model record outlive its remeasurement.
     nlohmann::json notes = std::move(slot.extra);
     nlohmann::json model_notes = slot.model ? std::move(slot.model->extra) : nlohmann::json();
+    // They were written about the measurement replaced here: said, so they can be checked.
+    if (notes.is_object() && !notes.empty()) {
+      std::vector<std::string> keys;
+      for (const auto& [key, value] : notes.items()) keys.push_back(key);
+      spdlog::warn(
+          "length {} ({}): the entry is measured anew; keys of yours on it ({}) are kept as they were",
+          result.length, name_of(result.decode), fmt::join(keys, ", "));
+    }
     slot = result_entry(result, evaluation, data);
     slot.extra = std::move(notes);
     if (slot.model && !model_notes.is_null()) slot.model->extra = std::move(model_notes);

@@ -1,10 +1,12 @@
 // report.md, the CSV tables and the plots for a sweep folder or one run.
 #include "lengen/report.h"
 
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "attention_on_target_report.h"
@@ -13,6 +15,8 @@
 #include "lengen/errors.h"
 #include "lengen/named_entries.h"
 #include "lengen/output_files.h"
+#include "lengen/run_lock.h"
+#include "lengen/sweep_manifest.h"
 #include "training_curves_report.h"
 
 namespace fs = std::filesystem;
@@ -108,9 +112,28 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   // Multiples of the training length only where the runs share it.
   const int64_t train_len_max = common_train_len_max(runs);
 
+  // Greedy decoding stops at eval.decode_cap times the source length: a low cap cuts answers short.
+  std::set<std::string> caps;
+  for (const RunResults& run : runs) {
+    for (const auto& [length, entry] : run.results.at(decode)) {
+      if (entry.decode_cap) caps.insert(fmt::format("{:g}", *entry.decode_cap));
+    }
+  }
+  const std::string capped = caps.empty() ? ""
+                                          : fmt::format(" (at most {}x the source length, eval.decode_cap)",
+                                                        fmt::join(caps, " or "));
+
   std::ostringstream md;
-  md << "# Length generalization: " << dir << "\n\n"
-     << runs.size() << " evaluated run(s); decode: " << decode << "; "
+  md << "# Length generalization: " << dir << "\n\n";
+  // A sweep's report starts with what its sweep files say the sweep is.
+  if (fs::exists(fs::path(dir) / kSweepManifestName)) {
+    const nlohmann::json manifest = read_sweep_manifest(dir);
+    const std::string description = manifest.contains("description") && manifest["description"].is_string()
+                                        ? manifest["description"].get<std::string>()
+                                        : "";
+    if (!description.empty()) md << "Sweep: " << description << "\n\n";
+  }
+  md << runs.size() << " evaluated run(s); decode: " << decode << capped << "; "
      << (train_len_max > 0 ? "trained on source lengths up to " + std::to_string(train_len_max)
                            : std::string("trained on different lengths (no multiples shown)"))
      << ". Cells: mean ± std over the runs of each group, n = runs: a group is a method and any other "
@@ -127,6 +150,17 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   if (!left_out.empty()) {
     spdlog::warn("{} run(s) of {} are not in the tables: {}", left_out.size(), dir, joined_names(left_out));
     md << "**Not in the tables: " << left_out.size() << " run(s): " << joined_names(left_out) << ".**\n\n";
+  }
+  // A run being trained or evaluated now: its results and curves are of a moment, and change.
+  std::vector<std::string> busy;
+  for (const RunResults& run : runs) {
+    if (run_in_use_elsewhere(run.dir)) busy.push_back(run.name);
+  }
+  if (!busy.empty()) {
+    spdlog::warn("{} run(s) of {} are being trained or evaluated by another lengen process: {}", busy.size(),
+                 dir, joined_names(busy));
+    md << "**In training or evaluation while this report was written: " << joined_names(busy)
+       << " (their results and curves are those of that moment).**\n\n";
   }
   for (const RunResults& run : runs) {
     if (run.mixed_checkpoints.empty()) continue;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "lengen/attention_choices.h"
+#include "lengen/comparable_config.h"
 #include "lengen/config.h"
 #include "lengen/content_hash.h"
 #include "lengen/errors.h"
@@ -144,6 +145,33 @@ struct ReadRun {
   std::map<std::string, std::string> config;  // flattened; empty without a config.json
 };
 
+// A flattened config as the model was trained, so that runs of one model read alike: the task's
+// parameters as it resolves them (a default left out and written out are one value) and each
+// model.attention key its normalizer, scaling and positions do not read as "-".
+void read_as_trained(std::map<std::string, std::string>& config) {
+  if (config.empty()) return;
+  const auto value = [&](const std::string& key) {
+    const auto found = config.find(key);
+    return found == config.end() ? std::string() : found->second;
+  };
+  for (const std::string& key :
+       unread_attention_keys(value("model.attention.normalizer"), value("model.attention.scaling"),
+                             value("model.attention.positions"))) {
+    if (config.count("model.attention." + key) > 0) config["model.attention." + key] = "-";
+  }
+  const std::string prefix = "task.params.";
+  TaskParams params;
+  for (const auto& [key, text] : config) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    char* end = nullptr;
+    const double number = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') return;  // not a number: shown as written
+    params[key.substr(prefix.size())] = number;
+  }
+  for (const auto& [name, number] : resolved_task_params(value("task.name"), params))
+    config[prefix + name] = nlohmann::json(number).dump();
+}
+
 ReadRun read_run(const std::string& name, const std::string& results_path, bool on_files,
                  const std::string& decode) {
   ResultsFile file = read_results_file(results_path);
@@ -219,6 +247,7 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
     // train.steps (and stopped before its next evaluation) is grouped and labelled by them.
     for (const auto& [key, value] : trained) read.config[key] = value;
   }
+  read_as_trained(read.config);
   // What it trained on is part of what a run is: generated data, or --data files by their hash,
   // as the evaluated checkpoints record it (a deleted training_data.json changes nothing), or
   // else as the run's training_data.json says.
@@ -290,6 +319,7 @@ std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std:
 }
 
 // Each run's variant: the keys outside averaged_over whose values are not the same in every run.
+// A key a run does not read ("-": alpha under softmax) differs from nothing and labels nothing.
 std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
   std::set<std::string> differing;
   for (const ReadRun& a : read) {
@@ -298,7 +328,8 @@ std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
         for (const auto& [key, value] : *pair) {
           if (averaged_over(key) || differing.count(key) > 0) continue;
           const auto in_a = a.config.find(key), in_b = b.config.find(key);
-          const bool same = in_a != a.config.end() && in_b != b.config.end() && in_a->second == in_b->second;
+          const bool same = in_a != a.config.end() && in_b != b.config.end() &&
+                            (in_a->second == in_b->second || in_a->second == "-" || in_b->second == "-");
           if (!same) differing.insert(key);
         }
       }
@@ -309,6 +340,7 @@ std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
     std::string variant;
     for (const std::string& key : differing) {
       const auto found = one.config.find(key);
+      if (found != one.config.end() && found->second == "-") continue;
       variant +=
           (variant.empty() ? "" : ", ") + key + "=" + (found == one.config.end() ? "?" : found->second);
     }
@@ -396,6 +428,19 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
   if (evaluated.empty()) {
     throw UserError(dir + " holds no run evaluated on " + (on_files ? "--data files" : "generated data") +
                     (on_files ? "" : " (results on --data files: lengen report --on-files)"));
+  }
+  // A run without results of the decode mode reported is in no row, and labels none (its checkpoint
+  // or decode cap would tell the rows apart); kept when no run has them, for the caller to say so.
+  const auto has_decode = [&](const ReadRun& run) { return run.run.results.count(decode) > 0; };
+  if (!decode.empty() && std::any_of(evaluated.begin(), evaluated.end(), has_decode)) {
+    std::vector<ReadRun> with_decode;
+    for (ReadRun& run : evaluated) {
+      if (has_decode(run))
+        with_decode.push_back(std::move(run));
+      else
+        repeated.push_back(run.run.name + " (no " + decode + " results)");
+    }
+    evaluated = std::move(with_decode);
   }
   std::vector<ReadRun> kept = without_repeats(std::move(evaluated), repeated);
   if (left_out != nullptr) *left_out = std::move(repeated);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
@@ -281,14 +282,15 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
 namespace {
 
 // Two runs under different names that resolve to one config (train.seed 1 and 1.0, entries
-// named apart with the same settings) are one model trained twice, which the report would count
+// named apart with the same settings, a task parameter's default left out and written out, an
+// alpha under softmax, which does not read it) are one model trained twice, which the report would count
 // as two seeds. A run whose config is invalid fails on its own and is left out here.
 void check_runs_differ(const Sweep& sweep, const std::string& source) {
   std::map<std::string, std::string> first_with;  // resolved config (no description) -> run name
   for (const SweepRun& run : sweep.runs) {
     nlohmann::json resolved;
     try {
-      resolved = config_to_json(run_config(sweep, run));
+      resolved = comparable_config_json(run_config(sweep, run));
     } catch (const UserError&) {
       continue;
     }

@@ -17,6 +17,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/child_processes.h"
+#include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/folder_lock.h"
@@ -112,8 +113,9 @@ std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
   std::string saved_path = paths.run_dir + "/config.json";
   if (!fs::exists(saved_path) && or_sweep_config) saved_path = paths.config;
   if (!fs::exists(saved_path)) return "";
-  const nlohmann::json wanted = config_to_json(wanted_config);
-  const nlohmann::json saved = read_json_file(saved_path);
+  // As the model is trained: a default written out or an unread key is no difference.
+  const nlohmann::json wanted = comparable_config_json(wanted_config);
+  const nlohmann::json saved = comparable_config_json(read_json_file(saved_path));
   const std::string key = first_config_difference(saved, wanted, may_differ_in);
   if (key.empty()) return "";
   return key + " is " + config_value_text(saved, key) + " there, " + config_value_text(wanted, key) +
@@ -273,7 +275,9 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                       : "new";
       const RunFolder folder(paths.run_dir);
-      if (state == "new" && folder.has_content() && !folder.not_replaceable_reason().empty()) {
+      if (state != "finished" && run_in_use_elsewhere(paths.run_dir)) {
+        state = "in use by another lengen process; the sweep skips it";
+      } else if (state == "new" && folder.has_content() && !folder.not_replaceable_reason().empty()) {
         // The run would start with --force, which refuses a folder lengen did not make.
         state = "not a lengen run folder (" + folder.not_replaceable_reason() + "); the sweep refuses it";
       } else if (state == "finished") {
@@ -346,6 +350,8 @@ void check_some_run_is_valid(const Sweep& sweep, const std::vector<size_t>& mine
 
 // This sweep's manifest, keeping the runs another sweep file listed in the same folder: their
 // side files stay theirs, and the report still finds them. A run of both takes this sweep's entry.
+// The folder's description keeps the earlier sweep files' (this one's is added after them), and
+// keys lengen does not write (a user's notes) are kept.
 nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   nlohmann::json manifest = sweep_manifest(sweep);
   const std::string path = out + "/" + kSweepManifestName;
@@ -367,6 +373,17 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
     if (mine.count(run["name"].get<std::string>()) > 0) runs.push_back(run);
   }
   manifest["runs"] = runs;
+  for (const auto& [key, value] : listed.items()) {
+    if (!manifest.contains(key)) manifest[key] = value;
+  }
+  const auto described = listed.find("description");
+  if (described != listed.end() && described->is_string() && !described->get<std::string>().empty()) {
+    const std::string earlier = described->get<std::string>();
+    const std::string mine_text = manifest.value("description", "");
+    manifest["description"] = mine_text.empty() || earlier.find(mine_text) != std::string::npos
+                                  ? earlier
+                                  : earlier + "; " + mine_text;
+  }
   return manifest;
 }
 
@@ -432,14 +449,20 @@ void note_other_evaluation(const Sweep& sweep, const SweepRun& run, const RunPat
   try {
     const nlohmann::json wanted = config_to_json(run_config(sweep, run));
     const nlohmann::json saved = read_json_file(RunFolder(paths.run_dir).config_path());
-    if (!saved.is_object() || !saved.contains("eval")) return;
-    const std::string key =
-        first_config_difference({{"eval", saved["eval"]}}, {{"eval", wanted["eval"]}}, {});
-    if (key.empty()) return;
-    std::cout << "  " << run.name << " was evaluated with " << key << "=" << config_value_text(saved, key)
-              << ", not the sweep's " << config_value_text(wanted, key)
-              << ": a finished run is not evaluated "
-              << "again; `lengen eval " << paths.run_dir << "` with those settings adds them\n";
+    if (!saved.is_object() || !saved.contains("eval") || !saved["eval"].is_object()) return;
+    std::string differences, settings;
+    for (const auto& [name, value] : wanted["eval"].items()) {
+      if (saved["eval"].contains(name) && saved["eval"][name] == value) continue;
+      const std::string key = "eval." + name;
+      differences += (differences.empty() ? "" : ", ") + key + "=" + config_value_text(saved, key) +
+                     " (the sweep's: " + config_value_text(wanted, key) + ")";
+      settings +=
+          " --set '" + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + "'";
+    }
+    if (differences.empty()) return;
+    std::cout << "  " << run.name << " was evaluated with " << differences
+              << ": a finished run is not evaluated again; `lengen eval " << paths.run_dir << settings
+              << "` adds the sweep's\n";
   } catch (const UserError&) {
     // An unreadable config is named where the run is used.
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lengen/atomic_write.h"
+#include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
@@ -146,8 +147,9 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
                     " was written by another run (run id " + logged_by +
                     "), a log copied in; move it aside first");
   }
-  const auto differs = first_config_difference(read_json_file(run.config_path()), config_to_json(config),
-                                               kKeysAResumeMayChange);
+  // Compared as trained: a task parameter's default written out, or an unread key, changes nothing.
+  const auto differs = first_config_difference(comparable_config_json(read_json_file(run.config_path())),
+                                               comparable_config_json(config), kKeysAResumeMayChange);
   if (!differs.empty()) {
     throw UserError("cannot resume " + run.path() + ": config key '" + differs +
                     "' differs from the run's config.json (a resumed run keeps its config; only " +
@@ -185,11 +187,12 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     // A folder of the user's is refused before its lock is taken: the lock file would be written
     // into it (over a file of that name).
     if (run.has_content() && !run.not_replaceable_reason().empty()) {
-      throw UserError(options.force
-                          ? run.path() + " is not a lengen run folder (" + run.not_replaceable_reason() +
-                                "); --force only replaces run folders lengen wrote"
-                          : "run folder " + run.path() +
-                                " already exists; use --resume to continue it or --force to start over");
+      // Neither --resume nor --force takes a folder lengen did not make: the way out is another --out.
+      throw UserError(run.path() + " is not a lengen run folder (" + run.not_replaceable_reason() + ")" +
+                      (options.force
+                           ? "; --force only replaces run folders lengen wrote"
+                           : " and holds files; lengen trains into a new folder or a run of its own") +
+                      ": choose another --out");
     }
     if (writer) {
       fs::create_directories(run.path());

@@ -1,5 +1,6 @@
 #include "training_run.h"
 
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "lengen/atomic_write.h"
 #include "lengen/autocast.h"
@@ -94,6 +96,12 @@ void check_training_lengths(const Task& task, const Config& config, const std::s
   }
 }
 
+std::vector<int64_t> split_lengths(const std::vector<EvalSplit>& splits) {
+  std::vector<int64_t> lengths;
+  for (const EvalSplit& split : splits) lengths.push_back(split.length);
+  return lengths;
+}
+
 // With `data_dir`, `files_hash` gets the hash of the training files' bytes as read.
 std::unique_ptr<TrainingData> training_data(const Task& task, const Config& config,
                                             const std::string& data_dir, std::string* files_hash) {
@@ -103,6 +111,17 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
   }
   check_data_record(data_dir, task);
   if (const std::string note = unrecorded_data_note(data_dir, task); !note.empty()) spdlog::warn(note);
+  // A record without the training split's hash (edited by hand, or the split written by another
+  // tool beside lengen's test splits) does not vouch for train.src/.trg: they are checked as files.
+  if (std::filesystem::exists(std::filesystem::path(data_dir) / kDataRecordName)) {
+    const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir);
+    if (!recorded || recorded->hash.empty()) {
+      spdlog::warn(
+          "--data {}: {} records no train_hash of train.src/.trg: they are read as {} samples with only "
+          "their symbols and lengths checked, not whether lengen data wrote them",
+          data_dir, kDataRecordName, task.name());
+    }
+  }
   const std::string stem = data_dir + "/train";
   if (!std::filesystem::exists(stem + ".src") && !std::filesystem::exists(stem + ".trg")) {
     throw UserError("--data " + data_dir +
@@ -200,8 +219,19 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   check_generated_length(*task_, config.task.len_min, "task.len_min");  // validation samples come from it
   // The evaluation after training generates these lengths (unless --data brings test files):
   // a length the task cannot make is found before the first step, not after the last.
-  if (options.data_dir.empty() || list_eval_splits(options.data_dir).empty()) {
+  const std::vector<EvalSplit> splits =
+      options.data_dir.empty() ? std::vector<EvalSplit>{} : list_eval_splits(options.data_dir);
+  if (splits.empty()) {
     for (int64_t length : config.eval.lengths) check_generated_length(*task_, length, "eval.lengths entry");
+  } else if (std::vector<int64_t> lengths = split_lengths(splits);
+             !config.eval.lengths.empty() && writer_ &&
+             std::set<int64_t>(lengths.begin(), lengths.end()) !=
+                 std::set<int64_t>(config.eval.lengths.begin(), config.eval.lengths.end())) {
+    // The lengths are the splits' own: other lengths beside them are not evaluated, and said so.
+    spdlog::warn(
+        "eval.lengths {} is not what the evaluation after training scores: it scores the test splits "
+        "of --data {} (lengths {}); `lengen eval RUN` afterwards scores generated data at eval.lengths",
+        fmt::format("[{}]", fmt::join(config.eval.lengths, ",")), options.data_dir, fmt::join(lengths, ","));
   }
   check_step_fits_in_memory(config, *task_, world_);
   // What the run records of its data is what it read: files rewritten meanwhile (another lengen

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -145,6 +146,18 @@ TEST_F(RunFolderTest, ARunFolderHasOneWriterAtATime) {
         << after_unlink;
   }
   EXPECT_EQ(user_error_message([&] { RunLock again(run); }), "");
+  // The message names the holder's pid while it lives, never a pid left in the file by a killed
+  // holder or copied in with the folder; a holder that ends leaves none.
+  {
+    const RunLock first(run);
+    EXPECT_NE(
+        user_error_message([&] { RunLock second(run); }).find("(pid " + std::to_string(::getpid()) + ")"),
+        std::string::npos);
+    std::ofstream(run + "/" + RunLock::kFileName, std::ios::trunc) << "9999999\n";
+    EXPECT_EQ(user_error_message([&] { RunLock second(run); }).find("(pid"), std::string::npos);
+  }
+  std::ifstream left(run + "/" + RunLock::kFileName);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(left), {}), "");
   // The lock file is not content: a fresh run may start in a folder that holds only it.
   EXPECT_FALSE(RunFolder(run).has_content());
   // Nor is an empty checkpoints/ beside it (a start that a full disk stopped before its marker).

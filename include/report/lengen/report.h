@@ -52,7 +52,8 @@ struct RunResults {
 // asked for is left out and named there too; none with any throws UserError.
 // With `decode`, what a run is labelled and grouped by (its checkpoints, schedules, decode caps)
 // is read from that decode mode's results alone: greedy results of another checkpoint do not
-// relabel its teacher-forced row.
+// relabel its teacher-forced row, and a run without that mode's results is left out and named
+// (unless no run has them).
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = false,
                                      std::vector<std::string>* left_out = nullptr,
                                      const std::string& decode = "");

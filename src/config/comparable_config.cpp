@@ -1,0 +1,70 @@
+#include "lengen/comparable_config.h"
+
+#include <algorithm>
+#include <set>
+
+#include "lengen/attention_choices.h"
+#include "lengen/config_io.h"
+#include "lengen/errors.h"
+
+namespace lengen {
+
+namespace {
+
+template <typename Choice>
+void add_parameters(const std::vector<Choice>& choices, std::set<std::string>& keys) {
+  for (const Choice& choice : choices) keys.insert(choice.parameters.begin(), choice.parameters.end());
+}
+
+template <typename Choice>
+void remove_parameters_of(const std::vector<Choice>& choices, const std::string& name,
+                          std::set<std::string>& keys) {
+  for (const Choice& choice : choices) {
+    if (choice.name != name) continue;
+    for (const std::string& key : choice.parameters) keys.erase(key);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> unread_attention_keys(const std::string& normalizer, const std::string& scaling,
+                                               const std::string& positions) {
+  std::set<std::string> keys;
+  add_parameters(normalizer_choices(), keys);
+  add_parameters(scaling_choices(), keys);
+  add_parameters(position_choices(), keys);
+  remove_parameters_of(normalizer_choices(), normalizer, keys);
+  remove_parameters_of(scaling_choices(), scaling, keys);
+  remove_parameters_of(position_choices(), positions, keys);
+  return {keys.begin(), keys.end()};
+}
+
+TaskParams resolved_task_params(const std::string& task, const TaskParams& params) {
+  try {
+    return make_task(task, params, /*seed=*/1)->params();
+  } catch (const UserError&) {
+    return params;
+  }
+}
+
+nlohmann::json comparable_config_json(const Config& config) {
+  nlohmann::json json = config_to_json(config);
+  json["task"]["params"] = resolved_task_params(config.task.name, config.task.params);
+  const nlohmann::json defaults = config_to_json(Config{})["model"]["attention"];
+  const AttentionConfig& attention = config.model.attention;
+  for (const std::string& key :
+       unread_attention_keys(attention.normalizer, attention.scaling, attention.positions)) {
+    if (defaults.contains(key)) json["model"]["attention"][key] = defaults[key];
+  }
+  return json;
+}
+
+nlohmann::json comparable_config_json(const nlohmann::json& saved) {
+  try {
+    return comparable_config_json(config_from_json(saved));
+  } catch (const UserError&) {
+    return saved;
+  }
+}
+
+}  // namespace lengen
