@@ -886,6 +886,16 @@ TEST_F(CliWrites, ANoteOnAnEntryMeasuredAnewIsNamed) {
             "looked odd");
 }
 
+// Results of a checkpoint before the end of the run's training are named above the tables.
+TEST_F(CliWrites, AReportNamesResultsOfAModelNotFullyTrained) {
+  const std::string run = trained("run");
+  ASSERT_EQ(lengen("eval " + run + " --checkpoint " + at("run/checkpoints/step_00000003.pt")).code, 0);
+  ASSERT_EQ(lengen("report " + run).code, 0);
+  EXPECT_NE(text_of(root_ / "run" / "report.md").find("**Not fully trained: run (step 3 of 6)"),
+            std::string::npos)
+      << text_of(root_ / "run" / "report.md");
+}
+
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one
 // of them, the other skips it as in use or finished; neither records a failure.
 TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -150,6 +151,26 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   if (!left_out.empty()) {
     spdlog::warn("{} run(s) of {} are not in the tables: {}", left_out.size(), dir, joined_names(left_out));
     md << "**Not in the tables: " << left_out.size() << " run(s): " << joined_names(left_out) << ".**\n\n";
+  }
+  // A row reads as the trained model's: results of a step checkpoint before the end of the
+  // schedule it was trained under (evaluated while training, or stopped early) are named.
+  std::vector<std::string> unfinished;
+  for (const RunResults& run : runs) {
+    for (const auto& [length, entry] : run.results.at(decode)) {
+      if (!entry.model || entry.model->schedule.empty()) continue;
+      if (fs::path(entry.model->checkpoint).filename() == "best.pt") continue;
+      const std::string last = entry.model->schedule.substr(entry.model->schedule.rfind(',') + 1);
+      const int64_t steps = std::strtoll(last.c_str(), nullptr, 10);
+      if (entry.model->step < steps) {
+        unfinished.push_back(fmt::format("{} (step {} of {})", run.name, entry.model->step, steps));
+        break;
+      }
+    }
+  }
+  if (!unfinished.empty()) {
+    spdlog::warn("{}: results of models before the end of their training: {}", dir, joined_names(unfinished));
+    md << "**Not fully trained: " << joined_names(unfinished)
+       << " (results of a checkpoint before the run's train.steps).**\n\n";
   }
   // A run being trained or evaluated now: its results and curves are of a moment, and change.
   std::vector<std::string> busy;
