@@ -499,5 +499,19 @@ TEST_F(CliData, EvalLengthsBesideTestSplitsAreNamed) {
       << printed();
 }
 
+// data --force removes old splits only as lengen wrote them: one edited since stops it.
+TEST_F(CliData, ForceKeepsASplitEditedSince) {
+  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4,8 --eval-size 2 --out " + out("d")), 0) << err_;
+  std::ofstream(out("d/test_1_8.src"), std::ios::app) << "1 2 3 0 1 2 3 0\n";
+  const std::string edited = [&] {
+    std::ifstream in(out("d/test_1_8.src"));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --force --out " + out("d")), 2);
+  EXPECT_NE(err_.find("test_1_8.src is not the file lengen wrote there"), std::string::npos) << err_;
+  std::ifstream in(out("d/test_1_8.src"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), edited);
+}
+
 }  // namespace
 }  // namespace lengen

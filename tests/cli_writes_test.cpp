@@ -195,6 +195,22 @@ TEST_F(CliWrites, AUsersFileUnderANameLengenWroteIsKept) {
   EXPECT_FALSE(fs::exists(fs::path(deep) / "report.md"));
 }
 
+// A name listed without the hash of what lengen wrote (by an older lengen, or one killed while
+// writing) cannot be told from a file of the user's: not written over, and named.
+TEST_F(CliWrites, AnUnsealedNameIsNotWrittenOver) {
+  const std::string run = trained("run");
+  ASSERT_EQ(lengen("report " + run + " --out " + at("pages")).code, 0);
+  std::ifstream listed(root_ / "pages" / ".lengen_outputs");
+  std::string names;
+  for (std::string line; std::getline(listed, line);) names += line.substr(0, line.find('\t')) + "\n";
+  listed.close();
+  std::ofstream(root_ / "pages" / ".lengen_outputs", std::ios::trunc) << names;
+  std::ofstream(root_ / "pages" / "report.md") << "my notes";
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
+                          "without the hash of what lengen wrote");
+  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
+}
+
 // A report or page refused (the folder held by another writer, a file of the user's where a
 // run's maps go) lists nothing: a file the user puts under one of its names later stays theirs.
 TEST_F(CliWrites, ARefusedPageListsNothing) {

@@ -63,12 +63,25 @@ std::string hash_of_file(const fs::path& path) {
   return hash.hex();
 }
 
-// True when the file at `path` is not what lengen sealed under `hash`: another file (a link, a
-// folder, other bytes) stands there now. An unsealed name, or no file, is not changed.
+// The files this process claimed (absolute paths): written by it since, before it seals them.
+std::set<std::string>& claimed_here() {
+  static std::set<std::string> claimed;
+  return claimed;
+}
+
+std::string absolute_text(const fs::path& path) {
+  std::error_code error;
+  return fs::absolute(path, error).lexically_normal().string();
+}
+
+// True when the file at `path` is not provably what lengen wrote under `hash`: another file (a
+// link, a folder, other bytes) stands there now, or the name is unsealed (listed by an older
+// lengen, or by one killed while writing) and this process did not claim it. No file is not.
 bool changed_since_written(const fs::path& path, const std::string& hash) {
   std::error_code error;
   const fs::file_status status = fs::symlink_status(path, error);
-  if (hash.empty() || !fs::exists(status)) return false;
+  if (!fs::exists(status)) return false;
+  if (hash.empty()) return claimed_here().count(absolute_text(path)) == 0;
   if (!fs::is_regular_file(status)) return true;
   try {
     return hash_of_file(path) != hash;
@@ -114,8 +127,13 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
     if (listed != list.end() && changed_since_written(path, listed->second)) {
       throw UserError(
           path.string() +
-          " is not the file lengen wrote there (its bytes changed since); lengen replaces only its "
-          "own files: move it or choose another --out");
+          (listed->second.empty()
+               ? " is listed in " + list_path.string() +
+                     " without the hash of what lengen wrote (by an older lengen, or one stopped while "
+                     "writing), so lengen cannot tell it from a file of yours: delete it if it is "
+                     "lengen's, or choose another --out"
+               : std::string(" is not the file lengen wrote there (its bytes changed since); lengen "
+                             "replaces only its own files: move it or choose another --out")));
     }
   }
 }
@@ -127,6 +145,7 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   std::error_code error;
   bool changed = !fs::exists(list_path, error);
   for (const std::string& name : names) {
+    claimed_here().insert(absolute_text(fs::path(dir) / name));
     auto [entry, added] = list.emplace(name, "");
     changed = changed || added || !entry->second.empty();
     entry->second = "";  // about to be written again: sealed when written

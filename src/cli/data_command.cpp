@@ -281,6 +281,9 @@ void run_data(const DataOptions& options) {
   } else if (record && fs::exists(fs::path(options.out) / "train.src")) {
     train_lengths = recorded_train_lengths(options.out);
   }
+  // Old splits are removed only as lengen wrote them: one edited or replaced since is the user's,
+  // and stops the command before anything is removed.
+  check_output_files(options.out, old_splits);
   claim_output_files(options.out, names);
   // With --force, every old file this command replaces goes before the first new one is written:
   // stopped halfway, the folder then holds this command's finished splits only, never an old
