@@ -649,6 +649,7 @@ TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {
   // A key of the user's in the manifest, and the first sweep file's description, are kept.
   nlohmann::json noted = read_json_file(at("out/sweep.json"));
   noted["notes"] = "mine";
+  noted["runs"][0]["comment"] = "the baseline";
   std::ofstream(at("out/sweep.json"), std::ios::trunc) << noted.dump(1);
   ASSERT_EQ(lengen("sweep " + at("second.json") + " --out " + at("out")).code, 0);
   const std::string manifest = text_of(root_ / "out" / "sweep.json");
@@ -657,8 +658,16 @@ TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {
   const nlohmann::json merged = read_json_file(at("out/sweep.json"));
   EXPECT_EQ(merged.value("notes", ""), "mine");
   EXPECT_EQ(merged.value("description", ""), "baseline; trial");
+  // Rerunning a sweep file keeps a run's note, and a description already there is not added again.
+  std::ofstream(at("third.json"))
+      << R"({"base": "base.json", "description": "base", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("first.json") + " --out " + at("out")).code, 0);
+  ASSERT_EQ(lengen("sweep " + at("third.json") + " --out " + at("out")).code, 0);
+  const nlohmann::json rerun = read_json_file(at("out/sweep.json"));
+  EXPECT_EQ(rerun.value("description", ""), "baseline; trial; base");
+  EXPECT_EQ(rerun["runs"][0].value("comment", ""), "the baseline");
   ASSERT_EQ(lengen("report " + at("out")).code, 0);
-  EXPECT_NE(text_of(root_ / "out" / "report.md").find("Sweep: baseline; trial\n"), std::string::npos);
+  EXPECT_NE(text_of(root_ / "out" / "report.md").find("Sweep: baseline; trial; base\n"), std::string::npos);
   const CliResult again = lengen("sweep " + at("first.json") + " --out " + at("out"));
   EXPECT_EQ(again.code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("skip a (finished)"), std::string::npos) << again.out;

@@ -365,7 +365,12 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
     if (found == mine.end()) {
       runs.push_back(run);
     } else {
-      runs.push_back(found->second);
+      // This sweep's entry, with keys of the user's on the listed one kept.
+      nlohmann::json entry = found->second;
+      for (const auto& [key, value] : run.items()) {
+        if (!entry.contains(key)) entry[key] = value;
+      }
+      runs.push_back(entry);
       mine.erase(found);
     }
   }
@@ -378,11 +383,16 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   }
   const auto described = listed.find("description");
   if (described != listed.end() && described->is_string() && !described->get<std::string>().empty()) {
+    // "first; second": each sweep file's own description once.
     const std::string earlier = described->get<std::string>();
     const std::string mine_text = manifest.value("description", "");
-    manifest["description"] = mine_text.empty() || earlier.find(mine_text) != std::string::npos
-                                  ? earlier
-                                  : earlier + "; " + mine_text;
+    bool listed = mine_text.empty();
+    for (size_t start = 0; !listed && start <= earlier.size();) {
+      const size_t end = std::min(earlier.find("; ", start), earlier.size());
+      listed = earlier.compare(start, end - start, mine_text) == 0;
+      start = end + 2;
+    }
+    manifest["description"] = listed ? earlier : earlier + "; " + mine_text;
   }
   return manifest;
 }
