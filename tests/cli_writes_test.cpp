@@ -833,7 +833,13 @@ TEST_F(CliWrites, ASweepRefusesTwoNamesForOneConfig) {
   std::ofstream(at("defaulted.json"))
       << R"({"base": "defaults.json", "list": [{"name": "a"}, {"name": "b", "task.params.vocab": 32}]})";
   std::ofstream(at("unread.json")) << R"({"base": "base.json", "grid": {"model.attention.alpha": [1.5, 2]}})";
-  for (const std::string file : {"named.json", "written.json", "defaulted.json", "unread.json"}) {
+  // nape's alibi_heads -1 is half of the 2 heads; a constant schedule never reads min_lr_ratio.
+  std::ofstream(at("halved.json"))
+      << R"({"base": "base.json", "grid": {"model.attention.alibi_heads": [-1, 1]}})";
+  std::ofstream(at("constant.json")) << R"({"base": "base.json", "set": {"train.schedule": "constant"},
+      "grid": {"train.min_lr_ratio": [0, 0.1]}})";
+  for (const std::string file :
+       {"named.json", "written.json", "defaulted.json", "unread.json", "halved.json", "constant.json"}) {
     SCOPED_TRACE(file);
     expect_one_line_refusal(lengen("sweep " + at(file) + " --out " + at("out")), "train the same config");
     expect_one_line_refusal(lengen("sweep " + at(file) + " --out " + at("out") + " --dry-run"),
@@ -852,6 +858,11 @@ TEST_F(CliWrites, AReportComparesConfigsAsTrained) {
                    " --set task.params.vocab=32 --set train.seed=2 --set model.attention.alpha=2")
                 .code,
             0);
+  // Validation steps pick best.pt only; -1 ALiBi heads is half the heads.
+  ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/validated") +
+                   " --set train.seed=3 --set train.eval_every=2 --set model.attention.alibi_heads=1")
+                .code,
+            0);
   ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/entmax") +
                    " --set model.attention.normalizer=entmax --set model.attention.alpha=1.25")
                 .code,
@@ -860,10 +871,12 @@ TEST_F(CliWrites, AReportComparesConfigsAsTrained) {
   ASSERT_EQ(report.code, 0) << report.err;
   const std::string page = text_of(root_ / "runs" / "report.md");
   EXPECT_NE(page.find("| Softmax (softmax + none) / nape | "), std::string::npos) << page;
-  EXPECT_NE(page.find("(n=2)"), std::string::npos) << page;
+  EXPECT_NE(page.find("(n=3)"), std::string::npos) << page;
   EXPECT_NE(page.find("| entmax + none / nape | "), std::string::npos) << page;
   EXPECT_EQ(page.find("alpha"), std::string::npos) << page;
   EXPECT_EQ(page.find("vocab"), std::string::npos) << page;
+  EXPECT_EQ(page.find("eval_every"), std::string::npos) << page;
+  EXPECT_EQ(page.find("alibi_heads"), std::string::npos) << page;
 }
 
 // A run without results of the decode mode reported is named as left out and labels no row.
@@ -919,6 +932,20 @@ TEST_F(CliWrites, AReportNamesResultsOfAModelNotFullyTrained) {
   EXPECT_NE(text_of(root_ / "run" / "report.md").find("**Not fully trained: run (step 3 of 6)"),
             std::string::npos)
       << text_of(root_ / "run" / "report.md");
+}
+
+// A run left to resume is compared as its resume compares it: a key its normalizer does not
+// read, changed, is refused up front (the checkpoint stores it as written), a finished run is not.
+TEST_F(CliWrites, ASweepComparesAStartedRunAsItsResumeDoes) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  std::ofstream(at("alpha.json"))
+      << R"({"base": "base.json", "set": {"model.attention.alpha": 2}, "list": [{"name": "a"}]})";
+  const CliResult finished = lengen("sweep " + at("alpha.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(finished.out.find("a  [finished]"), std::string::npos) << finished.out << finished.err;
+  fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");  // unfinished again
+  expect_one_line_refusal(lengen("sweep " + at("alpha.json") + " --out " + at("out") + " --dry-run"),
+                          "was started with another config (model.attention.alpha");
 }
 
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one

@@ -15,7 +15,7 @@ PositionRecord alibi_position() {
 
 PositionRecord nape_position() {
   return {[](const AttentionConfig& config, int64_t heads, int64_t) {
-            const int64_t alibi_heads = config.alibi_heads < 0 ? heads / 2 : config.alibi_heads;
+            const int64_t alibi_heads = nape_alibi_heads(config.alibi_heads, heads);
             // attention_problem() (config_io.h) refuses this for a config; here it guards the copy below.
             TORCH_CHECK(alibi_heads <= heads, "nape: ", alibi_heads, " ALiBi heads of ", heads);
             PositionSetup setup = no_slopes(heads);

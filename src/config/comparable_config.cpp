@@ -47,15 +47,34 @@ TaskParams resolved_task_params(const std::string& task, const TaskParams& param
   }
 }
 
-nlohmann::json comparable_config_json(const Config& config) {
+nlohmann::json resolved_config_json(const Config& config) {
   nlohmann::json json = config_to_json(config);
   json["task"]["params"] = resolved_task_params(config.task.name, config.task.params);
+  return json;
+}
+
+nlohmann::json resolved_config_json(const nlohmann::json& saved) {
+  try {
+    return resolved_config_json(config_from_json(saved));
+  } catch (const UserError&) {
+    return saved;
+  }
+}
+
+nlohmann::json comparable_config_json(const Config& config) {
+  nlohmann::json json = resolved_config_json(config);
   const nlohmann::json defaults = config_to_json(Config{})["model"]["attention"];
   const AttentionConfig& attention = config.model.attention;
   for (const std::string& key :
        unread_attention_keys(attention.normalizer, attention.scaling, attention.positions)) {
     if (defaults.contains(key)) json["model"]["attention"][key] = defaults[key];
   }
+  // A constant learning rate never decays to lr * min_lr_ratio.
+  if (config.train.schedule == LrSchedule::kConstant)
+    json["train"]["min_lr_ratio"] = config_to_json(Config{})["train"]["min_lr_ratio"];
+  // -1 ALiBi heads is half the heads: the same model as that number written out.
+  if (attention.positions == "nape")
+    json["model"]["attention"]["alibi_heads"] = nape_alibi_heads(attention.alibi_heads, config.model.heads);
   return json;
 }
 

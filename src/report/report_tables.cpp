@@ -159,6 +159,17 @@ void read_as_trained(std::map<std::string, std::string>& config) {
                              value("model.attention.positions"))) {
     if (config.count("model.attention." + key) > 0) config["model.attention." + key] = "-";
   }
+  // A constant learning rate never decays to lr * min_lr_ratio.
+  if (value("train.schedule") == "constant" && config.count("train.min_lr_ratio") > 0)
+    config["train.min_lr_ratio"] = "-";
+  // -1 ALiBi heads under nape is half the heads: the same model as that number written out.
+  const std::string alibi_heads = "model.attention.alibi_heads";
+  if (value("model.attention.positions") == "nape" && value(alibi_heads) == "-1") {
+    char* end = nullptr;
+    const std::string heads = value("model.heads");
+    const long long count = std::strtoll(heads.c_str(), &end, 10);
+    if (!heads.empty() && *end == '\0') config[alibi_heads] = std::to_string(nape_alibi_heads(-1, count));
+  }
   const std::string prefix = "task.params.";
   TaskParams params;
   for (const auto& [key, text] : config) {
@@ -274,6 +285,12 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   read.config["checkpoint"] = checkpoint_kind(shown);
   read.config["schedule"] = schedule_kind(shown);
   read.config["decode_cap"] = decode_cap_kind(shown);
+  // Validation picks best.pt and nothing else: results of step checkpoints do not depend on it.
+  if (read.config["checkpoint"].find("best") == std::string::npos) {
+    for (const char* key : {"train.eval_every", "train.val_samples"}) {
+      if (read.config.count(key) > 0) read.config[key] = "-";
+    }
+  }
   return read;
 }
 

@@ -109,13 +109,16 @@ const std::vector<std::string> kKeysAStartedRunMayDifferIn = {"train.steps", "tr
 // wrote for it (NAME.config.json).
 std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
                              const std::vector<std::string>& may_differ_in = kKeysAFinishedRunMayDifferIn,
-                             bool or_sweep_config = false) {
+                             bool or_sweep_config = false, bool finished = true) {
   std::string saved_path = paths.run_dir + "/config.json";
   if (!fs::exists(saved_path) && or_sweep_config) saved_path = paths.config;
   if (!fs::exists(saved_path)) return "";
-  // As the model is trained: a default written out or an unread key is no difference.
-  const nlohmann::json wanted = comparable_config_json(wanted_config);
-  const nlohmann::json saved = comparable_config_json(read_json_file(saved_path));
+  // A finished run is compared as trained (a default written out or an unread key is no
+  // difference); one to resume as its resume compares it (an unread key changed is refused).
+  const nlohmann::json wanted =
+      finished ? comparable_config_json(wanted_config) : resolved_config_json(wanted_config);
+  const nlohmann::json saved = finished ? comparable_config_json(read_json_file(saved_path))
+                                        : resolved_config_json(read_json_file(saved_path));
   const std::string key = first_config_difference(saved, wanted, may_differ_in);
   if (key.empty()) return "";
   return key + " is " + config_value_text(saved, key) + " there, " + config_value_text(wanted, key) +
@@ -213,7 +216,7 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
     const bool busy = claimed || run_in_use_elsewhere(paths.run_dir);
     const std::vector<std::string>& may_differ_in =
         finished || busy ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn;
-    const std::string difference = stale_difference(wanted, paths, may_differ_in, claimed);
+    const std::string difference = stale_difference(wanted, paths, may_differ_in, claimed, finished);
     if (!difference.empty()) {
       throw UserError("sweep: " + paths.run_dir + (finished ? " finished" : " was started") +
                       " with another config (" + difference + ")" +
@@ -284,7 +287,8 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
         const std::string difference = stale_difference(wanted, paths);
         if (!difference.empty()) state = "finished with another config: " + difference;
       } else if (state == "resume") {
-        const std::string difference = stale_difference(wanted, paths, kKeysAStartedRunMayDifferIn);
+        const std::string difference =
+            stale_difference(wanted, paths, kKeysAStartedRunMayDifferIn, false, /*finished=*/false);
         const std::string past = resume_past_steps(wanted, paths);
         if (!difference.empty())
           state = "started with another config: " + difference + "; the sweep refuses it";

@@ -147,9 +147,10 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
                     " was written by another run (run id " + logged_by +
                     "), a log copied in; move it aside first");
   }
-  // Compared as trained: a task parameter's default written out, or an unread key, changes nothing.
-  const auto differs = first_config_difference(comparable_config_json(read_json_file(run.config_path())),
-                                               comparable_config_json(config), kKeysAResumeMayChange);
+  // A task parameter's default written out changes nothing (an unread key changed is refused: the
+  // checkpoint's model section is compared as written).
+  const auto differs = first_config_difference(resolved_config_json(read_json_file(run.config_path())),
+                                               resolved_config_json(config), kKeysAResumeMayChange);
   if (!differs.empty()) {
     throw UserError("cannot resume " + run.path() + ": config key '" + differs +
                     "' differs from the run's config.json (a resumed run keeps its config; only " +

@@ -19,12 +19,19 @@ std::vector<std::string> unread_attention_keys(const std::string& normalizer, co
                                                const std::string& positions);
 
 // config_to_json(config) with the task's parameters as the task resolves them (defaults filled
-// in) and every unread model.attention key at its default. Parameters the task refuses are
-// left as they are (training names them).
+// in), every unread model.attention key at its default, nape's alibi_heads -1 as the number it
+// stands for, and train.min_lr_ratio at its default under a constant schedule (never read). Parameters the
+// task refuses are left as they are (training names them).
 nlohmann::json comparable_config_json(const Config& config);
 
 // The same of a config.json as read; `saved` itself when it is no valid config.
 nlohmann::json comparable_config_json(const nlohmann::json& saved);
+
+// config_to_json(config) with the task's parameters resolved, and every other key as it is: what a
+// resume compares, since a checkpoint stores its model section as written (an unread key changed
+// is refused there).
+nlohmann::json resolved_config_json(const Config& config);
+nlohmann::json resolved_config_json(const nlohmann::json& saved);
 
 // The task's parameters as it resolves them (`params` with its defaults filled in), or `params`
 // when the task is unknown or refuses them.

@@ -75,10 +75,15 @@ struct AttentionConfig {
   double scaling_init_std = 0.02;      // asentmax: projection weight init std (0 = zero init)
   std::string positions = "nape";      // position_choices() (attention_choices.h)
   double rope_base = 10000.0;
-  int64_t alibi_heads = -1;  // nape: number of ALiBi heads (-1 = heads / 2)
+  int64_t alibi_heads = -1;  // nape: number of ALiBi heads (-1 = heads / 2: nape_alibi_heads)
   int64_t window = 64;       // window: keys each query sees, itself included
   AlibiSlopes alibi_slopes = AlibiSlopes::kLinear;
 };
+
+// The ALiBi heads of nape: model.attention.alibi_heads, or half the heads when it is -1.
+inline int64_t nape_alibi_heads(int64_t alibi_heads, int64_t heads) {
+  return alibi_heads < 0 ? heads / 2 : alibi_heads;
+}
 
 struct ModelConfig {
   int64_t layers = 2;
