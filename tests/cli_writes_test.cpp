@@ -883,6 +883,8 @@ TEST_F(CliWrites, AReportComparesConfigsAsTrained) {
 TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   trained("runs/greedy");
   trained("runs/forced", " --set train.seed=2");
+  trained("runs/unevaluated", " --set train.seed=3");
+  fs::remove(root_ / "runs" / "unevaluated" / "results.json");
   ASSERT_EQ(lengen("eval " + at("runs/greedy") + " --decode greedy").code, 0);
   const CliResult report = lengen("report " + at("runs") + " --decode greedy");
   ASSERT_EQ(report.code, 0) << report.err;
@@ -890,6 +892,8 @@ TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   EXPECT_NE(page.find("| Softmax (softmax + none) / nape | "), std::string::npos) << page;
   EXPECT_EQ(page.find("checkpoint="), std::string::npos) << page;
   EXPECT_NE(page.find("forced (no greedy results)"), std::string::npos) << page;
+  // So is a run folder without results (in training, stopped, diverged).
+  EXPECT_NE(page.find("unevaluated (a run folder without results.json)"), std::string::npos) << page;
   // The cap every greedy answer was decoded under is said.
   EXPECT_NE(page.find("decode: greedy (at most 2.2x the source length, eval.decode_cap)"), std::string::npos)
       << page;

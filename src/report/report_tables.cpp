@@ -467,7 +467,18 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
 std::vector<std::string> runs_left_out(const std::string& dir) {
   std::vector<std::string> left_out;
   const fs::path root(dir);
-  if (!fs::exists(root / kSweepManifestName)) return left_out;
+  if (!fs::exists(root / kSweepManifestName)) {
+    // A folder of runs: a run folder without results (in training, stopped, diverged) is named.
+    if (fs::exists(root / "results.json")) return left_out;
+    std::vector<std::string> unevaluated;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(root, error)) {
+      if (RunFolder(entry.path().string()).is_lengen_run() && !fs::exists(entry.path() / "results.json"))
+        unevaluated.push_back(entry.path().filename().string() + " (a run folder without results.json)");
+    }
+    std::sort(unevaluated.begin(), unevaluated.end());
+    return unevaluated;
+  }
   const nlohmann::json manifest = read_sweep_manifest(dir);  // kept: the loop reads into it
   // Run folders the sweep does not list (a run trained into the folder by hand, a copy) are not
   // the sweep's: named, not reported.
