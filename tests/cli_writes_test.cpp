@@ -621,6 +621,13 @@ TEST_F(CliWrites, ASweepRestoresAnEditedSideConfig) {
   EXPECT_NE(again.out.find("restored " + side.string() + " (it said model.d_mlp=999"), std::string::npos)
       << again.out;
   EXPECT_EQ(read_json_file(side.string()), trained);
+  // So is one beside a run left to resume, as the sweep writes it again.
+  fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");
+  std::ofstream(side, std::ios::trunc) << edited.dump(2);
+  const CliResult resumed = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("rewrote " + side.string() + " (it said model.d_mlp=999"), std::string::npos)
+      << resumed.out;
   // A finished run is not evaluated again under the sweep's new eval settings: said so, with the way.
   std::ofstream(at("sweep.json"))
       << R"({"base": "base.json", "set": {"eval.decode": "greedy", "eval.samples": 2}, "list": [{"name": "a"}]})";

@@ -255,6 +255,20 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
         read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
   }
   pending.config_text = config_to_json(config).dump(2) + "\n";
+  // The side file is the sweep's: one edited since it was written is put back, with a line.
+  if (fs::is_regular_file(pending.paths.config)) {
+    std::string said;
+    try {
+      const nlohmann::json side = read_json_file(pending.paths.config);
+      const std::string key = first_config_difference(side, config_to_json(config), {"train.threads"});
+      if (!key.empty())
+        said = "it said " + key + "=" + config_value_text(side, key) + ", the sweep's is " +
+               config_value_text(config_to_json(config), key);
+    } catch (const UserError& e) {
+      said = std::string("it was not a config: ") + e.what();
+    }
+    if (!said.empty()) std::cout << "rewrote " << pending.paths.config << " (" << said << ")\n";
+  }
   write_file_atomically(pending.paths.config, pending.config_text);
   pending.argv = {running_program_path(), "train", pending.paths.config, "--out", pending.paths.run_dir};
   if (resume) {
