@@ -959,6 +959,17 @@ TEST_F(CliWrites, ASweepComparesAStartedRunAsItsResumeDoes) {
                           "was started with another config (model.attention.alpha");
 }
 
+// A resume keeps a note of the user's in log.jsonl and drops only a last line cut short.
+TEST_F(CliWrites, AResumeKeepsANoteInTheLog) {
+  const std::string run = trained("run");
+  std::ofstream(at("run/log.jsonl"), std::ios::app) << "note: lr looked high\n{\"step\": 7, \"lo";
+  ASSERT_EQ(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9").code, 0);
+  const std::string log = text_of(root_ / "run" / "log.jsonl");
+  EXPECT_NE(log.find("note: lr looked high\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find("\"lo\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("\"step\":9"), std::string::npos) << log;
+}
+
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one
 // of them, the other skips it as in use or finished; neither records a failure.
 TEST_F(CliWrites, TwoSweepsStartedTogetherNeverBothTrainARun) {

@@ -256,11 +256,15 @@ JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step, const std
   } else if (fs::exists(path)) {
     // A FIFO or device in the log's place is refused, not waited on.
     std::istringstream in(read_text_file(path, "training log"));
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
     std::ostringstream kept;
-    std::string line;
-    for (int64_t number = 1; std::getline(in, line); ++number) {
+    for (int64_t number = 1; number <= static_cast<int64_t>(lines.size()); ++number) {
+      const std::string& line = lines[static_cast<size_t>(number - 1)];
       auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (record.is_discarded()) continue;  // a line cut short by a kill
+      // The last line cut short by a kill goes; another line that is no JSON (a note of the
+      // user's) stays, as the report reads past it.
+      if (record.is_discarded() && number == static_cast<int64_t>(lines.size())) continue;
       if (record.is_object() && record.contains("step")) {
         if (!record["step"].is_number_integer()) {
           throw UserError(path + ":" + std::to_string(number) + ": \"step\" must be an integer, got " +
