@@ -901,6 +901,10 @@ TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   EXPECT_NE(page.find("forced (no greedy results)"), std::string::npos) << page;
   // So is a run folder without results (in training, stopped, diverged).
   EXPECT_NE(page.find("unevaluated (a run folder without results.json)"), std::string::npos) << page;
+  // A plot and its data, read alone, say what they measure.
+  EXPECT_NE(text_of(root_ / "runs" / "exact_match.gp").find("exact match (%), greedy, on generated data"),
+            std::string::npos);
+  EXPECT_EQ(text_of(root_ / "runs" / "exact_match.dat").rfind("# ", 0), 0u);
   // The cap every greedy answer was decoded under is said.
   EXPECT_NE(page.find("decode: greedy (at most 2.2x the source length, eval.decode_cap)"), std::string::npos)
       << page;

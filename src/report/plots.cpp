@@ -87,7 +87,9 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
     data << "# " << group_label(table.groups[m]) << "\n" << block.str();
     plotted.push_back(m);
   }
-  write_file_atomically(dir + "/" + name + ".dat", data.str());
+  // What the columns are, for a reader of the data file alone.
+  write_file_atomically(dir + "/" + name + ".dat",
+                        "# " + axes.x_label + " | " + axes.y_label + ": mean | std\n" + data.str());
   if (plotted.empty()) return false;
 
   std::ostringstream script;

@@ -200,11 +200,15 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
        << run.dir << " --decode greedy` decodes every length under one.**\n\n";
   }
   bool all_plotted = true;
+  // A plot or its data read alone says what it measures: the decode mode and the data.
+  const std::string measured_on =
+      ", " + decode + (options.on_files ? ", on --data files" : ", on generated data");
   for (const MetricSpec& spec : kMetrics) {
     const MetricTable table = metric_table(runs, decode, spec.metric);
     md << "## " << spec.title << "\n\n" << markdown_table(table, train_len_max) << "\n";
     write_output_file(out_dir, std::string(spec.metric) + ".csv", csv_table(table, train_len_max));
-    const bool plotted = plot_metric(table, out_dir, spec.metric, spec.y_label, spec.y_range, gnuplot);
+    const bool plotted =
+        plot_metric(table, out_dir, spec.metric, spec.y_label + measured_on, spec.y_range, gnuplot);
     if (plotted) md << "![" << spec.title << "](" << spec.metric << ".png)\n\n";
     all_plotted = all_plotted && plotted;
   }
