@@ -513,5 +513,23 @@ TEST_F(CliData, ForceKeepsASplitEditedSince) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), edited);
 }
 
+// A name listed without the hash of what lengen wrote (an older lengen) cannot be told from a
+// file of the user's: data --force refuses it, and a refused command seals nothing.
+TEST_F(CliData, AnUnsealedSplitIsNotWrittenOver) {
+  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0) << err_;
+  std::ifstream listed(out("d/.lengen_outputs"));
+  std::string names;
+  for (std::string line; std::getline(listed, line);) names += line.substr(0, line.find('\t')) + "\n";
+  listed.close();
+  std::ofstream(out("d/.lengen_outputs"), std::ios::trunc) << names;
+  std::ofstream(out("d/test_0_4.src"), std::ios::trunc) << "mine\n";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --force --out " + out("d")), 2);
+    EXPECT_NE(err_.find("without the hash of what lengen wrote"), std::string::npos) << err_;
+  }
+  std::ifstream in(out("d/test_0_4.src"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "mine\n");
+}
+
 }  // namespace
 }  // namespace lengen

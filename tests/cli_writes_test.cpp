@@ -209,6 +209,28 @@ TEST_F(CliWrites, AnUnsealedNameIsNotWrittenOver) {
   expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
                           "without the hash of what lengen wrote");
   EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
+  // The refusal seals nothing: the same command again is refused again.
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
+                          "without the hash of what lengen wrote");
+  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
+}
+
+// A page of the user's under a name a report writes late (a training curve) stops the report
+// before the earlier report's files are removed.
+TEST_F(CliWrites, AReportChecksEveryPageBeforeRemovingAny) {
+  const std::string run = trained("run");
+  ASSERT_EQ(lengen("report " + run + " --out " + at("pages")).code, 0);
+  const std::string report = text_of(root_ / "pages" / "report.md");
+  ASSERT_TRUE(fs::exists(root_ / "pages" / "training_loss.csv"));
+  std::ofstream(root_ / "pages" / "training_loss.csv", std::ios::app) << "my row\n";
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
+                          "training_loss.csv is not the file lengen wrote there");
+  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), report);
+  EXPECT_TRUE(fs::exists(root_ / "pages" / "exact_match.csv"));
+  // Results of best.pt are said to be.
+  ASSERT_EQ(lengen("eval " + run + " --checkpoint best").code, 0);
+  ASSERT_EQ(lengen("report " + run).code, 0);
+  EXPECT_NE(text_of(root_ / "run" / "report.md").find("models: each run's best.pt"), std::string::npos);
 }
 
 // A report or page refused (the folder held by another writer, a file of the user's where a
@@ -967,11 +989,21 @@ TEST_F(CliWrites, ASweepComparesAStartedRunAsItsResumeDoes) {
 TEST_F(CliWrites, AResumeKeepsANoteInTheLog) {
   const std::string run = trained("run");
   std::ofstream(at("run/log.jsonl"), std::ios::app) << "note: lr looked high\n{\"step\": 7, \"lo";
+  fs::create_directories(root_ / "mine");
+  std::ofstream(root_ / "mine" / "notes.txt") << "mine";
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + at("mine") + " --resume"),
+      "it is not a lengen run folder (no .lengen_run); lengen resumes only runs it started: "
+      "choose another --out");
   ASSERT_EQ(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9").code, 0);
   const std::string log = text_of(root_ / "run" / "log.jsonl");
   EXPECT_NE(log.find("note: lr looked high\n"), std::string::npos) << log;
   EXPECT_EQ(log.find("\"lo\n"), std::string::npos) << log;
   EXPECT_NE(log.find("\"step\":9"), std::string::npos) << log;
+  // A note on the last line, ended by a newline, is no line cut short: kept.
+  std::ofstream(at("run/log.jsonl"), std::ios::app) << "note: stopped to look\n";
+  ASSERT_EQ(lengen("train " + base() + " --out " + run + " --resume --set train.steps=12").code, 0);
+  EXPECT_NE(text_of(root_ / "run" / "log.jsonl").find("note: stopped to look\n"), std::string::npos);
 }
 
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one

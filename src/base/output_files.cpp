@@ -164,7 +164,9 @@ void seal_output_files(const std::string& dir) {
   for (auto it = list.begin(); it != list.end();) {
     const fs::path path = listed_path(dir, it->first);
     const fs::file_status status = fs::symlink_status(path, error);
-    if (!it->second.empty() || path.empty()) {
+    // Only what this process claimed is sealed: a name an older lengen (or one stopped while
+    // writing) left unsealed may hold a file of the user's now.
+    if (!it->second.empty() || path.empty() || claimed_here().count(absolute_text(path)) == 0) {
       ++it;
     } else if (!fs::is_regular_file(status)) {
       // Claimed but not written (a plot without gnuplot), or no file of lengen's (a link): what

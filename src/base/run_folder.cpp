@@ -255,16 +255,18 @@ JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step, const std
     write_file_atomically(path, nlohmann::json{{"run_id", run_id}}.dump() + "\n");
   } else if (fs::exists(path)) {
     // A FIFO or device in the log's place is refused, not waited on.
-    std::istringstream in(read_text_file(path, "training log"));
+    const std::string text = read_text_file(path, "training log");
+    const bool cut_short = !text.empty() && text.back() != '\n';
+    std::istringstream in(text);
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line);) lines.push_back(line);
     std::ostringstream kept;
     for (int64_t number = 1; number <= static_cast<int64_t>(lines.size()); ++number) {
       const std::string& line = lines[static_cast<size_t>(number - 1)];
       auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      // The last line cut short by a kill goes; another line that is no JSON (a note of the
-      // user's) stays, as the report reads past it.
-      if (record.is_discarded() && number == static_cast<int64_t>(lines.size())) continue;
+      // The last line cut short by a kill (no newline after it) goes; another line that is no
+      // JSON (a note of the user's) stays, as the report reads past it.
+      if (record.is_discarded() && cut_short && number == static_cast<int64_t>(lines.size())) continue;
       if (record.is_object() && record.contains("step")) {
         if (!record["step"].is_number_integer()) {
           throw UserError(path + ":" + std::to_string(number) + ": \"step\" must be an integer, got " +

@@ -108,6 +108,18 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
   // layer the new runs do not have).
   const OutputFolderLock writing(out_dir);
+  // Every file a report may write is checked before the earlier report's are removed: a page of
+  // the user's under a report's name (a curve, a layer's table) stops it here, not halfway.
+  std::vector<std::string> pages_there;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(out_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    const std::string extension = entry.path().extension().string();
+    if (is_report_page(name) && (name == "report.md" || extension == ".csv" || extension == ".dat" ||
+                                 extension == ".gp" || extension == ".png" || extension == ".svg"))
+      pages_there.push_back(name);
+  }
+  check_output_files(out_dir, pages_there);
   remove_listed_output_files(out_dir, is_report_page);
   claim_output_files(out_dir, fixed_names);
   // Multiples of the training length only where the runs share it.
@@ -120,6 +132,13 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       if (entry.decode_cap) caps.insert(fmt::format("{:g}", *entry.decode_cap));
     }
   }
+  // Results of each run's best.pt are of the best in-distribution validation, not the last step.
+  const bool all_best = std::all_of(runs.begin(), runs.end(), [&](const RunResults& run) {
+    const auto& entries = run.results.at(decode);
+    return std::all_of(entries.begin(), entries.end(), [](const auto& item) {
+      return fs::path(item.second.checkpoint).filename() == "best.pt";
+    });
+  });
   const std::string capped = caps.empty() ? ""
                                           : fmt::format(" (at most {}x the source length, eval.decode_cap)",
                                                         fmt::join(caps, " or "));
@@ -135,6 +154,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     if (!description.empty()) md << "Sweep: " << description << "\n\n";
   }
   md << runs.size() << " evaluated run(s); decode: " << decode << capped << "; "
+     << (all_best ? "models: each run's best.pt (its best in-distribution validation); " : "")
      << (train_len_max > 0 ? "trained on source lengths up to " + std::to_string(train_len_max)
                            : std::string("trained on different lengths (no multiples shown)"))
      << ". Cells: mean ± std over the runs of each group, n = runs: a group is a method and any other "

@@ -167,11 +167,16 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   check_out_is_not_in_a_run(run.path(), {run.path()});
   std::unique_ptr<RunLock> lock;
   if (options.resume) {
+    // Only a run lengen started is continued, and nothing is written into a folder that turns
+    // out not to be one: a copied config.json does not make a user's folder a run.
+    if (run.has_content() && !run.is_lengen_run()) {
+      throw UserError("cannot resume " + run.path() + ": it is not a lengen run folder (no " +
+                      fs::path(run.marker_path()).filename().string() +
+                      "); lengen resumes only runs it started: choose another --out");
+    }
     if (!fs::exists(run.config_path())) {
       throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
     }
-    // Only a run lengen started is continued, and nothing is written into a folder that turns
-    // out not to be one: a copied config.json does not make a user's folder a run.
     if (!run.is_lengen_run()) {
       throw UserError("cannot resume " + run.path() + ": it is not a lengen run folder (no " +
                       fs::path(run.marker_path()).filename().string() +

@@ -27,8 +27,8 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
 // (OutputFolderLock), which seals them when it lets go.
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
 
-// Seals every unsealed name whose file exists (records the hash of its bytes) and unlists those
-// whose file does not (claimed, not written).
+// Seals every name this process claimed whose file exists (records the hash of its bytes) and
+// unlists those whose file does not (claimed, not written); names others left unsealed stay so.
 void seal_output_files(const std::string& dir);
 
 // UserError "--out DIR is the filesystem root; ..." when `dir` is "/" (an --out built from an
