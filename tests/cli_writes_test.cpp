@@ -179,6 +179,9 @@ TEST_F(CliWrites, AUsersFileUnderANameLengenWroteIsKept) {
   const CliResult page = lengen("attention " + shallow + " --length 4 --out " + at("maps"));
   EXPECT_EQ(page.code, 0) << page.err;
   EXPECT_EQ(text_of(root_ / "maps" / "deep" / "layer0_head0.png"), "my picture");
+  EXPECT_NE(page.out.find("kept " + (root_ / "maps" / "deep" / "layer0_head0.png").string()),
+            std::string::npos)
+      << page.out;
   EXPECT_FALSE(listed_output_file(at("maps"), "deep/layer0_head0.png"));
 
   ASSERT_EQ(lengen("report " + deep + " --out " + at("pages")).code, 0);
@@ -190,8 +193,13 @@ TEST_F(CliWrites, AUsersFileUnderANameLengenWroteIsKept) {
 
   ASSERT_EQ(lengen("report " + deep).code, 0);
   std::ofstream(fs::path(deep) / "exact_match.csv") << "my table";
-  ASSERT_EQ(lengen("train " + base() + " --out " + deep + " --force --set model.layers=2").code, 0);
+  const CliResult forced = lengen("train " + base() + " --out " + deep + " --force --set model.layers=2");
+  ASSERT_EQ(forced.code, 0) << forced.err;
   EXPECT_EQ(text_of(fs::path(deep) / "exact_match.csv"), "my table");
+  EXPECT_NE(
+      forced.out.find("exact_match.csv: it is not the file lengen wrote there (its bytes changed since)"),
+      std::string::npos)
+      << forced.out;
   EXPECT_FALSE(fs::exists(fs::path(deep) / "report.md"));
 }
 

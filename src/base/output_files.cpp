@@ -1,5 +1,7 @@
 #include "lengen/output_files.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -288,7 +290,15 @@ void remove_listed_output_files(const std::string& dir,
     if (file.empty()) continue;
     if (fs::is_directory(fs::symlink_status(file, error))) continue;  // a folder is not a file lengen wrote
     // Someone's own file under a name lengen wrote is theirs now: kept, and taken off the list.
-    if (changed_since_written(file, hash)) continue;
+    if (changed_since_written(file, hash)) {
+      // Not provably lengen's: kept, and said, since it stands beside what is written now.
+      spdlog::warn(
+          "kept {}: it is not the file lengen wrote there ({}), so it is not removed with the "
+          "pages it was listed with; it is no longer lengen's",
+          file.string(),
+          hash.empty() ? "listed without the hash of what lengen wrote" : "its bytes changed since");
+      continue;
+    }
     fs::remove(file, error);
     if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
     for (fs::path above = fs::path(name).lexically_normal().parent_path(); !above.empty();
