@@ -217,6 +217,9 @@ TEST_F(CliWrites, AnUnsealedNameIsNotWrittenOver) {
   expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
                           "without the hash of what lengen wrote");
   EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
+  // While another writer holds the folder (its names listed as it writes them), that is what is said.
+  expect_one_line_refusal(lengen("report " + run + " --out " + at("pages"), "flock -o " + at("pages")),
+                          "is being written by another lengen process");
   // The refusal seals nothing: the same command again is refused again.
   expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
                           "without the hash of what lengen wrote");

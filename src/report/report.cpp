@@ -104,10 +104,13 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       fixed_names.push_back(spec.metric + std::string(extension));
   }
   check_out_is_not_anothers(out_dir, {dir});
-  check_output_files(out_dir, fixed_names);
+  // A folder that exists is checked holding it: another writer's files, listed while it writes
+  // them, are not taken for a stale list. Anything else (none yet, a file) is checked first.
+  if (!fs::is_directory(out_dir)) check_output_files(out_dir, fixed_names);
   // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
   // layer the new runs do not have).
   const OutputFolderLock writing(out_dir);
+  check_output_files(out_dir, fixed_names);
   // Every file a report may write is checked before the earlier report's are removed: a page of
   // the user's under a report's name (a curve, a layer's table) stops it here, not halfway.
   std::vector<std::string> pages_there;
