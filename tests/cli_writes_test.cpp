@@ -90,7 +90,7 @@ TEST_F(CliWrites, ARunHasOneWriterAtATime) {
                             run + " is in use by another lengen process");
     expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
     // Nor do a report or attention maps go into a run folder another process is writing.
-    expect_one_line_refusal(lengen("report " + run), "is a run folder in use by another lengen process");
+    expect_one_line_refusal(lengen("report " + run), "in use by another lengen process");
     expect_one_line_refusal(lengen("report " + run + " --out " + run), "in use by another lengen process");
     EXPECT_FALSE(fs::exists(fs::path(run) / "report.md"));
     EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
