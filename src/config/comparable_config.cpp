@@ -25,6 +25,16 @@ void remove_parameters_of(const std::vector<Choice>& choices, const std::string&
   }
 }
 
+// `form` of a config.json as read, or `saved` itself when it is no valid config.
+template <typename Form>
+nlohmann::json saved_in_form(const nlohmann::json& saved, Form form) {
+  try {
+    return form(config_from_json(saved));
+  } catch (const UserError&) {
+    return saved;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> unread_attention_keys(const std::string& normalizer, const std::string& scaling,
@@ -54,24 +64,21 @@ nlohmann::json resolved_config_json(const Config& config) {
 }
 
 nlohmann::json resolved_config_json(const nlohmann::json& saved) {
-  try {
-    return resolved_config_json(config_from_json(saved));
-  } catch (const UserError&) {
-    return saved;
-  }
+  return saved_in_form(saved, [](const Config& config) { return resolved_config_json(config); });
 }
 
 nlohmann::json comparable_config_json(const Config& config) {
   nlohmann::json json = resolved_config_json(config);
-  const nlohmann::json defaults = config_to_json(Config{})["model"]["attention"];
+  const nlohmann::json defaults = config_to_json(Config{});
   const AttentionConfig& attention = config.model.attention;
   for (const std::string& key :
        unread_attention_keys(attention.normalizer, attention.scaling, attention.positions)) {
-    if (defaults.contains(key)) json["model"]["attention"][key] = defaults[key];
+    if (defaults["model"]["attention"].contains(key))
+      json["model"]["attention"][key] = defaults["model"]["attention"][key];
   }
   // A constant learning rate never decays to lr * min_lr_ratio.
   if (config.train.schedule == LrSchedule::kConstant)
-    json["train"]["min_lr_ratio"] = config_to_json(Config{})["train"]["min_lr_ratio"];
+    json["train"]["min_lr_ratio"] = defaults["train"]["min_lr_ratio"];
   // -1 ALiBi heads is half the heads: the same model as that number written out.
   if (attention.positions == "nape")
     json["model"]["attention"]["alibi_heads"] = nape_alibi_heads(attention.alibi_heads, config.model.heads);
@@ -79,11 +86,7 @@ nlohmann::json comparable_config_json(const Config& config) {
 }
 
 nlohmann::json comparable_config_json(const nlohmann::json& saved) {
-  try {
-    return comparable_config_json(config_from_json(saved));
-  } catch (const UserError&) {
-    return saved;
-  }
+  return saved_in_form(saved, [](const Config& config) { return comparable_config_json(config); });
 }
 
 }  // namespace lengen

@@ -5,8 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -17,6 +17,7 @@
 #include "lengen/named_entries.h"
 #include "lengen/output_files.h"
 #include "lengen/run_lock.h"
+#include "lengen/schedule_history.h"
 #include "lengen/sweep_manifest.h"
 #include "training_curves_report.h"
 
@@ -38,6 +39,11 @@ constexpr MetricSpec kMetrics[] = {
     {"token_accuracy", "Token accuracy (%)", "token accuracy (%)", "[0:100]"},
     {"nonzero_per_query", "Attention: nonzero keys per query", "nonzero keys per query", "[0:*]"},
 };
+
+// Results of a run's best.pt: its best in-distribution validation, not a step of its schedule.
+bool from_best_checkpoint(const ResultEntry& entry) {
+  return fs::path(entry.checkpoint).filename() == "best.pt";
+}
 
 // A file a report writes: report.md and its tables, plots and their data.
 bool is_report_page(const std::string& name) {
@@ -138,9 +144,8 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   // Results of each run's best.pt are of the best in-distribution validation, not the last step.
   const bool all_best = std::all_of(runs.begin(), runs.end(), [&](const RunResults& run) {
     const auto& entries = run.results.at(decode);
-    return std::all_of(entries.begin(), entries.end(), [](const auto& item) {
-      return fs::path(item.second.checkpoint).filename() == "best.pt";
-    });
+    return std::all_of(entries.begin(), entries.end(),
+                       [](const auto& item) { return from_best_checkpoint(item.second); });
   });
   const std::string capped = caps.empty() ? ""
                                           : fmt::format(" (at most {}x the source length, eval.decode_cap)",
@@ -180,12 +185,10 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   std::vector<std::string> unfinished;
   for (const RunResults& run : runs) {
     for (const auto& [length, entry] : run.results.at(decode)) {
-      if (!entry.model || entry.model->schedule.empty()) continue;
-      if (fs::path(entry.model->checkpoint).filename() == "best.pt") continue;
-      const std::string last = entry.model->schedule.substr(entry.model->schedule.rfind(',') + 1);
-      const int64_t steps = std::strtoll(last.c_str(), nullptr, 10);
-      if (entry.model->step < steps) {
-        unfinished.push_back(fmt::format("{} (step {} of {})", run.name, entry.model->step, steps));
+      if (!entry.model || from_best_checkpoint(entry)) continue;
+      const std::optional<ScheduleSegment> last = last_schedule_segment(entry.model->schedule);
+      if (last && entry.model->step < last->steps) {
+        unfinished.push_back(fmt::format("{} (step {} of {})", run.name, entry.model->step, last->steps));
         break;
       }
     }

@@ -231,6 +231,21 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
   }
 }
 
+// How the side config at `path` differs from `wanted` ("it said KEY=V, " + `whose` + " W"), keys
+// in `ignored` aside; "" when it does not. A file that is no config is named as such.
+std::string side_config_edit(const std::string& path, const nlohmann::json& wanted, const std::string& whose,
+                             const std::vector<std::string>& ignored) {
+  try {
+    const nlohmann::json side = read_json_file(path);
+    const std::string key = first_config_difference(side, wanted, ignored);
+    if (key.empty()) return "";
+    return "it said " + key + "=" + config_value_text(side, key) + ", " + whose + " " +
+           config_value_text(wanted, key);
+  } catch (const UserError& e) {
+    return std::string("it was not a config: ") + e.what();
+  }
+}
+
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
 // Returns false (after recording why) when its config is invalid or its results would be lost.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, PendingRun& pending) {
@@ -254,19 +269,12 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
     config.train.threads =
         read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
   }
-  pending.config_text = config_to_json(config).dump(2) + "\n";
+  const nlohmann::json config_json = config_to_json(config);
+  pending.config_text = config_json.dump(2) + "\n";
   // The side file is the sweep's: one edited since it was written is put back, with a line.
   if (fs::is_regular_file(pending.paths.config)) {
-    std::string said;
-    try {
-      const nlohmann::json side = read_json_file(pending.paths.config);
-      const std::string key = first_config_difference(side, config_to_json(config), {"train.threads"});
-      if (!key.empty())
-        said = "it said " + key + "=" + config_value_text(side, key) + ", the sweep's is " +
-               config_value_text(config_to_json(config), key);
-    } catch (const UserError& e) {
-      said = std::string("it was not a config: ") + e.what();
-    }
+    const std::string said =
+        side_config_edit(pending.paths.config, config_json, "the sweep's is", {"train.threads"});
     if (!said.empty()) std::cout << "rewrote " << pending.paths.config << " (" << said << ")\n";
   }
   write_file_atomically(pending.paths.config, pending.config_text);
@@ -457,16 +465,8 @@ void restore_side_config(const RunPaths& paths) {
   const RunFolder folder(paths.run_dir);
   if (!fs::is_regular_file(paths.config) || !fs::is_regular_file(folder.config_path())) return;
   const nlohmann::json trained = read_json_file(folder.config_path());
-  std::string said;
-  try {
-    const nlohmann::json side = read_json_file(paths.config);
-    const std::string key = first_config_difference(side, trained, {});
-    if (key.empty()) return;
-    said = "it said " + key + "=" + config_value_text(side, key) + ", the run was trained with " +
-           config_value_text(trained, key);
-  } catch (const UserError& e) {
-    said = std::string("it was not a config: ") + e.what();
-  }
+  const std::string said = side_config_edit(paths.config, trained, "the run was trained with", {});
+  if (said.empty()) return;
   write_file_atomically(paths.config, trained.dump(2) + "\n");
   std::cout << "restored " << paths.config << " (" << said << ")\n";
 }

@@ -177,11 +177,6 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     if (!fs::exists(run.config_path())) {
       throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
     }
-    if (!run.is_lengen_run()) {
-      throw UserError("cannot resume " + run.path() + ": it is not a lengen run folder (no " +
-                      fs::path(run.marker_path()).filename().string() +
-                      "); lengen resumes only runs it started");
-    }
     // Checked under the lock: a run another process is training is neither compared nor touched
     // (and is named as in use, even before its first checkpoint).
     if (writer) lock = std::make_unique<RunLock>(run.path());

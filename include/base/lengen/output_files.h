@@ -52,9 +52,9 @@ void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std
 // be a run folder or lie inside one (its checkpoints/), unless it is one of `own_runs`.
 void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs = {});
 
-// Data and sweeps keep apart: `lengen data` refuses a sweep's folder (`what` "a data folder")
-// and a sweep refuses a data folder lengen data wrote (`what` "a sweep folder"), where each
-// one's files would be taken for part of the other. Throws UserError "--out DIR is ...".
+// Data and sweeps keep apart: `lengen data` refuses a sweep's folder and a sweep refuses a data
+// folder lengen data wrote, where each one's files would be taken for part of the other. Throws
+// UserError "--out DIR is ...".
 void check_out_is_not_a_sweep_folder(const std::string& out_dir);
 void check_out_is_not_a_data_folder(const std::string& out_dir);
 
