@@ -960,16 +960,20 @@ TEST_F(CliWrites, ANoteOnAnEntryMeasuredAnewIsNamed) {
   const std::string run = trained("run");
   nlohmann::json results = read_json_file(at("run/results.json"));
   results["results"]["teacher_forced"]["4"]["comment"] = "looked odd";
+  results["results"]["teacher_forced"]["4"]["model"]["where"] = "laptop";
+  results["method"]["why"] = "baseline";
   std::ofstream(at("run/results.json"), std::ios::trunc) << results.dump(1);
   const CliResult again = lengen("eval " + run + " --lengths 4 --samples 2");
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(
-      again.out.find("length 4 (teacher_forced): the entry is measured anew; keys of yours on it (comment) "
-                     "are kept as they were"),
+      again.out.find("length 4 (teacher_forced): the entry is measured anew; keys of yours on it (comment, "
+                     "model.where) are kept as they were"),
       std::string::npos)
       << again.out;
-  EXPECT_EQ(read_json_file(at("run/results.json"))["results"]["teacher_forced"]["4"].value("comment", ""),
-            "looked odd");
+  const nlohmann::json kept = read_json_file(at("run/results.json"));
+  EXPECT_EQ(kept["results"]["teacher_forced"]["4"].value("comment", ""), "looked odd");
+  EXPECT_EQ(kept["results"]["teacher_forced"]["4"]["model"].value("where", ""), "laptop");
+  EXPECT_EQ(kept["method"].value("why", ""), "baseline");
 }
 
 // Results of a checkpoint before the end of the run's training are named above the tables.

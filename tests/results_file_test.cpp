@@ -229,14 +229,20 @@ TEST(ResultsFile, MetricsByName) {
   EXPECT_FALSE(bare.metric("attention_on_target/0/best"));
 }
 
-// A user's notes in results.json, at the top or on an entry, survive reading, writing and the
-// next evaluation's merge, even of the entry they sit on.
+// A user's notes in results.json, at the top or on an entry, at any depth, survive reading,
+// writing and the next evaluation's merge, even of the entry they sit on; a note whose place the
+// new measurement lacks moves to the entry's top level under its dotted name.
 TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   nlohmann::json json = to_json(full_file());
   json["notes"] = "seed 3 looked odd";
   json["results"]["teacher_forced"]["16"]["comment"] = "rerun";
   json["results"]["teacher_forced"]["1024"]["comment"] = "long";
   json["results"]["teacher_forced"]["16"]["model"]["where"] = "the old cluster";
+  json["method"]["why"] = "the paper's";
+  json["results"]["teacher_forced"]["16"]["attention"]["seen"] = "dispersed";
+  json["results"]["teacher_forced"]["16"]["attention"]["layers"][0]["head 1"] = "induction";
+  json["results"]["teacher_forced"]["16"]["attention_on_target"]["layers"][0]["mine"] = 1;
+  json["results"]["teacher_forced"]["1024"]["attention_on_target"]["checked"] = true;
   const ResultsFile read = results_file_from_json(json, "results.json");
   EXPECT_EQ(to_json(read), json);
 
@@ -253,6 +259,14 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   EXPECT_EQ(merged["results"]["teacher_forced"]["16"]["comment"], "rerun");
   EXPECT_EQ(merged["results"]["teacher_forced"]["1024"]["comment"], "long");
   EXPECT_EQ(merged["results"]["teacher_forced"]["16"]["model"]["where"], "the old cluster");
+  EXPECT_EQ(merged["method"]["why"], "the paper's");
+  EXPECT_EQ(merged["results"]["teacher_forced"]["1024"]["attention_on_target"]["checked"], true);
+  // The re-measured entry has no attention statistics: the notes on them stay on the entry.
+  const nlohmann::json& remeasured = merged["results"]["teacher_forced"]["16"];
+  EXPECT_FALSE(remeasured.contains("attention"));
+  EXPECT_EQ(remeasured["attention.seen"], "dispersed");
+  EXPECT_EQ(remeasured["attention.layers.0.head 1"], "induction");
+  EXPECT_EQ(remeasured["attention_on_target.layers.0.mine"], 1);
 }
 
 // An entry's data record names the samples its figures were measured on; a record that

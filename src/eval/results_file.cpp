@@ -13,6 +13,7 @@
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "lengen/json_notes.h"
 #include "lengen/rng.h"
 #include "lengen/schedule_history.h"
 
@@ -27,6 +28,9 @@ const std::vector<std::string>& trained_with_keys_free_to_change() {
 namespace {
 
 using Json = nlohmann::json;
+
+// The entry as lengen writes it, without a user's notes (defined below).
+Json written_json(const ResultEntry& entry);
 
 // A number written as null (nlohmann writes NaN and infinities so) reads back as NaN.
 double number_at(const Json& json, const char* key) {
@@ -102,28 +106,8 @@ TargetAttention target_from_json(const Json& json) {
   return target;
 }
 
-// The keys of `json` that are not among `known`.
-Json unknown_keys(const Json& json, std::initializer_list<const char*> known) {
-  Json extra = Json::object();
-  for (const auto& [key, value] : json.items()) {
-    if (std::none_of(known.begin(), known.end(), [&key = key](const char* name) { return key == name; }))
-      extra[key] = value;
-  }
-  return extra;
-}
-
-// `extra`'s keys added to `json`, lengen's own keys winning.
-void add_unknown_keys(Json& json, const Json& extra) {
-  for (const auto& [key, value] : extra.items()) {
-    if (!json.contains(key)) json[key] = value;
-  }
-}
-
 ResultEntry entry_from_json(const Json& json) {
   ResultEntry entry;
-  entry.extra = unknown_keys(json, {"length", "decode", "samples", "exact_match", "token_accuracy", "exact",
-                                    "tokens", "correct_tokens", "loss", "attention", "attention_on_target",
-                                    "checkpoint", "step", "model", "data", "decode_cap"});
   entry.length = json.at("length").get<int64_t>();
   entry.decode = json.at("decode").get<std::string>();
   entry.samples = count_at(json, "samples");
@@ -168,15 +152,10 @@ ResultEntry entry_from_json(const Json& json) {
                                   (model.contains("step") ? model.at("step").dump() : "absent") +
                                   ", not a whole number");
     }
-    entry.model = ModelRecord{text("checkpoint", false),
-                              model.at("step").get<int64_t>(),
-                              text("weights_hash", false),
-                              text("schedule", true),
-                              text("trained_on", true),
-                              text("record_hash", true),
-                              text("run_id", true),
-                              unknown_keys(model, {"checkpoint", "step", "weights_hash", "schedule",
-                                                   "trained_on", "record_hash", "run_id"})};
+    entry.model =
+        ModelRecord{text("checkpoint", false), model.at("step").get<int64_t>(), text("weights_hash", false),
+                    text("schedule", true),    text("trained_on", true),        text("record_hash", true),
+                    text("run_id", true)};
   }
   if (json.contains("data")) entry.data = json.at("data");
   if (json.contains("decode_cap")) {
@@ -186,6 +165,7 @@ ResultEntry entry_from_json(const Json& json) {
                                   ", not a positive cap of a greedy entry");
     entry.decode_cap = cap;
   }
+  entry.extra = notes_beside(json, written_json(entry));
   return entry;
 }
 
@@ -488,6 +468,12 @@ Json own_json(const ResultEntry& entry) {
   return json;
 }
 
+Json written_json(const ResultEntry& entry) {
+  Json json = own_json(entry);
+  if (entry.model) json["model"]["record_hash"] = entry_record_hash(entry);
+  return json;
+}
+
 }  // namespace
 
 const ResultEntry* entry_past_steps(const ResultsFile& file, int64_t steps) {
@@ -508,16 +494,15 @@ std::string entry_record_hash(const ResultEntry& entry) {
 }
 
 Json to_json(const ResultEntry& entry) {
-  Json json = own_json(entry);
-  if (entry.model) {
-    json["model"]["record_hash"] = entry_record_hash(entry);
-    add_unknown_keys(json["model"], entry.model->extra);
-  }
-  add_unknown_keys(json, entry.extra);
+  Json json = written_json(entry);
+  put_notes_back(json, entry.extra);
   return json;
 }
 
-Json to_json(const ResultsFile& results) {
+namespace {
+
+// The file as lengen writes it, without a user's notes.
+Json written_json(const ResultsFile& results) {
   Json json = {{"task", results.task},
                {"train_len_min", results.train_len_min},
                {"train_len_max", results.train_len_max},
@@ -531,16 +516,27 @@ Json to_json(const ResultsFile& results) {
   if (!results.results.empty()) json["results"] = results_to_json(results.results);
   if (!results.results_on_files.empty()) json["results_on_files"] = results_to_json(results.results_on_files);
   json["record_hash"] = results_file_hash(results);
-  add_unknown_keys(json, results.extra);
+  return json;
+}
+
+// The file without its results sections, whose entries keep their notes themselves.
+Json without_results(Json json) {
+  json.erase("results");
+  json.erase("results_on_files");
+  return json;
+}
+
+}  // namespace
+
+Json to_json(const ResultsFile& results) {
+  Json json = written_json(results);
+  put_notes_back(json, results.extra);
   return json;
 }
 
 ResultsFile results_file_from_json(const Json& json, const std::string& source) {
   try {
     ResultsFile results;
-    results.extra =
-        unknown_keys(json, {"task", "train_len_min", "train_len_max", "seed", "run_id", "trained_with",
-                            "method", "results", "results_on_files", "record_hash"});
     results.task = json.at("task").get<std::string>();
     results.train_len_min = json.at("train_len_min").get<int64_t>();
     results.train_len_max = json.at("train_len_max").get<int64_t>();
@@ -566,6 +562,8 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
       results.record_hash = json.at("record_hash").get<std::string>();
     }
     check_entry_records(results);
+    if (json.is_object())
+      results.extra = notes_beside(without_results(json), without_results(written_json(results)));
     return results;
   } catch (const nlohmann::json::exception& e) {
     throw not_a_results_file(source, e);

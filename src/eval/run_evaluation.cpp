@@ -21,6 +21,7 @@
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/json_file.h"
+#include "lengen/json_notes.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
@@ -405,20 +406,18 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
     const LengthResult& result = evaluation.results[i];
     const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
     ResultEntry& slot = results[name_of(result.decode)][result.length];
-    // A user's keys on the entry and its model record outlive its remeasurement.
+    // A user's keys on the entry (at any depth) outlive its remeasurement.
     nlohmann::json notes = std::move(slot.extra);
-    nlohmann::json model_notes = slot.model ? std::move(slot.model->extra) : nlohmann::json();
     // They were written about the measurement replaced here: said, so they can be checked.
     if (notes.is_object() && !notes.empty()) {
       std::vector<std::string> keys;
-      for (const auto& [key, value] : notes.items()) keys.push_back(key);
+      for (const auto& [pointer, value] : notes.items()) keys.push_back(note_name(pointer));
       spdlog::warn(
           "length {} ({}): the entry is measured anew; keys of yours on it ({}) are kept as they were",
           result.length, name_of(result.decode), fmt::join(keys, ", "));
     }
     slot = result_entry(result, evaluation, data);
     slot.extra = std::move(notes);
-    if (slot.model && !model_notes.is_null()) slot.model->extra = std::move(model_notes);
   }
   return existing;
 }

@@ -79,8 +79,6 @@ struct ModelRecord {
   // The run whose evaluation wrote it (the results file's run_id then): an entry of another run
   // pasted into a results file keeps its own. "" in files written without it.
   std::string run_id = {};
-  // Keys a user added to the record, kept as they were (outside record_hash, as the entry's are).
-  nlohmann::json extra = {};
 };
 
 // One length scored in one decode mode.
@@ -104,8 +102,9 @@ struct ResultEntry {
   // in files written without it.
   std::optional<double> decode_cap;
   nlohmann::json data;  // where the samples come from (EvalSet::data); null when not recorded
-  nlohmann::json extra =
-      nlohmann::json::object();  // keys lengen does not know (a user's notes), kept as read
+  // Keys lengen does not write (a user's notes), at any depth, kept as read: JSON pointer ->
+  // value (json_notes.h). Outside record_hash.
+  nlohmann::json extra = nlohmann::json::object();
 
   // A metric by name: "exact_match", "token_accuracy", "loss", "nonzero_per_query", "entropy",
   // or "attention_on_target/LAYER/best" (or "/mean"); nullopt where the entry has none.
@@ -134,9 +133,11 @@ struct ResultsFile {
   // copy of a run with an edited config.json). Null in files written without it.
   nlohmann::json trained_with;
   Method method;
-  ResultsByDecode results;                          // on data generated from the task's evaluation seeds
-  ResultsByDecode results_on_files;                 // on --data files
-  nlohmann::json extra = nlohmann::json::object();  // top-level keys lengen does not know, kept as read
+  ResultsByDecode results;           // on data generated from the task's evaluation seeds
+  ResultsByDecode results_on_files;  // on --data files
+  // Keys lengen does not write (a user's notes) outside the results sections, at any depth, kept
+  // as read: JSON pointer -> value (json_notes.h).
+  nlohmann::json extra = nlohmann::json::object();
   // The fingerprint read with the file ("record_hash": of the fields above but the results, see
   // results_file_hash); "" in files written without it. Every write stores a fresh one.
   std::string record_hash;
