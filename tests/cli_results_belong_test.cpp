@@ -205,8 +205,9 @@ TEST_F(CliResultsBelong, ResultsOnTwoDataFoldersDoNotShareATable) {
   expect_refused("eval " + a + " --data " + at("moved"), a, "test_1_3 is gone");
 }
 
-// An evaluated sweep run whose step checkpoints were deleted to save space is kept as it is
-// (a failure naming why), not trained anew over its results.json.
+// A sweep run whose step checkpoints were deleted to save space is kept as it is (a failure
+// naming why), not trained anew over its results.json, its best.pt or its log; a failure note the
+// user annotated is never replaced or removed.
 TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
   ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
@@ -223,6 +224,32 @@ TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
   EXPECT_EQ(text_of(run / "results.json"), results);
   EXPECT_NE(text_of(root_ / "out" / "a.failure.txt").find("no step checkpoint to resume from"),
             std::string::npos);
+  // Without results.json, the trained model (best.pt) and then the log alone keep it too.
+  const std::string log = text_of(run / "log.jsonl");
+  fs::rename(run / "results.json", root_ / "results.json");
+  EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 1);
+  EXPECT_NE(text_of(root_ / "out" / "a.failure.txt").find("it has checkpoints/best.pt (a trained model)"),
+            std::string::npos);
+  fs::remove(run / "checkpoints" / "best.pt");
+  // The user annotates lengen's note: the next failure's note goes above it, nothing of it lost.
+  std::ofstream(root_ / "out" / "a.failure.txt", std::ios::app)
+      << "mine: deleted the checkpoints on purpose\n";
+  EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 1);
+  const std::string note = text_of(root_ / "out" / "a.failure.txt");
+  EXPECT_EQ(note.rfind("kept as it is (not started)\n", 0), 0u) << note;
+  EXPECT_NE(note.find("its log.jsonl records training to step 6, but its step checkpoints are gone"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("mine: deleted the checkpoints on purpose"), std::string::npos) << note;
+  EXPECT_EQ(text_of(run / "log.jsonl"), log);
+  // Moved away, the run trains anew; the annotated note stays, and the sweep says so.
+  fs::rename(run, root_ / "a_old");
+  const CliResult anew = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  ASSERT_EQ(anew.code, 0) << anew.out << anew.err;
+  EXPECT_NE(anew.out.find("done a (" + at("out/a.failure.txt") + " kept: edited since the sweep wrote it)"),
+            std::string::npos)
+      << anew.out;
+  EXPECT_EQ(text_of(root_ / "out" / "a.failure.txt"), note);
 }
 
 // A sweep run left to resume whose newest checkpoint is past the train.steps the sweep now asks for

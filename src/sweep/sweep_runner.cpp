@@ -20,6 +20,7 @@
 #include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
+#include "lengen/failure_note.h"
 #include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"
@@ -60,17 +61,51 @@ bool is_finished(const RunPaths& paths) {
   return steps.is_number_integer() && folder.training_completed(steps.get<int64_t>());
 }
 
-// A run that was evaluated but has no step checkpoint left to resume from (deleted to save space,
-// say): neither finished by the rule above nor safe to start over, which would replace its
-// results.json (a user's notes and lengths evaluated by hand among them).
-bool has_results_but_no_checkpoint(const RunPaths& paths) {
-  const RunFolder folder(paths.run_dir);
-  return fs::exists(folder.results_path()) && folder.latest_checkpoint().empty();
+// The step of a run's first step checkpoint, from its config.json (train.checkpoint_every, or
+// train.steps when sooner: the last step always checkpoints); 1 when the config cannot tell.
+int64_t first_checkpoint_step(const RunFolder& folder) {
+  try {
+    const nlohmann::json train = read_json_file(folder.config_path()).at("train");
+    const int64_t every = train.at("checkpoint_every").get<int64_t>();
+    const int64_t steps = train.at("steps").get<int64_t>();
+    return std::max<int64_t>(1, every > 0 ? std::min(every, steps) : steps);
+  } catch (const std::exception&) {
+    return 1;
+  }
 }
 
-constexpr const char* kKeptResultsReason =
-    "it has results.json but no step checkpoint to resume from; lengen does not train over its results: move "
-    "the run folder away (or delete it) to train the run anew";
+// The highest step log.jsonl records; 0 when it records none (or cannot be read).
+int64_t last_logged_step(const RunFolder& folder) {
+  std::ifstream in(folder.log_path());
+  int64_t last = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+    if (entry.is_object() && entry.contains("step") && entry["step"].is_number_integer())
+      last = std::max(last, entry["step"].get<int64_t>());
+  }
+  return last;
+}
+
+// Why a run that has no step checkpoint left to resume from is kept as it is, not started over
+// (which would replace what it has): it was evaluated (results.json: a user's notes and lengths
+// evaluated by hand among them), or it trained past its first checkpoint (checkpoints/best.pt,
+// or a log that went that far) and its step checkpoints were deleted since, to save space, say.
+// "" for a run that may start over: one that failed before its first checkpoint.
+std::string why_kept_without_checkpoint(const RunPaths& paths) {
+  const RunFolder folder(paths.run_dir);
+  if (!folder.latest_checkpoint().empty()) return "";
+  const char* advice =
+      "; lengen does not train over it: move the run folder away (or delete it) to train the run anew";
+  if (fs::exists(folder.results_path()))
+    return std::string("it has results.json but no step checkpoint to resume from") + advice;
+  if (fs::exists(folder.best_checkpoint_path()))
+    return std::string("it has checkpoints/best.pt (a trained model) but no step checkpoint to resume from") +
+           advice;
+  if (const int64_t logged = last_logged_step(folder); logged >= first_checkpoint_step(folder))
+    return "its log.jsonl records training to step " + std::to_string(logged) +
+           ", but its step checkpoints are gone" + advice;
+  return "";
+}
 
 struct PendingRun {
   std::string name;
@@ -90,10 +125,6 @@ std::string last_lines(const std::string& path, int count) {
   std::string text;
   for (const auto& line : lines) text += line + "\n";
   return text;
-}
-
-void record_failure(const RunPaths& paths, const std::string& what, const std::string& detail) {
-  write_file_atomically(paths.failure, what + "\n" + detail);
 }
 
 // What a finished run may differ in from the sweep and still count as its run: how many
@@ -253,14 +284,14 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
   try {
     config = run_config(sweep, run);
   } catch (const UserError& e) {
-    record_failure(pending.paths, "invalid config (not started)", std::string(e.what()) + "\n");
+    write_failure_note(pending.paths.failure, "invalid config (not started)", std::string(e.what()) + "\n");
     return false;
   }
   config.train.threads = std::max<int64_t>(1, config.train.threads / args.jobs);
   RunFolder folder(pending.paths.run_dir);
-  if (has_results_but_no_checkpoint(pending.paths)) {
-    record_failure(pending.paths, "kept as it is (not started)",
-                   pending.paths.run_dir + ": " + kKeptResultsReason + "\n");
+  if (const std::string why = why_kept_without_checkpoint(pending.paths); !why.empty()) {
+    write_failure_note(pending.paths.failure, "kept as it is (not started)",
+                       pending.paths.run_dir + ": " + why + "\n");
     return false;
   }
   const bool resume = !folder.latest_checkpoint().empty();
@@ -295,8 +326,9 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
     std::string state;
     try {
       const Config wanted = run_config(sweep, run);
-      state = is_finished(paths)                     ? "finished"
-              : has_results_but_no_checkpoint(paths) ? std::string("kept: ") + kKeptResultsReason
+      const std::string why_kept = why_kept_without_checkpoint(paths);
+      state = is_finished(paths)                                      ? "finished"
+              : !why_kept.empty()                                     ? "kept: " + why_kept
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                       : "new";
       const RunFolder folder(paths.run_dir);
@@ -541,8 +573,10 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
   const int code = exit_code_of(status);
   if (code == 0) {
     ++tally.succeeded;
-    fs::remove(run.paths.failure);
-    std::cout << "done " << run.name << std::endl;
+    const bool removed = remove_failure_note(run.paths.failure);
+    std::cout << "done " << run.name
+              << (removed ? "" : " (" + run.paths.failure + " kept: edited since the sweep wrote it)")
+              << std::endl;
   } else if (ended_by_forwarded_stop(status, stop_forwarded)) {
     // Ctrl-C: the run stopped at a checkpoint (or before its first step); it has not failed.
     tally.interrupted.push_back(run.name);
@@ -552,8 +586,8 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
               << std::endl;
   } else {
     tally.failed.push_back(run.name);
-    record_failure(run.paths, "exit code " + std::to_string(code),
-                   last_lines(run.paths.log, kFailureTailLines));
+    write_failure_note(run.paths.failure, "exit code " + std::to_string(code),
+                       last_lines(run.paths.log, kFailureTailLines));
     std::cout << "FAIL " << run.name << " (exit code " << code << "), see " << run.paths.failure << std::endl;
   }
 }
