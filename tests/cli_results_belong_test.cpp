@@ -69,6 +69,34 @@ TEST_F(CliResultsBelong, ACopyTrainedFurtherIsNotTheRunsModel) {
                  "was trained under a schedule of train.steps=9, this run's config.json has 6");
 }
 
+// A checkpoint a copy of the run trained further, copied back, resumes nothing: the run's log does
+// not reach its step, and its curves would skip the steps the copy trained. The refusal writes
+// nothing; with the checkpoint moved aside the run resumes.
+TEST_F(CliResultsBelong, ACheckpointACopyTrainedFurtherDoesNotResumeTheRun) {
+  const std::string a = trained("a");
+  fs::copy(a, at("copy"), fs::copy_options::recursive);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("copy") + " --resume --set train.steps=9").code, 0);
+  fs::copy_file(at("copy/checkpoints/step_00000009.pt"), at("a/checkpoints/step_00000009.pt"));
+  const std::string log = text_of(root_ / "a" / "log.jsonl"), config = text_of(root_ / "a" / "config.json");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + a + " --resume --set train.steps=12"),
+                          "cannot resume " + a + ": its checkpoint " + a +
+                              "/checkpoints/step_00000009.pt is of step 9, but " + a +
+                              "/log.jsonl records training to step 6 only");
+  EXPECT_EQ(text_of(root_ / "a" / "log.jsonl"), log);
+  EXPECT_EQ(text_of(root_ / "a" / "config.json"), config);
+  fs::rename(at("a/checkpoints/step_00000009.pt"), at("step_00000009.pt"));
+  // A checkpoint renamed by hand resumes nothing either: the newest is chosen by its name.
+  fs::copy_file(at("a/checkpoints/step_00000003.pt"), at("a/checkpoints/step_00000007.pt"));
+  expect_one_line_refusal(lengen("train " + base() + " --out " + a + " --resume --set train.steps=9"),
+                          "cannot resume " + a + ": " + a +
+                              "/checkpoints/step_00000007.pt holds step 3, not the "
+                              "step its name says");
+  fs::remove(at("a/checkpoints/step_00000007.pt"));
+  EXPECT_EQ(text_of(root_ / "a" / "log.jsonl"), log);
+  ASSERT_EQ(lengen("train " + base() + " --out " + a + " --resume --set train.steps=9").code, 0);
+  EXPECT_EQ(RunFolder(a).last_logged_training_step(), 9);
+}
+
 // train.steps may only grow on --resume: a copy resumed with more steps trains its later
 // checkpoints under a longer schedule than the run's, and they are not the run's models.
 TEST_F(CliResultsBelong, ACopyResumedWithMoreStepsIsNotTheRun) {

@@ -190,6 +190,13 @@ TEST_F(CliWrites, AUsersFileUnderANameLengenWroteIsKept) {
                           "pages/report.md is not the file lengen wrote there");
   EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
   EXPECT_TRUE(fs::exists(root_ / "pages" / "attention_on_target_layer1_best.csv"));
+  // A link in a page's place, even to a copy of lengen's bytes, is named as a link.
+  fs::rename(root_ / "pages" / "report.md", root_ / "my_notes.md");
+  fs::copy_file(root_ / "pages" / "exact_match.csv", root_ / "copy.csv");
+  fs::remove(root_ / "pages" / "exact_match.csv");
+  fs::create_symlink(root_ / "copy.csv", root_ / "pages" / "exact_match.csv");
+  expect_one_line_refusal(lengen("report " + shallow + " --out " + at("pages")),
+                          "pages/exact_match.csv is not the file lengen wrote there (it is a link now)");
 
   ASSERT_EQ(lengen("report " + deep).code, 0);
   std::ofstream(fs::path(deep) / "exact_match.csv") << "my table";
@@ -917,6 +924,25 @@ TEST_F(CliWrites, AReportComparesConfigsAsTrained) {
   EXPECT_EQ(page.find("vocab"), std::string::npos) << page;
   EXPECT_EQ(page.find("eval_every"), std::string::npos) << page;
   EXPECT_EQ(page.find("alibi_heads"), std::string::npos) << page;
+}
+
+// Two runs whose train.eval_every both validate at the last step only (6 and 9 of 6 steps) picked
+// best.pt alike: their best.pt results are seeds of one row, and a sweep takes them for one config.
+TEST_F(CliWrites, EvalEveryPastTheStepsTellsNoRunsApart) {
+  for (const auto& [name, extra] : std::vector<std::pair<std::string, std::string>>{
+           {"runs/a", " --set train.eval_every=6"},
+           {"runs/b", " --set train.eval_every=9 --set train.seed=2"}}) {
+    const std::string run = trained(name, extra);
+    ASSERT_EQ(lengen("eval " + run + " --checkpoint " + run + "/checkpoints/best.pt").code, 0);
+  }
+  ASSERT_EQ(lengen("report " + at("runs")).code, 0);
+  const std::string page = text_of(root_ / "runs" / "report.md");
+  EXPECT_NE(page.find("| Softmax (softmax + none) / nape | "), std::string::npos) << page;
+  EXPECT_NE(page.find("(n=2)"), std::string::npos) << page;
+  EXPECT_EQ(page.find("eval_every"), std::string::npos) << page;
+  std::ofstream(at("past.json")) << R"({"base": "base.json", "grid": {"train.eval_every": [6, 100]}})";
+  expect_one_line_refusal(lengen("sweep " + at("past.json") + " --out " + at("out") + " --dry-run"),
+                          "train the same config");
 }
 
 // A run without results of the decode mode reported is named as left out and labels no row.

@@ -159,6 +159,13 @@ TEST_F(Report, ARepeatOfARunIsNotAnotherSeed) {
   const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 100.0 ± 0.0 (n=3) |"), std::string::npos)
       << md;
+  // A link to a run folder is that folder again, said as such.
+  fs::create_directory_symlink(dir_ / "asentmax-seed2", dir_ / "asentmax-seed4");
+  repeats.clear();
+  EXPECT_EQ(collect_runs(dir_.string(), false, &repeats).size(), 4u);
+  EXPECT_NE(std::find(repeats.begin(), repeats.end(),
+                      "asentmax-seed4 (the run folder asentmax-seed2 again, through a link)"),
+            repeats.end());
 }
 
 // A copied run whose config.json says another seed than its results is not another seed.
@@ -425,8 +432,10 @@ TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
   for (const char* run : {"asentmax-seed1", "asentmax-seed2", "asentmax-seed3"}) {
     write_file_atomically((dir_ / run / "log.jsonl").string(), "{\"loss\":2.0,\"step\":50}\n");
     const int log_every = std::string(run) == "asentmax-seed3" ? 10 : 50;
-    write_file_atomically((dir_ / run / "config.json").string(),
-                          "{\"train\": {\"log_every\": " + std::to_string(log_every) + "}}");
+    const std::string seed(1, std::string(run).back());  // its results' seed
+    write_file_atomically(
+        (dir_ / run / "config.json").string(),
+        "{\"train\": {\"log_every\": " + std::to_string(log_every) + ", \"seed\": " + seed + "}}");
   }
   ReportOptions options;
   options.gnuplot = "";
@@ -437,6 +446,11 @@ TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=10 | 2 ± 0 (n=1) |"),
             std::string::npos)
       << md;
+  // The run without a config.json is labelled as such, not with every key of the others.
+  EXPECT_NE(md.find("| Softmax (softmax + none) / nape, config unknown (no config.json) | 50.0 ± 0.0 (n=1)"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("=?"), std::string::npos) << md;
 }
 
 TEST_F(Report, EmptyFolderIsAUserError) {

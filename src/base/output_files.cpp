@@ -92,15 +92,29 @@ bool changed_since_written(const fs::path& path, const std::string& hash) {
   }
 }
 
+// Why a listed file that changed_since_written is not provably lengen's, in words.
+std::string why_not_lengens(const fs::path& path, const std::string& hash) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (fs::is_symlink(status)) return "it is a link now";
+  if (fs::is_directory(status)) return "it is a folder now";
+  if (!fs::is_regular_file(status)) return "it is not a plain file now";
+  return hash.empty() ? "listed without the hash of what lengen wrote" : "its bytes changed since";
+}
+
 }  // namespace
 
 bool listed_output_file(const std::string& dir, const std::string& name) {
   return read_list(fs::path(dir) / kOutputListName).count(name) > 0;
 }
 
-void check_output_files(const std::string& dir, const std::vector<std::string>& names) {
+void check_output_folder_path(const std::string& dir) {
   check_out_is_not_root(dir);
   check_out_folder(dir, "folder");
+}
+
+void check_output_files(const std::string& dir, const std::vector<std::string>& names) {
+  check_output_folder_path(dir);
   // A run folder that is being trained or evaluated has one writer, and it is not this one.
   if (run_in_use_elsewhere(dir)) {
     throw UserError(dir +
@@ -134,8 +148,8 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
                      " without the hash of what lengen wrote (by an older lengen, or one stopped while "
                      "writing), so lengen cannot tell it from a file of yours: delete it if it is "
                      "lengen's, or choose another --out"
-               : std::string(" is not the file lengen wrote there (its bytes changed since); lengen "
-                             "replaces only its own files: move it or choose another --out")));
+               : " is not the file lengen wrote there (" + why_not_lengens(path, listed->second) +
+                     "); lengen replaces only its own files: move it or choose another --out"));
     }
   }
 }
@@ -295,8 +309,7 @@ void remove_listed_output_files(const std::string& dir,
       spdlog::warn(
           "kept {}: it is not the file lengen wrote there ({}), so it is not removed with the "
           "pages it was listed with; it is no longer lengen's",
-          file.string(),
-          hash.empty() ? "listed without the hash of what lengen wrote" : "its bytes changed since");
+          file.string(), why_not_lengens(file, hash));
       continue;
     }
     fs::remove(file, error);

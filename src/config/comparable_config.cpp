@@ -35,18 +35,27 @@ nlohmann::json saved_in_form(const nlohmann::json& saved, Form form) {
   }
 }
 
+// "model.attention.alpha" -> "model/attention/alpha", a JSON pointer's path.
+std::string replaced_dots(std::string key) {
+  std::replace(key.begin(), key.end(), '.', '/');
+  return key;
+}
+
 }  // namespace
 
-std::vector<std::string> unread_attention_keys(const std::string& normalizer, const std::string& scaling,
-                                               const std::string& positions) {
+std::vector<std::string> unread_config_keys(const Config& config) {
+  const AttentionConfig& attention = config.model.attention;
   std::set<std::string> keys;
   add_parameters(normalizer_choices(), keys);
   add_parameters(scaling_choices(), keys);
   add_parameters(position_choices(), keys);
-  remove_parameters_of(normalizer_choices(), normalizer, keys);
-  remove_parameters_of(scaling_choices(), scaling, keys);
-  remove_parameters_of(position_choices(), positions, keys);
-  return {keys.begin(), keys.end()};
+  remove_parameters_of(normalizer_choices(), attention.normalizer, keys);
+  remove_parameters_of(scaling_choices(), attention.scaling, keys);
+  remove_parameters_of(position_choices(), attention.positions, keys);
+  std::vector<std::string> unread;
+  for (const std::string& key : keys) unread.push_back("model.attention." + key);
+  if (config.train.schedule == LrSchedule::kConstant) unread.push_back("train.min_lr_ratio");
+  return unread;
 }
 
 TaskParams resolved_task_params(const std::string& task, const TaskParams& params) {
@@ -70,18 +79,18 @@ nlohmann::json resolved_config_json(const nlohmann::json& saved) {
 nlohmann::json comparable_config_json(const Config& config) {
   nlohmann::json json = resolved_config_json(config);
   const nlohmann::json defaults = config_to_json(Config{});
-  const AttentionConfig& attention = config.model.attention;
-  for (const std::string& key :
-       unread_attention_keys(attention.normalizer, attention.scaling, attention.positions)) {
-    if (defaults["model"]["attention"].contains(key))
-      json["model"]["attention"][key] = defaults["model"]["attention"][key];
+  for (const std::string& key : unread_config_keys(config)) {
+    const nlohmann::json::json_pointer at("/" + replaced_dots(key));
+    if (defaults.contains(at)) json[at] = defaults[at];
   }
-  // A constant learning rate never decays to lr * min_lr_ratio.
-  if (config.train.schedule == LrSchedule::kConstant)
-    json["train"]["min_lr_ratio"] = defaults["train"]["min_lr_ratio"];
   // -1 ALiBi heads is half the heads: the same model as that number written out.
+  const AttentionConfig& attention = config.model.attention;
   if (attention.positions == "nape")
     json["model"]["attention"]["alibi_heads"] = nape_alibi_heads(attention.alibi_heads, config.model.heads);
+  // Training validates (and picks best.pt) every eval_every steps and at its last step: every
+  // eval_every of 0 or past the run's steps validates at the last step only.
+  const int64_t steps = config.train.steps, every = config.train.eval_every;
+  if (every <= 0 || every >= steps) json["train"]["eval_every"] = steps;
   return json;
 }
 

@@ -87,10 +87,17 @@ json parse_json(const std::string& text, const std::string& source) {
 
 std::string read_file(const std::string& path) { return read_text_file(path, "config file"); }
 
-// The value text of an override as JSON: strings are taken raw, lists may drop their
-// brackets, anything else is read as JSON.
+// The value text of an override as JSON: strings are taken raw (or, written as a JSON string
+// with its quotes, as that string, the same value the key takes in a config file), lists may drop
+// their brackets, anything else is read as JSON.
 json override_value(ValueType type, const std::string& text) {
-  if (type == ValueType::kString) return text;
+  if (type == ValueType::kString) {
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+      const json quoted = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (quoted.is_string()) return quoted;
+    }
+    return text;
+  }
   std::string json_text = text;
   if (type == ValueType::kIntegerList && (text.empty() || text.front() != '[')) json_text = "[" + text + "]";
   json value = json::parse(json_text, nullptr, /*allow_exceptions=*/false);

@@ -86,7 +86,8 @@ std::string config_schema_markdown() {
       << "unknown keys are errors. Any key can be overridden on the command line with\n"
       << "`--set key.path=value` (lists as `--set eval.lengths=16,32,64`, task parameters as\n"
       << "`--set task.params.vocab=64`; an object, for a section or `task.params`, changes the keys it\n"
-      << "names and keeps the others). `lengen config show CONFIG` prints the resolved config.\n";
+      << "names and keeps the others; a string is taken as typed, or as a JSON string with its quotes:\n"
+      << "`--set description='\"a b\"'` is `a b`). `lengen config show CONFIG` prints the resolved config.\n";
   std::string current_section = "(none)";
   for (const auto& key : config_schema()) {
     std::string section = section_of(key.key);

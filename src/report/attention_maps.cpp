@@ -304,9 +304,9 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
       }
     }
   }
-  // A folder that exists is checked holding it: another writer's files, listed while it writes
-  // them, are not taken for a stale list. Anything else (none yet, a file) is checked first.
-  if (!fs::is_directory(options.out_dir)) check_output_files(options.out_dir, files);
+  // The folder's list is read holding it: another writer's files, listed while it writes them,
+  // are not taken for a stale list. Only the path is checked before (a file there, the root).
+  check_output_folder_path(options.out_dir);
   // One page at a time in OUT, and none of an earlier page's maps left beside this one's.
   const OutputFolderLock writing(options.out_dir);
   check_output_files(options.out_dir, files);

@@ -110,9 +110,9 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       fixed_names.push_back(spec.metric + std::string(extension));
   }
   check_out_is_not_anothers(out_dir, {dir});
-  // A folder that exists is checked holding it: another writer's files, listed while it writes
-  // them, are not taken for a stale list. Anything else (none yet, a file) is checked first.
-  if (!fs::is_directory(out_dir)) check_output_files(out_dir, fixed_names);
+  // The folder's list is read holding it: another writer's files, listed while it writes them,
+  // are not taken for a stale list. Only the path is checked before (a file there, the root).
+  check_output_folder_path(out_dir);
   // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
   // layer the new runs do not have).
   const OutputFolderLock writing(out_dir);

@@ -14,6 +14,7 @@
 #include "lengen/attention_choices.h"
 #include "lengen/comparable_config.h"
 #include "lengen/config.h"
+#include "lengen/config_io.h"
 #include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
@@ -142,45 +143,27 @@ std::string test_files_of(const ResultsByDecode& results) {
 
 struct ReadRun {
   RunResults run;
-  std::map<std::string, std::string> config;  // flattened; empty without a config.json
+  // Flattened: the config.json as trained, and what the results say of the model (checkpoint,
+  // schedule, data, ...).
+  std::map<std::string, std::string> config;
+  bool has_config = false;  // whether the run has a config.json
 };
 
-// A flattened config as the model was trained, so that runs of one model read alike: the task's
-// parameters as it resolves them (a default left out and written out are one value) and each
-// model.attention key its normalizer, scaling and positions do not read as "-".
-void read_as_trained(std::map<std::string, std::string>& config) {
-  if (config.empty()) return;
-  const auto value = [&](const std::string& key) {
-    const auto found = config.find(key);
-    return found == config.end() ? std::string() : found->second;
-  };
-  for (const std::string& key :
-       unread_attention_keys(value("model.attention.normalizer"), value("model.attention.scaling"),
-                             value("model.attention.positions"))) {
-    if (config.count("model.attention." + key) > 0) config["model.attention." + key] = "-";
+// A config.json, flattened, as the model was trained (comparable_config_json), so that runs of
+// one model read alike; each key training does not read is "-" (unread_config_keys), which
+// differs from nothing. A file that is no valid config is flattened as it is.
+std::map<std::string, std::string> flattened_as_trained(const nlohmann::json& saved) {
+  std::map<std::string, std::string> flat;
+  Config config;
+  try {
+    config = config_from_json(saved);
+  } catch (const UserError&) {
+    flatten(saved, "", flat);
+    return flat;
   }
-  // A constant learning rate never decays to lr * min_lr_ratio.
-  if (value("train.schedule") == "constant" && config.count("train.min_lr_ratio") > 0)
-    config["train.min_lr_ratio"] = "-";
-  // -1 ALiBi heads under nape is half the heads: the same model as that number written out.
-  const std::string alibi_heads = "model.attention.alibi_heads";
-  if (value("model.attention.positions") == "nape" && value(alibi_heads) == "-1") {
-    char* end = nullptr;
-    const std::string heads = value("model.heads");
-    const long long count = std::strtoll(heads.c_str(), &end, 10);
-    if (!heads.empty() && *end == '\0') config[alibi_heads] = std::to_string(nape_alibi_heads(-1, count));
-  }
-  const std::string prefix = "task.params.";
-  TaskParams params;
-  for (const auto& [key, text] : config) {
-    if (key.rfind(prefix, 0) != 0) continue;
-    char* end = nullptr;
-    const double number = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0') return;  // not a number: shown as written
-    params[key.substr(prefix.size())] = number;
-  }
-  for (const auto& [name, number] : resolved_task_params(value("task.name"), params))
-    config[prefix + name] = nlohmann::json(number).dump();
+  flatten(comparable_config_json(config), "", flat);
+  for (const std::string& key : unread_config_keys(config)) flat[key] = "-";
+  return flat;
 }
 
 ReadRun read_run(const std::string& name, const std::string& results_path, bool on_files,
@@ -191,7 +174,9 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   run.name = name;
   run.dir = fs::path(results_path).parent_path().string();
   const fs::path config = fs::path(run.dir) / "config.json";
-  if (fs::exists(config)) flatten(read_json_file(config.string()), "", read.config);
+  nlohmann::json saved = fs::exists(config) ? read_json_file(config.string()) : nlohmann::json();
+  read.has_config = !saved.is_null();
+  if (read.has_config) flatten(saved, "", read.config);
   // A model past the run's train.steps is not the run's (a copy of it trained further): eval
   // refuses such a checkpoint, and the report its results.
   const auto steps = read.config.find("train.steps");
@@ -242,7 +227,7 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   }
   // The model the results were measured on was trained with what results.json records: a
   // config.json that says otherwise (edited since, or a copy's edited one) would label them.
-  if (file.trained_with.is_object() && !read.config.empty()) {
+  if (file.trained_with.is_object() && read.has_config) {
     std::map<std::string, std::string> trained;
     flatten(file.trained_with, "", trained);
     for (const auto& [key, value] : trained) {
@@ -256,9 +241,9 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
     }
     // The results are of the model trained with these: a run resumed since under more
     // train.steps (and stopped before its next evaluation) is grouped and labelled by them.
-    for (const auto& [key, value] : trained) read.config[key] = value;
+    saved.merge_patch(file.trained_with);
   }
-  read_as_trained(read.config);
+  if (read.has_config) read.config = flattened_as_trained(saved);
   // What it trained on is part of what a run is: generated data, or --data files by their hash,
   // as the evaluated checkpoints record it (a deleted training_data.json changes nothing), or
   // else as the run's training_data.json says.
@@ -323,6 +308,11 @@ std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std:
           if (first->run.results[decode].emplace(length, entry).second) added.insert(length);
         }
       }
+      std::error_code error;
+      if (fs::equivalent(first->run.dir, run.run.dir, error)) {
+        repeats.push_back(run.run.name + " (the run folder " + first->run.name + " again, through a link)");
+        continue;
+      }
       repeats.push_back(run.run.name + " (a repeat of " + first->run.name + ": same config and seeds" +
                         (added.empty() ? std::string()
                                        : fmt::format("; its lengths {} are shown in {}'s row",
@@ -337,7 +327,12 @@ std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std:
 
 // Each run's variant: the keys outside averaged_over whose values are not the same in every run.
 // A key a run does not read ("-": alpha under softmax) differs from nothing and labels nothing.
+// A run without a config.json (deleted) is compared on what its results say (checkpoint, data,
+// ...) only; beside runs with one, its variant says its config is unknown, which keeps it out of
+// their groups.
 std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
+  const bool some_config =
+      std::any_of(read.begin(), read.end(), [](const ReadRun& run) { return run.has_config; });
   std::set<std::string> differing;
   for (const ReadRun& a : read) {
     for (const ReadRun& b : read) {
@@ -345,8 +340,10 @@ std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
         for (const auto& [key, value] : *pair) {
           if (averaged_over(key) || differing.count(key) > 0) continue;
           const auto in_a = a.config.find(key), in_b = b.config.find(key);
-          const bool same = in_a != a.config.end() && in_b != b.config.end() &&
-                            (in_a->second == in_b->second || in_a->second == "-" || in_b->second == "-");
+          const bool in_both = in_a != a.config.end() && in_b != b.config.end();
+          const bool same = in_both
+                                ? in_a->second == in_b->second || in_a->second == "-" || in_b->second == "-"
+                                : !(a.has_config && b.has_config);
           if (!same) differing.insert(key);
         }
       }
@@ -354,10 +351,11 @@ std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
   }
   std::vector<RunResults> runs;
   for (ReadRun& one : read) {
-    std::string variant;
+    std::string variant = some_config && !one.has_config ? "config unknown (no config.json)" : "";
     for (const std::string& key : differing) {
       const auto found = one.config.find(key);
       if (found != one.config.end() && found->second == "-") continue;
+      if (found == one.config.end() && !one.has_config) continue;
       variant +=
           (variant.empty() ? "" : ", ") + key + "=" + (found == one.config.end() ? "?" : found->second);
     }

@@ -74,18 +74,6 @@ int64_t first_checkpoint_step(const RunFolder& folder) {
   }
 }
 
-// The highest step log.jsonl records; 0 when it records none (or cannot be read).
-int64_t last_logged_step(const RunFolder& folder) {
-  std::ifstream in(folder.log_path());
-  int64_t last = 0;
-  for (std::string line; std::getline(in, line);) {
-    const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
-    if (entry.is_object() && entry.contains("step") && entry["step"].is_number_integer())
-      last = std::max(last, entry["step"].get<int64_t>());
-  }
-  return last;
-}
-
 // Why a run that has no step checkpoint left to resume from is kept as it is, not started over
 // (which would replace what it has): it was evaluated (results.json: a user's notes and lengths
 // evaluated by hand among them), or it trained past its first checkpoint (checkpoints/best.pt,
@@ -101,7 +89,7 @@ std::string why_kept_without_checkpoint(const RunPaths& paths) {
   if (fs::exists(folder.best_checkpoint_path()))
     return std::string("it has checkpoints/best.pt (a trained model) but no step checkpoint to resume from") +
            advice;
-  if (const int64_t logged = last_logged_step(folder); logged >= first_checkpoint_step(folder))
+  if (const int64_t logged = folder.last_logged_training_step(); logged >= first_checkpoint_step(folder))
     return "its log.jsonl records training to step " + std::to_string(logged) +
            ", but its step checkpoints are gone" + advice;
   return "";

@@ -233,6 +233,27 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   return lock;
 }
 
+namespace {
+
+// A resume continues the log from the checkpoint's step, so the log must reach it: a checkpoint
+// trained where this log was not written (by a copy of the run, then copied back) would leave its
+// steps out of the log, and the curves would skip them unsaid. Training logs every log_every steps
+// (and at its train.steps), so the log holds the last such step at or before the checkpoint's.
+void check_log_reaches(const RunFolder& run, const std::string& checkpoint, int64_t step, int64_t log_every) {
+  if (!fs::exists(run.log_path()) || log_every <= 0) return;
+  const int64_t due = step - step % log_every;
+  const int64_t logged = run.last_logged_training_step();
+  if (logged >= due) return;
+  throw UserError("cannot resume " + run.path() + ": its checkpoint " + checkpoint + " is of step " +
+                  std::to_string(step) + ", but " + run.log_path() + " records training to step " +
+                  std::to_string(logged) +
+                  " only (a checkpoint trained elsewhere, by a copy of the run?); the log " +
+                  "would skip steps " + std::to_string(logged + 1) + "-" + std::to_string(step) +
+                  ": move that checkpoint aside, or move the log aside to start a new one");
+}
+
+}  // namespace
+
 TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Config& config,
                                                const nlohmann::json& data_record, Decoder& model,
                                                torch::optim::Optimizer& optimizer, bool writer) {
@@ -260,6 +281,13 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
       } catch (const UserError& e) {
         throw UserError("cannot resume " + run.path() + ": " + e.what());
       }
+      // The newest checkpoint is chosen by its name: one renamed by hand would resume another step.
+      if (run.checkpoint_path(progress.step) != *it) {
+        throw UserError(
+            "cannot resume " + run.path() + ": " + *it + " holds step " + std::to_string(progress.step) +
+            ", not the step its name says (a checkpoint renamed or copied by hand); move it aside");
+      }
+      check_log_reaches(run, *it, progress.step, config.train.log_every);
       if (writer) {
         for (const std::string& damaged : unreadable) {
           const std::string aside = set_aside_name(damaged);

@@ -375,6 +375,10 @@ TEST(ConfigTest, OverridesOfEveryType) {
   EXPECT_EQ(overridden("description=a b=c, [d]").description, "a b=c, [d]");
   EXPECT_EQ(overridden("description=123").description, "123");
   EXPECT_EQ(overridden("task.name=reverse").task.name, "reverse");
+  // A string written as JSON, quotes and all, is that string, as in a config file.
+  EXPECT_EQ(overridden(R"(description="after fix")").description, "after fix");
+  EXPECT_EQ(overridden(R"(eval.decode="greedy")").eval.decode, DecodeMode::kGreedy);
+  EXPECT_EQ(overridden(R"(description="a "b" c")").description, R"("a "b" c")");  // not one JSON string
   EXPECT_EQ(overridden("eval.lengths=64,128").eval.lengths, (std::vector<int64_t>{64, 128}));
   EXPECT_EQ(overridden("eval.lengths=[64, 128]").eval.lengths, (std::vector<int64_t>{64, 128}));
   EXPECT_EQ(overridden("eval.lengths=32").eval.lengths, (std::vector<int64_t>{32}));

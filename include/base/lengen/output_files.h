@@ -35,6 +35,11 @@ void seal_output_files(const std::string& dir);
 // unset variable, "$OUT/", is one typo away from it).
 void check_out_is_not_root(const std::string& dir);
 
+// What check_output_files checks of DIR itself, with no list to read: it is not the root and is,
+// or can become, a folder. For an --out that is no folder yet, before the writer makes it (and
+// takes its lock): the list of a writer that made it meanwhile is read under the lock only.
+void check_output_folder_path(const std::string& dir);
+
 // Takes `names` off DIR/.lengen_outputs: temporary files lengen wrote and renamed (NAME.part), so
 // that a file of the user's made under that name later is not taken for lengen's.
 void release_output_files(const std::string& dir, const std::vector<std::string>& names);

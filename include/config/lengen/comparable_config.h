@@ -1,7 +1,8 @@
 #pragma once
 // Two configs that train the same model, compared as such. A task parameter left at its default
-// and the same value written out are one value, and a model.attention key that the chosen
-// normalizer, scaling and positions do not read (alpha under softmax) tells no runs apart. The
+// and the same value written out are one value, a key training does not read (alpha under
+// softmax) tells no runs apart, and neither do two train.eval_every that both validate at the last
+// step only. The
 // sweep (one config under two names), a resume (a config that changed) and the report (what
 // tells its rows apart) compare configs in this form.
 #include <nlohmann/json.hpp>
@@ -12,16 +13,16 @@
 
 namespace lengen {
 
-// The model.attention keys that none of `normalizer`, `scaling` and `positions` reads, of all
-// the keys any choice of the three axes reads ("alpha", "topk", ... under softmax, none, nape).
-// Names that are not choices read nothing.
-std::vector<std::string> unread_attention_keys(const std::string& normalizer, const std::string& scaling,
-                                               const std::string& positions);
+// The keys (as "model.attention.alpha") that training under `config` never reads: each
+// model.attention key that none of its normalizer, scaling and positions reads, of all the keys
+// any choice of the three reads, and train.min_lr_ratio under a constant schedule (it never
+// decays).
+std::vector<std::string> unread_config_keys(const Config& config);
 
 // config_to_json(config) with the task's parameters as the task resolves them (defaults filled
-// in), every unread model.attention key at its default, nape's alibi_heads -1 as the number it
-// stands for, and train.min_lr_ratio at its default under a constant schedule (never read). Parameters the
-// task refuses are left as they are (training names them).
+// in), every unread_config_keys key at its default, nape's alibi_heads -1 as the number it stands
+// for, and a train.eval_every that validates at the last step only (0, or train.steps or more) as
+// train.steps. Parameters the task refuses are left as they are (training names them).
 nlohmann::json comparable_config_json(const Config& config);
 
 // The same of a config.json as read; `saved` itself when it is no valid config.
