@@ -95,6 +95,29 @@ TEST_F(CliResultsBelong, ACheckpointACopyTrainedFurtherDoesNotResumeTheRun) {
   EXPECT_EQ(text_of(root_ / "a" / "log.jsonl"), log);
   ASSERT_EQ(lengen("train " + base() + " --out " + a + " --resume --set train.steps=9").code, 0);
   EXPECT_EQ(RunFolder(a).last_logged_training_step(), 9);
+  // Within one log window too: a copy logs every 50 steps, and its last step (20) is logged.
+  const std::string b = trained("b", " --set train.log_every=50");
+  fs::copy(b, at("b_copy"), fs::copy_options::recursive);
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("b_copy") +
+                   " --resume --set train.log_every=50 --set train.steps=8")
+                .code,
+            0);
+  fs::copy_file(at("b_copy/checkpoints/step_00000008.pt"), at("b/checkpoints/step_00000008.pt"));
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + b + " --resume --set train.log_every=50 --set train.steps=10"),
+      "/log.jsonl records training to step 6 only");
+  fs::remove(at("b/checkpoints/step_00000008.pt"));
+  // An emptied log does not reach the run's checkpoint either; a deleted one is said.
+  std::ofstream(at("b/log.jsonl"), std::ios::trunc).close();
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + b + " --resume --set train.log_every=50 --set train.steps=10"),
+      "/log.jsonl records training to step 0 only");
+  fs::remove(at("b/log.jsonl"));
+  const CliResult no_log =
+      lengen("train " + base() + " --out " + b + " --resume --set train.log_every=50 --set train.steps=10");
+  ASSERT_EQ(no_log.code, 0) << no_log.err;
+  EXPECT_NE(no_log.out.find("has no log.jsonl: the new log starts after step 6"), std::string::npos)
+      << no_log.out;
 }
 
 // train.steps may only grow on --resume: a copy resumed with more steps trains its later
@@ -523,8 +546,21 @@ TEST_F(CliResultsBelong, AnotherRunsLogIsNotShownAsThisRunsCurves) {
       << text_of(fs::path(at("after")) / "report.md");
   // A resume does not continue another run's history.
   const CliResult resume = lengen("train " + base() + " --out " + a + " --resume --set train.steps=9");
-  testing::expect_one_line_refusal(resume,
-                                   "log.jsonl was written by another run (run id " + RunFolder(b).run_id());
+  testing::expect_one_line_refusal(resume, "log.jsonl was written by run " + RunFolder(b).run_id() +
+                                               ", not the run's own history; move it aside first");
+  // Nor is another run's log with its first line, the one naming its run, removed.
+  {
+    const std::string theirs = text_of(fs::path(b) / "log.jsonl");
+    std::ofstream(fs::path(a) / "log.jsonl", std::ios::trunc) << theirs.substr(theirs.find('\n') + 1);
+  }
+  testing::expect_one_line_refusal(
+      lengen("train " + base() + " --out " + a + " --resume --set train.steps=9"),
+      "log.jsonl does not start with the line naming its run");
+  ASSERT_EQ(lengen("report " + at("runs") + " --out " + at("headless")).code, 0);
+  EXPECT_NE(text_of(fs::path(at("headless")) / "report.md")
+                .find("a (its log.jsonl does not start with the line naming its run"),
+            std::string::npos)
+      << text_of(fs::path(at("headless")) / "report.md");
   // Nor are another log's lines appended to the run's own: a step logged twice is two histories.
   fs::copy_file(fs::path(b) / "log.jsonl", fs::path(a) / "log.jsonl", fs::copy_options::overwrite_existing);
   std::ofstream(fs::path(b) / "log.jsonl", std::ios::app)

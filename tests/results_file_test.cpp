@@ -240,6 +240,7 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   json["results"]["teacher_forced"]["16"]["model"]["where"] = "the old cluster";
   json["method"]["why"] = "the paper's";
   json["results"]["teacher_forced"]["16"]["attention"]["seen"] = "dispersed";
+  json["results"]["teacher_forced"]["16"]["attention.seen"] = "moved here by an earlier evaluation";
   json["results"]["teacher_forced"]["16"]["attention"]["layers"][0]["head 1"] = "induction";
   json["results"]["teacher_forced"]["16"]["attention_on_target"]["layers"][0]["mine"] = 1;
   json["results"]["teacher_forced"]["1024"]["attention_on_target"]["checked"] = true;
@@ -264,7 +265,8 @@ TEST(ResultsFile, KeysLengenDoesNotKnowAreKept) {
   // The re-measured entry has no attention statistics: the notes on them stay on the entry.
   const nlohmann::json& remeasured = merged["results"]["teacher_forced"]["16"];
   EXPECT_FALSE(remeasured.contains("attention"));
-  EXPECT_EQ(remeasured["attention.seen"], "dispersed");
+  EXPECT_EQ(remeasured["attention.seen"], "moved here by an earlier evaluation");
+  EXPECT_EQ(remeasured["attention.seen (2)"], "dispersed");
   EXPECT_EQ(remeasured["attention.layers.0.head 1"], "induction");
   EXPECT_EQ(remeasured["attention_on_target.layers.0.mine"], 1);
 }

@@ -1,14 +1,13 @@
 #include "lengen/atomic_write.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
-
-#include <unistd.h>
-
-#include <atomic>
 
 #include "lengen/errors.h"
 

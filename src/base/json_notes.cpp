@@ -39,7 +39,7 @@ std::string note_name(const std::string& pointer) {
 }
 
 std::vector<std::string> put_notes_back(Json& json, const Json& notes) {
-  std::vector<std::string> lost;
+  std::vector<std::string> moved;
   for (const auto& [text, value] : notes.items()) {
     const Pointer at(text);
     if (at.empty()) continue;
@@ -50,13 +50,13 @@ std::vector<std::string> put_notes_back(Json& json, const Json& notes) {
       continue;
     }
     const std::string name = note_name(text);
-    if (json.is_object() && !json.contains(name)) {
-      json[name] = value;
-    } else {
-      lost.push_back(name);
-    }
+    std::string free_name = name;
+    for (int number = 2; json.contains(free_name); ++number)
+      free_name = name + " (" + std::to_string(number) + ")";
+    json[free_name] = value;
+    moved.push_back(name + " -> \"" + free_name + "\"");
   }
-  return lost;
+  return moved;
 }
 
 }  // namespace lengen

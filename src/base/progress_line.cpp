@@ -21,14 +21,16 @@ std::string format_duration(double seconds) {
 }
 
 ProgressLine::ProgressLine(int64_t total_steps, bool enabled)
-    : total_(total_steps), enabled_(enabled), terminal_(isatty(STDERR_FILENO) != 0),
+    : total_(total_steps),
+      enabled_(enabled),
+      terminal_(isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
 void ProgressLine::update(int64_t step, double loss, double lr, double steps_per_second) {
   if (!enabled_) return;
   const double eta = steps_per_second > 0 ? static_cast<double>(total_ - step) / steps_per_second : 0.0;
-  const std::string text = fmt::format("step {}/{}  loss {:.4f}  lr {:.2e}  {:.1f} steps/s  ETA {}", step, total_,
-                                       loss, lr, steps_per_second, format_duration(eta));
+  const std::string text = fmt::format("step {}/{}  loss {:.4f}  lr {:.2e}  {:.1f} steps/s  ETA {}", step,
+                                       total_, loss, lr, steps_per_second, format_duration(eta));
   show(text);
 }
 

@@ -306,6 +306,17 @@ std::string log_run_id(const std::string& path) {
   return line["run_id"].get<std::string>();
 }
 
+std::string log_not_the_runs(const RunFolder& run) {
+  const std::string own_id = run.run_id();
+  std::error_code error;
+  if (own_id.empty() || !fs::is_regular_file(run.log_path(), error)) return "";
+  const std::string logged_by = log_run_id(run.log_path());
+  if (logged_by == own_id) return "";
+  if (!logged_by.empty()) return "was written by run " + logged_by;
+  if (fs::file_size(run.log_path(), error) == 0 || error) return "";
+  return "does not start with the line naming its run (its first line removed: another run's log?)";
+}
+
 void JsonlLog::write(const nlohmann::json& record) {
   out_ << record.dump() << "\n";
   out_.flush();

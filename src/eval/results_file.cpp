@@ -499,6 +499,11 @@ Json to_json(const ResultEntry& entry) {
   return json;
 }
 
+std::vector<std::string> notes_moved_on_write(const ResultEntry& entry) {
+  Json json = written_json(entry);
+  return put_notes_back(json, entry.extra);
+}
+
 namespace {
 
 // The file as lengen writes it, without a user's notes.

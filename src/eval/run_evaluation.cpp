@@ -408,16 +408,21 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
     ResultEntry& slot = results[name_of(result.decode)][result.length];
     // A user's keys on the entry (at any depth) outlive its remeasurement.
     nlohmann::json notes = std::move(slot.extra);
-    // They were written about the measurement replaced here: said, so they can be checked.
-    if (notes.is_object() && !notes.empty()) {
-      std::vector<std::string> keys;
-      for (const auto& [pointer, value] : notes.items()) keys.push_back(note_name(pointer));
-      spdlog::warn(
-          "length {} ({}): the entry is measured anew; keys of yours on it ({}) are kept as they were",
-          result.length, name_of(result.decode), fmt::join(keys, ", "));
-    }
     slot = result_entry(result, evaluation, data);
     slot.extra = std::move(notes);
+    // They were written about the measurement replaced here: said, so they can be checked, and
+    // where one moves (its place is gone from the new measurement), said where to.
+    if (slot.extra.is_object() && !slot.extra.empty()) {
+      std::vector<std::string> keys;
+      for (const auto& [pointer, value] : slot.extra.items()) keys.push_back(note_name(pointer));
+      const std::vector<std::string> moved = notes_moved_on_write(slot);
+      spdlog::warn(
+          "length {} ({}): the entry is measured anew; keys of yours on it ({}) are kept as they were{}",
+          result.length, name_of(result.decode), fmt::join(keys, ", "),
+          moved.empty()
+              ? std::string()
+              : fmt::format(" (their place gone, at the entry's top level: {})", fmt::join(moved, ", ")));
+    }
   }
   return existing;
 }

@@ -190,10 +190,8 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
   for (const RunResults& run : runs) {
     const fs::path log = fs::path(run.dir) / "log.jsonl";
     // A log copied in from another run is that run's history, not this one's.
-    const std::string logged_by = log_run_id(log.string());
-    const std::string own_id = RunFolder(run.dir).run_id();
-    if (!logged_by.empty() && !own_id.empty() && logged_by != own_id) {
-      foreign_logs.push_back(run.name + " (its log.jsonl was written by run " + logged_by + ")");
+    if (const std::string why = log_not_the_runs(RunFolder(run.dir)); !why.empty()) {
+      foreign_logs.push_back(run.name + " (its log.jsonl " + why + ")");
       curves.emplace_back();
       continue;
     }

@@ -141,11 +141,9 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
   const RunFolder run(run_dir);
   check_resume_data(run, data_dir);
   // A resume continues the run's own history, not a log copied in from another run.
-  if (const std::string logged_by = log_run_id(run.log_path());
-      !logged_by.empty() && !run.run_id().empty() && logged_by != run.run_id()) {
-    throw UserError("cannot resume " + run.path() + ": " + run.log_path() +
-                    " was written by another run (run id " + logged_by +
-                    "), a log copied in; move it aside first");
+  if (const std::string why = log_not_the_runs(run); !why.empty()) {
+    throw UserError("cannot resume " + run.path() + ": " + run.log_path() + " " + why +
+                    ", not the run's own history; move it aside first");
   }
   // A task parameter's default written out changes nothing (an unread key changed is refused: the
   // checkpoint's model section is compared as written).
@@ -237,18 +235,25 @@ namespace {
 
 // A resume continues the log from the checkpoint's step, so the log must reach it: a checkpoint
 // trained where this log was not written (by a copy of the run, then copied back) would leave its
-// steps out of the log, and the curves would skip them unsaid. Training logs every log_every steps
-// (and at its train.steps), so the log holds the last such step at or before the checkpoint's.
-void check_log_reaches(const RunFolder& run, const std::string& checkpoint, int64_t step, int64_t log_every) {
-  if (!fs::exists(run.log_path()) || log_every <= 0) return;
-  const int64_t due = step - step % log_every;
+// steps out of the log, and the curves would skip them unsaid. The checkpoint records the steps
+// since its last log line (its open log window), so the log holds the line of the step before.
+void check_log_reaches(const RunFolder& run, const std::string& checkpoint, const TrainingProgress& progress,
+                       bool writer) {
+  const int64_t due = progress.step - progress.window_steps;
+  if (due <= 0) return;
+  if (!fs::exists(run.log_path())) {
+    if (writer)
+      spdlog::warn("{} has no log.jsonl: the new log starts after step {}, without the steps before",
+                   run.path(), progress.step);
+    return;
+  }
   const int64_t logged = run.last_logged_training_step();
   if (logged >= due) return;
   throw UserError("cannot resume " + run.path() + ": its checkpoint " + checkpoint + " is of step " +
-                  std::to_string(step) + ", but " + run.log_path() + " records training to step " +
+                  std::to_string(progress.step) + ", but " + run.log_path() + " records training to step " +
                   std::to_string(logged) +
                   " only (a checkpoint trained elsewhere, by a copy of the run?); the log " +
-                  "would skip steps " + std::to_string(logged + 1) + "-" + std::to_string(step) +
+                  "would skip steps " + std::to_string(logged + 1) + "-" + std::to_string(due) +
                   ": move that checkpoint aside, or move the log aside to start a new one");
 }
 
@@ -287,7 +292,7 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
             "cannot resume " + run.path() + ": " + *it + " holds step " + std::to_string(progress.step) +
             ", not the step its name says (a checkpoint renamed or copied by hand); move it aside");
       }
-      check_log_reaches(run, *it, progress.step, config.train.log_every);
+      check_log_reaches(run, *it, progress, writer);
       if (writer) {
         for (const std::string& damaged : unreadable) {
           const std::string aside = set_aside_name(damaged);

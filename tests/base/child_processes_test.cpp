@@ -2,7 +2,6 @@
 // (start_child always runs the running program), told by LENGEN_TEST_CHILD what to do before
 // any test runs; the parent checks what it saw: exit codes, signals, output, environment.
 #include "lengen/child_processes.h"
-#include "lengen/errors.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "lengen/errors.h"
 #include "lengen/stop_signals.h"
 
 namespace lengen {

@@ -1,16 +1,17 @@
 // A user error is one printable line whatever the user's input held.
+#include "lengen/errors.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "lengen/errors.h"
 
 namespace lengen {
 namespace {
 
 TEST(UserError, ControlCharactersAreShownNotObeyed) {
   const std::string key = std::string("na") + '\0' + "me\n\t\x7f";
-  EXPECT_EQ(std::string(UserError("unknown key '" + key + "'").what()), "unknown key 'na\\x00me\\x0a\\x09\\x7f'");
+  EXPECT_EQ(std::string(UserError("unknown key '" + key + "'").what()),
+            "unknown key 'na\\x00me\\x0a\\x09\\x7f'");
 }
 
 TEST(UserError, PrintableTextAndUtf8AreKeptAsTheyAre) {

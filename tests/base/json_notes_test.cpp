@@ -1,5 +1,5 @@
 // A user's notes in a JSON file lengen rewrites: found at any depth, put back where they were,
-// moved to the top under a dotted name where their place is gone, never dropped unnamed.
+// moved to the top under a free dotted name where their place is gone, never dropped.
 #include "lengen/json_notes.h"
 
 #include <gtest/gtest.h>
@@ -24,14 +24,17 @@ TEST(JsonNotes, NotesAreFoundAtAnyDepthAndPutBackTheSame) {
   EXPECT_EQ(note_name("/b/a~1b~0c"), "b.a/b~c");
 }
 
-TEST(JsonNotes, ANoteWhosePlaceIsGoneMovesToTheTopAndOneWithNoPlaceIsNamed) {
+TEST(JsonNotes, ANoteWhosePlaceIsGoneMovesToTheTopUnderAFreeName) {
   const Json notes = {{"/attention/seen", "x"}, {"/length", "mine"}, {"/model/where", "y"}};
-  Json written = {{"length", 4}, {"model", {{"where", "lengen's"}}}};
-  const std::vector<std::string> lost = put_notes_back(written, notes);
-  EXPECT_EQ(written["attention.seen"], "x");
+  Json written = {{"length", 4}, {"model", {{"where", "lengen's"}}}, {"attention.seen", "an earlier note"}};
+  const std::vector<std::string> moved = put_notes_back(written, notes);
+  EXPECT_EQ(written["attention.seen"], "an earlier note");
+  EXPECT_EQ(written["attention.seen (2)"], "x");
   EXPECT_EQ(written["model"]["where"], "lengen's");  // lengen's own key wins ...
   EXPECT_EQ(written["model.where"], "y");            // ... and the note moves beside it
-  EXPECT_EQ(lost, std::vector<std::string>{"length"});
+  EXPECT_EQ(written["length (2)"], "mine");
+  EXPECT_EQ(moved, (std::vector<std::string>{"attention.seen -> \"attention.seen (2)\"",
+                                             "length -> \"length (2)\"", "model.where -> \"model.where\""}));
 }
 
 TEST(JsonNotes, ArraysOfAnotherLengthAreNotComparedItemByItem) {

@@ -3,7 +3,6 @@
 // is read the same way: comments allowed, a duplicate key or nesting deeper than
 // kMaxJsonDepth refused, and every problem a UserError that starts with "FILE:LINE:COLUMN".
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace lengen {

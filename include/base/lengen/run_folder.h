@@ -99,4 +99,9 @@ class JsonlLog {
 // did not write it, or no log).
 std::string log_run_id(const std::string& path);
 
+// Why the run's log.jsonl is not its own history, or "" when it is (or the run has no id to tell):
+// "was written by run ID" (a log copied in), or "does not start with the line naming its run" (a
+// log with its first line removed: another run's, perhaps). A log without lines is the run's.
+std::string log_not_the_runs(const RunFolder& run);
+
 }  // namespace lengen

@@ -111,6 +111,10 @@ struct ResultEntry {
   std::optional<double> metric(const std::string& name) const;
 };
 
+// The user's notes on `entry` that writing it moves to its top level, their place gone (a
+// re-measured entry without attention statistics), as "WHERE -> KEY" (put_notes_back).
+std::vector<std::string> notes_moved_on_write(const ResultEntry& entry);
+
 // A fingerprint of everything lengen writes in an entry (its numbers, decode, model and data
 // records; not the keys it does not know), stored as its model.record_hash: an entry edited by
 // hand (a schedule, a checkpoint path, a metric, its decode) no longer matches it.
