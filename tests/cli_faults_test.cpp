@@ -377,6 +377,15 @@ TEST_F(CliFaults, AKeySetTwiceIsRefused) {
       lengen("train " + base() + " --out " + at("run") + " --set train.steps=20 --set train.steps=30"),
       "--set train.steps is given twice (--set train.steps=20, --set train.steps=30); give it once");
   EXPECT_FALSE(fs::exists(at("run")));
+  // By its path and again inside a section's (or task.params') object.
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + at("run") +
+             R"( --set train.steps=10 --set 'train={"steps":30}')"),
+      R"(--set train.steps is given twice (--set train.steps=10, --set train={"steps":30}); give it once)");
+  expect_one_line_refusal(
+      lengen("config show " + base() + R"( --set 'task.params={"vocab":5}' --set task.params.vocab=6)"),
+      "--set task.params.vocab is given twice");
+  EXPECT_FALSE(fs::exists(at("run")));
   ASSERT_EQ(lengen("train " + base() + " --out " + at("run")).code, 0);
   expect_one_line_refusal(lengen("eval " + at("run") + " --set eval.samples=4 --set eval.samples=5"),
                           "--set eval.samples is given twice");

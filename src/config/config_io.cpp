@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -121,6 +122,15 @@ void set_config_value(Config& config, const std::string& key, const json& value,
   }
 }
 
+std::vector<std::string> keys_set_by(const std::string& key, const json& value) {
+  if (!value.is_object()) return {key};
+  std::vector<std::string> keys;
+  for (const auto& [name, inner] : value.items()) {
+    for (const std::string& leaf : keys_set_by(key + "." + name, inner)) keys.push_back(leaf);
+  }
+  return keys;
+}
+
 void apply_override(Config& config, const std::string& assignment) {
   std::string source = "--set " + assignment;
   size_t equals = assignment.find('=');
@@ -164,12 +174,23 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   Config config;
   set_section(config, "", parse_json(read_file(path), path), path);
   // A key set twice would take its last value without a word: which one was meant is not known.
-  for (size_t i = 0; i < overrides.size(); ++i) {
-    const std::string key = overrides[i].substr(0, overrides[i].find('='));
-    for (size_t j = 0; j < i; ++j) {
-      if (overrides[j].substr(0, overrides[j].find('=')) == key)
-        throw UserError("--set " + key + " is given twice (--set " + overrides[j] + ", --set " +
-                        overrides[i] + "); give it once");
+  // So would one set by its path and again inside a section's object (train.steps, train={...}).
+  std::map<std::string, std::string> set_by;  // key -> the override that sets it
+  for (const std::string& assignment : overrides) {
+    const size_t equals = assignment.find('=');
+    const std::string key = assignment.substr(0, equals);
+    std::vector<std::string> keys = {key};
+    if (equals != std::string::npos) {
+      const ConfigField* field = config::find_field(key);
+      keys = keys_set_by(
+          key, override_value(field ? field->type : ValueType::kNumber, assignment.substr(equals + 1)));
+      if (keys.empty()) keys = {key};
+    }
+    for (const std::string& one : keys) {
+      const auto [earlier, fresh] = set_by.emplace(one, assignment);
+      if (!fresh)
+        throw UserError("--set " + one + " is given twice (--set " + earlier->second + ", --set " +
+                        assignment + "); give it once");
     }
   }
   for (const auto& assignment : overrides) apply_override(config, assignment);

@@ -126,14 +126,19 @@ void set_path(nlohmann::json& config, const std::string& key, const nlohmann::js
 
 // A key set twice in one run (by "set" and a grid axis, by two axes, or twice in one entry):
 // the later value would win while the run's name may carry the earlier one.
+// A key set by its path and again inside a section's object ("train.steps", "train": {...}) too.
 void check_each_key_set_once(const SweepRun& run, const std::string& source) {
-  std::map<std::string, nlohmann::json> seen;
+  std::map<std::string, std::string> seen;  // key -> the setting that sets it
   for (const auto& [key, value] : run.overrides) {
-    const auto [it, fresh] = seen.emplace(key, value);
-    if (!fresh) {
-      throw UserError(source + ": run '" + run.name + "' sets " + key + " twice (" + it->second.dump() +
-                      ", then " + value.dump() +
-                      "); set each key in one place (set, one grid axis or one list entry)");
+    std::vector<std::string> keys = keys_set_by(key, value);
+    if (keys.empty()) keys = {key};
+    for (const std::string& one : keys) {
+      const auto [it, fresh] = seen.emplace(one, key + "=" + value.dump());
+      if (!fresh) {
+        throw UserError(source + ": run '" + run.name + "' sets " + one + " twice (" + it->second +
+                        ", then " + key + "=" + value.dump() +
+                        "); set each key in one place (set, one grid axis or one list entry)");
+      }
     }
   }
 }

@@ -121,10 +121,14 @@ TEST(SweepExpansion, KeysSetTwiceAndRepeatedRunsAreRefused) {
   EXPECT_EQ(
       expansion_error(
           R"({"base": {}, "grid": {"train.seed": [2], "method": [{"name": "a", "train.seed": 1}]}})"),
-      "sweep: run 'seed2-a' sets train.seed twice (2, then 1); set each key in one place (set, one grid "
-      "axis or one list entry)");
+      "sweep: run 'seed2-a' sets train.seed twice (train.seed=2, then train.seed=1); set each key in one "
+      "place (set, one grid axis or one list entry)");
   EXPECT_NE(expansion_error(R"({"base": {}, "set": {"train.seed": 3}, "grid": {"train.seed": [1]}})")
-                .find("sets train.seed twice (3, then 1)"),
+                .find("sets train.seed twice (train.seed=3, then train.seed=1)"),
+            std::string::npos);
+  // By its path and again inside a section's object.
+  EXPECT_NE(expansion_error(R"({"base": {}, "set": {"train": {"steps": 30}}, "grid": {"train.steps": [10]}})")
+                .find(R"(sets train.steps twice (train={"steps":30}, then train.steps=10))"),
             std::string::npos);
   EXPECT_EQ(
       expansion_error(R"({"base": {}, "grid": {"train.seed": [1, 1]}})"),

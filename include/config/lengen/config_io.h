@@ -44,6 +44,11 @@ void apply_override(Config& config, const std::string& assignment);
 void set_config_value(Config& config, const std::string& key, const nlohmann::json& value,
                       const std::string& source = "config");
 
+// The keys that setting `key` to `value` sets: `key` itself, or, for an object given to a section
+// or to task.params, each key inside it ("train" = {"steps": 30} sets "train.steps"; an empty
+// object sets none). Two settings of one run that share a key would let the later win unsaid.
+std::vector<std::string> keys_set_by(const std::string& key, const nlohmann::json& value);
+
 // Ranges and allowed values of every key, then the rules that span several keys
 // (len_min <= len_max, warmup <= steps, ...). Task parameters are left to the task.
 void validate_config(const Config& config, const std::string& source = "config");
