@@ -61,6 +61,7 @@ bool is_side_file_name(const std::string& name) {
 struct Choice {
   std::string name;
   std::vector<SweepOverride> overrides;
+  std::string given_name = {};  // its "name" as written, if it has one
 };
 
 std::vector<SweepOverride> overrides_of(const ordered_json& object, const std::string& where) {
@@ -83,6 +84,7 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
                       " must be one plain folder name (not empty, '.' or '..', no '/')");
     }
     choice.name = sanitize(name);
+    choice.given_name = name;
   } else {
     for (const auto& [k, v] : choice.overrides)
       choice.name += (choice.name.empty() ? "" : "-") + override_name(k, v);
@@ -90,8 +92,25 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
   return choice;
 }
 
-// Appends "-2", "-3", ... to names seen before, so every run has its own folder.
-void make_names_unique(std::vector<SweepRun>& runs) {
+// Appends "-2", "-3", ... to names made from settings and seen before, so every run has its own
+// folder. A name the user gave is never changed: two runs that would share a folder because of one
+// ("a b" and "a_b" are both folder a_b) are refused.
+void make_names_unique(std::vector<SweepRun>& runs, const std::string& source) {
+  std::map<std::string, const SweepRun*> first_of;
+  for (const auto& run : runs) {
+    const auto [first, fresh] = first_of.emplace(run.name, &run);
+    if (fresh || (run.given_names.empty() && first->second->given_names.empty())) continue;
+    const auto quoted = [](const SweepRun& one) {
+      std::string names;
+      for (const std::string& name : one.given_names)
+        names += (names.empty() ? "" : " and ") + nlohmann::json(name).dump();
+      return names.empty() ? "made from its settings" : "named " + names;
+    };
+    throw UserError(source + ": two runs get the folder name '" + run.name + "' (one " +
+                    quoted(*first->second) + ", one " + quoted(run) +
+                    "); give them names that differ as folder names (letters, digits, "
+                    "'.', '_' and '-' are kept, anything else becomes '_')");
+  }
   std::map<std::string, int> seen;
   std::set<std::string> taken;
   for (const auto& run : runs) taken.insert(run.name);
@@ -232,6 +251,7 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
       for (size_t a = 0; a < axes.size(); ++a) {
         const Choice& choice = axes[a][digits[a]];
         if (!choice.name.empty()) run.name += (run.name.empty() ? "" : "-") + choice.name;
+        if (!choice.given_name.empty()) run.given_names.push_back(choice.given_name);
         run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
       }
       sweep.runs.push_back(std::move(run));
@@ -249,6 +269,7 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
       if (!json["list"][i].is_object()) throw UserError(where + " must be an object of overrides");
       Choice choice = choice_of("", json["list"][i], where);
       SweepRun run{choice.name, common};
+      if (!choice.given_name.empty()) run.given_names.push_back(choice.given_name);
       run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
       sweep.runs.push_back(std::move(run));
     }
@@ -259,7 +280,7 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   }
   for (const auto& run : sweep.runs) check_each_key_set_once(run, source);
   check_same_names_differ(sweep.runs, source);
-  make_names_unique(sweep.runs);
+  make_names_unique(sweep.runs, source);
   for (const auto& run : sweep.runs) {
     if (!is_plain_name(run.name)) {
       throw UserError(source + ": run name '" + run.name +

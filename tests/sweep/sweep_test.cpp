@@ -42,7 +42,8 @@ TEST(SweepExpansion, GridIsACartesianProductInFileOrderWithReadableNames) {
       "model.attention.positions": ["nape", "rope"],
       "train.seed": [1, 2]
     },
-    "list": [{"model.attention.normalizer": "sparsemax", "task.params.vocab": 8}, {"name": "softmax-nape-seed1"}]
+    "list": [{"model.attention.normalizer": "sparsemax", "task.params.vocab": 8},
+             {"description": "a b"}, {"description": "a_b"}]
   })");
   const Sweep sweep = sweep_from_json(json, ".");
   EXPECT_EQ(sweep.description, "methods x positions x seeds");
@@ -50,7 +51,7 @@ TEST(SweepExpansion, GridIsACartesianProductInFileOrderWithReadableNames) {
             (std::vector<std::string>{"softmax-nape-seed1", "softmax-nape-seed2", "softmax-rope-seed1",
                                       "softmax-rope-seed2", "asentmax-nape-seed1", "asentmax-nape-seed2",
                                       "asentmax-rope-seed1", "asentmax-rope-seed2", "sparsemax-vocab8",
-                                      "softmax-nape-seed1-2"}));
+                                      "a_b", "a_b-2"}));  // names made from settings are made unique
   const SweepRun& run = sweep.runs[5];
   ASSERT_EQ(run.overrides.size(), 5u);
   EXPECT_EQ(run.overrides[0], SweepOverride("train.steps", 400));  // "set" first
@@ -67,7 +68,7 @@ TEST(SweepExpansion, GridIsACartesianProductInFileOrderWithReadableNames) {
   EXPECT_EQ(run_config(sweep, sweep.runs[8]).task.params.at("vocab"), 8);
 
   const auto manifest = sweep_manifest(sweep);
-  EXPECT_EQ(manifest["runs"].size(), 10u);
+  EXPECT_EQ(manifest["runs"].size(), 11u);
   EXPECT_EQ(manifest["runs"][5]["overrides"]["train.seed"], 2);
 }
 
@@ -137,6 +138,16 @@ TEST(SweepExpansion, KeysSetTwiceAndRepeatedRunsAreRefused) {
   EXPECT_NE(
       expansion_error(R"({"base": {}, "list": [{"train.seed": 3}, {"train.seed": 3}]})").find("'seed3'"),
       std::string::npos);
+  // A name the user gave is never changed to make a folder name unique.
+  EXPECT_NE(
+      expansion_error(
+          R"({"base": {}, "list": [{"name": "a b", "train.seed": 1}, {"name": "a_b", "train.seed": 2}]})")
+          .find(R"(two runs get the folder name 'a_b' (one named "a b", one named "a_b"))"),
+      std::string::npos);
+  EXPECT_NE(expansion_error(
+                R"({"base": {}, "list": [{"name": "x", "train.seed": 1}, {"name": "x", "train.seed": 2}]})")
+                .find("two runs get the folder name 'x'"),
+            std::string::npos);
   EXPECT_EQ(expansion_error(R"({"base": {}, "list": []})"),
             "sweep: \"list\" must be a non-empty list of override objects");
   EXPECT_EQ(expansion_error(R"({"base": {}, "list": [{"name": "a"}, {"name": "b"}]})"), "");
