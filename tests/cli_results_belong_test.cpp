@@ -294,6 +294,7 @@ TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
   EXPECT_NE(note.find("mine: deleted the checkpoints on purpose"), std::string::npos) << note;
   EXPECT_EQ(text_of(run / "log.jsonl"), log);
   // Moved away, the run trains anew; the annotated note stays, and the sweep says so.
+  // (Kept too: a run with checkpoints whose config.json is gone, which a resume refuses.)
   fs::rename(run, root_ / "a_old");
   const CliResult anew = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
   ASSERT_EQ(anew.code, 0) << anew.out << anew.err;
@@ -301,6 +302,18 @@ TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
             std::string::npos)
       << anew.out;
   EXPECT_EQ(text_of(root_ / "out" / "a.failure.txt"), note);
+  fs::rename(run / "config.json", root_ / "config.json");
+  const CliResult lost = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(
+      lost.out.find("a  [kept: it has checkpoints but no config.json: put it back (" +
+                    at("out/a.config.json") + " holds the config the sweep started it with) to resume it]"),
+      std::string::npos)
+      << lost.out;
+  const std::vector<std::string> checkpoints = RunFolder(run.string()).checkpoints();
+  EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 1);
+  EXPECT_EQ(RunFolder(run.string()).checkpoints(), checkpoints);
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run.string() + " --resume"),
+                          "it has no config.json but has checkpoints: put its config.json back");
 }
 
 // A sweep run left to resume whose newest checkpoint is past the train.steps the sweep now asks for

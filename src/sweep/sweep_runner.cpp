@@ -74,14 +74,20 @@ int64_t first_checkpoint_step(const RunFolder& folder) {
   }
 }
 
-// Why a run that has no step checkpoint left to resume from is kept as it is, not started over
-// (which would replace what it has): it was evaluated (results.json: a user's notes and lengths
-// evaluated by hand among them), or it trained past its first checkpoint (checkpoints/best.pt,
-// or a log that went that far) and its step checkpoints were deleted since, to save space, say.
-// "" for a run that may start over: one that failed before its first checkpoint.
-std::string why_kept_without_checkpoint(const RunPaths& paths) {
+// Why a run is kept as it is, neither resumed nor started over (which would replace what it
+// has): it has checkpoints but lost its config.json (a resume is refused), or it has no step
+// checkpoint left to resume from and was evaluated (results.json: a user's notes and lengths
+// evaluated by hand among them) or trained past its first checkpoint (checkpoints/best.pt, or a
+// log that went that far), its step checkpoints deleted since, to save space, say. "" for a run
+// to resume, or one that may start over: one that failed before its first checkpoint.
+std::string why_kept_as_it_is(const RunPaths& paths) {
   const RunFolder folder(paths.run_dir);
-  if (!folder.latest_checkpoint().empty()) return "";
+  if (!folder.latest_checkpoint().empty()) {
+    if (fs::exists(folder.config_path())) return "";
+    // Resumed, it would be refused; started over, its checkpoints would go.
+    return "it has checkpoints but no config.json: put it back (" + paths.config +
+           " holds the config the sweep started it with) to resume it";
+  }
   const char* advice =
       "; lengen does not train over it: move the run folder away (or delete it) to train the run anew";
   if (fs::exists(folder.results_path()))
@@ -277,7 +283,7 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
   }
   config.train.threads = std::max<int64_t>(1, config.train.threads / args.jobs);
   RunFolder folder(pending.paths.run_dir);
-  if (const std::string why = why_kept_without_checkpoint(pending.paths); !why.empty()) {
+  if (const std::string why = why_kept_as_it_is(pending.paths); !why.empty()) {
     write_failure_note(pending.paths.failure, "kept as it is (not started)",
                        pending.paths.run_dir + ": " + why + "\n");
     return false;
@@ -314,7 +320,7 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
     std::string state;
     try {
       const Config wanted = run_config(sweep, run);
-      const std::string why_kept = why_kept_without_checkpoint(paths);
+      const std::string why_kept = why_kept_as_it_is(paths);
       state = is_finished(paths)                                      ? "finished"
               : !why_kept.empty()                                     ? "kept: " + why_kept
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"

@@ -173,7 +173,13 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
                       "); lengen resumes only runs it started: choose another --out");
     }
     if (!fs::exists(run.config_path())) {
-      throw UserError("cannot resume " + run.path() + ": it has no config.json (start it without --resume)");
+      // --force would delete checkpoints a lost config.json leaves behind: not the advice then.
+      throw UserError(
+          "cannot resume " + run.path() + ": it has no config.json " +
+          (run.checkpoints().empty()
+               ? std::string("(start it without --resume)")
+               : "but has checkpoints: put its config.json back (the config it was started with, as "
+                 "`lengen config show CONFIG --set ...` prints it) to resume them"));
     }
     // Checked under the lock: a run another process is training is neither compared nor touched
     // (and is named as in use, even before its first checkpoint).
