@@ -52,8 +52,16 @@ TEST_F(FailureNote, AnAnnotatedNoteIsKeptBelowTheNextAndAfterSuccess) {
   EXPECT_EQ(both.rfind("exit code 3\nnew tail\n", 0), 0u) << both;  // the report quotes line one
   EXPECT_NE(both.find("mine: the disk was full that night"), std::string::npos) << both;
   EXPECT_NE(both.find("exit code 1\nlog tail\n"), std::string::npos) << both;
+  const std::string annotated = both.substr(both.find("exit code 1"));
+  // A third failure replaces lengen's second note, not stacking it above the annotated one.
+  write_failure_note(path_, "exit code 4", "third tail\n");
+  EXPECT_EQ(text().find("exit code 3"), std::string::npos) << text();
+  EXPECT_EQ(text().substr(text().find("exit code 1")), annotated) << text();
+  // Success: the annotated note is kept as the user left it.
   EXPECT_FALSE(remove_failure_note(path_));
-  EXPECT_EQ(text(), both);
+  EXPECT_EQ(text(), annotated);
+  EXPECT_FALSE(remove_failure_note(path_));
+  EXPECT_EQ(text(), annotated);
   // A note edited in the middle (not appended to) is the user's too.
   fs::remove(path_);
   write_failure_note(path_, "exit code 1", "log tail\n");

@@ -7,12 +7,13 @@
 
 namespace lengen {
 
-// Writes the note of a failure. An earlier note of lengen's is replaced; an annotated one is kept
-// below the new note, which then carries no fingerprint (the file holds the user's text).
+// Writes the note of a failure. An earlier note of lengen's is replaced; an annotated one (or a
+// file of the user's) is kept, as it is, below the new note.
 void write_failure_note(const std::string& path, const std::string& why, const std::string& detail);
 
 // After the run succeeded: removes lengen's own note and returns true (also when there is none);
-// keeps an annotated one and returns false.
+// keeps an annotated one as the user left it (without a note lengen stacked above it since) and
+// returns false.
 bool remove_failure_note(const std::string& path);
 
 }  // namespace lengen
