@@ -945,6 +945,23 @@ TEST_F(CliWrites, EvalEveryPastTheStepsTellsNoRunsApart) {
                           "train the same config");
 }
 
+// sweep.json is the sweep's record: an entry whose overrides were edited by hand is written again
+// from the sweep file, with a line saying what it said.
+TEST_F(CliWrites, ASweepSaysWhenItRewritesAnEditedManifestEntry) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a", "train.seed": 1}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  nlohmann::json manifest = read_json_file(at("out/sweep.json"));
+  manifest["runs"][0]["overrides"]["train.seed"] = 5;
+  std::ofstream(at("out/sweep.json"), std::ios::trunc) << manifest.dump(2);
+  const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.out.find("rewrote " + at("out") + "/sweep.json's entry of run a: its overrides were "
+                           "{\"train.seed\":5}, this sweep file's are {\"train.seed\":1}"),
+            std::string::npos)
+      << again.out;
+  EXPECT_EQ(read_json_file(at("out/sweep.json"))["runs"][0]["overrides"]["train.seed"], 1);
+}
+
 // A run without results of the decode mode reported is named as left out and labels no row.
 TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   trained("runs/greedy");

@@ -417,8 +417,14 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
     if (found == mine.end()) {
       runs.push_back(run);
     } else {
-      // This sweep's entry, with keys of the user's on the listed one kept.
+      // This sweep's entry, with keys of the user's on the listed one kept; other overrides (from
+      // another sweep file, or edited by hand) are replaced, with a line.
       nlohmann::json entry = found->second;
+      if (run.value("overrides", nlohmann::json()) != entry.value("overrides", nlohmann::json())) {
+        std::cout << "rewrote " << path << "'s entry of run " << found->first << ": its overrides were "
+                  << run.value("overrides", nlohmann::json()).dump() << ", this sweep file's are "
+                  << entry.value("overrides", nlohmann::json()).dump() << "\n";
+      }
       for (const auto& [key, value] : run.items()) {
         if (!entry.contains(key)) entry[key] = value;
       }
