@@ -955,11 +955,19 @@ TEST_F(CliWrites, ASweepSaysWhenItRewritesAnEditedManifestEntry) {
   std::ofstream(at("out/sweep.json"), std::ios::trunc) << manifest.dump(2);
   const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
   ASSERT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(again.out.find("rewrote " + at("out") + "/sweep.json's entry of run a: its overrides were "
+  EXPECT_NE(again.out.find("rewrote " + at("out") +
+                           "/sweep.json's entry of run a: its overrides were "
                            "{\"train.seed\":5}, this sweep file's are {\"train.seed\":1}"),
             std::string::npos)
       << again.out;
   EXPECT_EQ(read_json_file(at("out/sweep.json"))["runs"][0]["overrides"]["train.seed"], 1);
+  // A run folder replaced by a link to another run's of the sweep is named as such.
+  std::ofstream(at("two.json")) << R"({"base": "base.json", "list": [{"name": "a", "train.seed": 1},
+      {"name": "b", "train.seed": 2}]})";
+  fs::create_directory_symlink("a", root_ / "out" / "b");
+  expect_one_line_refusal(
+      lengen("sweep " + at("two.json") + " --out " + at("out")),
+      "sweep: " + at("out") + "/b is a link to the run folder of a, another run of the sweep");
 }
 
 // A run without results of the decode mode reported is named as left out and labels no row.

@@ -226,6 +226,17 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
     const RunPaths paths(out, run.name);
+    // A run folder that is a link to another run's of the sweep is that run, not this one.
+    std::error_code error;
+    if (fs::is_symlink(fs::symlink_status(paths.run_dir, error))) {
+      for (const SweepRun& other : sweep.runs) {
+        if (other.name != run.name &&
+            fs::equivalent(paths.run_dir, RunPaths(out, other.name).run_dir, error)) {
+          throw UserError("sweep: " + paths.run_dir + " is a link to the run folder of " + other.name +
+                          ", another run of the sweep; remove the link, or use another --out");
+        }
+      }
+    }
     const bool finished = is_finished(paths);
     const bool claimed = claimed_elsewhere(paths.log);
     const bool started = claimed || !RunFolder(paths.run_dir).latest_checkpoint().empty() ||
