@@ -249,7 +249,8 @@ void check_checkpoint_trained_as(const std::string& path, const TrainingProgress
   if (key.empty()) return;
   throw UserError("checkpoint " + path + " was trained with " + key + "=" + config_value_text(stored, key) +
                   ", this run's config.json has " + config_value_text(current, key) +
-                  ": it is not a model of this run (a copy of the run trained on under another config?)");
+                  ": config.json edited since the run trained (put the value back), or the checkpoint is not a "
+                  "model of this run (a copy of the run trained on under another config)");
 }
 
 void check_checkpoint_schedule_is_runs(const std::string& path, const TrainingProgress& progress,
