@@ -926,6 +926,19 @@ TEST_F(CliWrites, AReportComparesConfigsAsTrained) {
   EXPECT_EQ(page.find("alibi_heads"), std::string::npos) << page;
 }
 
+// A task parameter that another run's task does not have labels that run with nothing, not "=?".
+TEST_F(CliWrites, AReportLabelsNoRowWithAParameterItsTaskLacks) {
+  std::ofstream(at("defaults.json")) << testing::without_task_params(testing::tiny_copy_json());
+  ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/copy")).code, 0);
+  ASSERT_EQ(
+      lengen("train " + at("defaults.json") + " --out " + at("runs/parity") + " --set task.name=parity").code,
+      0);
+  ASSERT_EQ(lengen("report " + at("runs")).code, 0);
+  const std::string page = text_of(root_ / "runs" / "report.md");
+  EXPECT_NE(page.find("| Softmax (softmax + none) / nape, task.name=parity | "), std::string::npos) << page;
+  EXPECT_EQ(page.find("=?"), std::string::npos) << page;
+}
+
 // Two runs whose train.eval_every both validate at the last step only (6 and 9 of 6 steps) picked
 // best.pt alike: their best.pt results are seeds of one row, and a sweep takes them for one config.
 TEST_F(CliWrites, EvalEveryPastTheStepsTellsNoRunsApart) {

@@ -355,7 +355,9 @@ std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
     for (const std::string& key : differing) {
       const auto found = one.config.find(key);
       if (found != one.config.end() && found->second == "-") continue;
-      if (found == one.config.end() && !one.has_config) continue;
+      // Nor does a key the run's config lacks when its config is unknown, or a task parameter its
+      // task does not have (its parameters are resolved, so every one it has is there).
+      if (found == one.config.end() && (!one.has_config || key.rfind("task.params.", 0) == 0)) continue;
       variant +=
           (variant.empty() ? "" : ", ") + key + "=" + (found == one.config.end() ? "?" : found->second);
     }
