@@ -385,6 +385,10 @@ TEST_F(CliFaults, AKeySetTwiceIsRefused) {
   expect_one_line_refusal(
       lengen("config show " + base() + R"( --set 'task.params={"vocab":5}' --set task.params.vocab=6)"),
       "--set task.params.vocab is given twice");
+  // Or twice inside one object.
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + at("run") + R"( --set 'train={"steps":10,"steps":30}')"),
+      R"(--set train={"steps":10,"steps":30}: duplicate key 'steps')");
   EXPECT_FALSE(fs::exists(at("run")));
   ASSERT_EQ(lengen("train " + base() + " --out " + at("run")).code, 0);
   expect_one_line_refusal(lengen("eval " + at("run") + " --set eval.samples=4 --set eval.samples=5"),

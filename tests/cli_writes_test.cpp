@@ -65,8 +65,17 @@ TEST_F(CliWrites, ForceTrustsOnlyTheMarker) {
   // In a run folder lengen made, --force still keeps a file of the user's.
   const std::string run = trained("run");
   std::ofstream(fs::path(run) / "notes.txt") << "mine";
-  ASSERT_EQ(lengen("train " + base() + " --out " + run + " --force").code, 0);
+  // A name lengen writes beside its files (a stopped writer's temporary file) goes, said.
+  std::ofstream(fs::path(run) / "results.json.999-1.tmp") << "half written";
+  const CliResult forced = lengen("train " + base() + " --out " + run + " --force");
+  ASSERT_EQ(forced.code, 0) << forced.err;
   EXPECT_EQ(text_of(fs::path(run) / "notes.txt"), "mine");
+  EXPECT_FALSE(fs::exists(fs::path(run) / "results.json.999-1.tmp"));
+  EXPECT_NE(forced.out.find("removed " + run +
+                            "/results.json.999-1.tmp: the temporary file of a lengen that "
+                            "stopped while writing"),
+            std::string::npos)
+      << forced.out;
 }
 
 // A second writer of a run (an evaluation, a resume) is refused while the first holds it.

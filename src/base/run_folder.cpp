@@ -1,5 +1,7 @@
 #include "lengen/run_folder.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -229,22 +231,37 @@ void RunFolder::remove_for_restart() const {
                       "away first); nothing was deleted");
     }
   }
-  // Only the names training and evaluation write; anything else a user put there stays.
+  // Only the names training and evaluation write; anything else a user put there stays. The
+  // names lengen writes beside them (a stopped writer's temporary file, a damaged checkpoint set
+  // aside) are said as they go: a file of the user's could carry such a name.
   const auto remove = [&](const fs::path& file) {
     fs::remove(file, error);
     if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
   };
+  const auto remove_said = [&](const fs::path& file, const char* what) {
+    remove(file);
+    spdlog::info("removed {}: {}", file.string(), what);
+  };
   for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json"}) {
     for (const auto& entry : fs::directory_iterator(path_)) {
       const std::string file = entry.path().filename().string();
-      if (file == name || is_temporary_of(file, name)) remove(entry.path());
+      if (file == name) remove(entry.path());
+      if (is_temporary_of(file, name))
+        remove_said(entry.path(), "the temporary file of a lengen that stopped while writing");
     }
   }
   // A report or attention page of the run it was is not one of the new run's.
   remove_listed_output_files(path_);
   if (fs::is_directory(checkpoint_dir(), error)) {
     for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
-      if (is_lengen_checkpoint_file(entry.path().filename().string())) remove(entry.path());
+      const std::string file = entry.path().filename().string();
+      if (is_step_checkpoint_name(file) || file == "best.pt") {
+        remove(entry.path());
+      } else if (is_lengen_checkpoint_file(file)) {
+        remove_said(entry.path(), file.find(".unreadable") != std::string::npos
+                                      ? "a damaged checkpoint lengen set aside"
+                                      : "the temporary file of a lengen that stopped while writing");
+      }
     }
     if (fs::is_empty(checkpoint_dir(), error)) remove(checkpoint_dir());
   }

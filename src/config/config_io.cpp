@@ -91,7 +91,7 @@ std::string read_file(const std::string& path) { return read_text_file(path, "co
 // The value text of an override as JSON: strings are taken raw (or, written as a JSON string
 // with its quotes, as that string, the same value the key takes in a config file), lists may drop
 // their brackets, anything else is read as JSON.
-json override_value(ValueType type, const std::string& text) {
+json override_value(ValueType type, const std::string& text, const std::string& source) {
   if (type == ValueType::kString) {
     if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
       const json quoted = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -103,7 +103,10 @@ json override_value(ValueType type, const std::string& text) {
   if (type == ValueType::kIntegerList && (text.empty() || text.front() != '[')) json_text = "[" + text + "]";
   json value = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   // Text that is not JSON at all stays a string, so the type error quotes what was typed.
-  return value.is_discarded() ? json(text) : value;
+  if (value.is_discarded()) return json(text);
+  // An object is read as a config file is: a key given twice in it is refused, not taken last.
+  if (value.is_structured()) value = parse_json_text(json_text, source, "key");
+  return value;
 }
 
 }  // namespace
@@ -145,7 +148,7 @@ void apply_override(Config& config, const std::string& assignment) {
   // Sections and task.params entries take JSON, like a number does.
   const ConfigField* field = config::find_field(key);
   ValueType type = field ? field->type : ValueType::kNumber;
-  json value = override_value(type, text);
+  json value = override_value(type, text, source);
   // An object given for task.params changes the entries it names and keeps the others, as one
   // given for a section does (--set model={...}): the config's other parameters do not fall back
   // to their defaults unseen.
@@ -182,8 +185,8 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     std::vector<std::string> keys = {key};
     if (equals != std::string::npos) {
       const ConfigField* field = config::find_field(key);
-      keys = keys_set_by(
-          key, override_value(field ? field->type : ValueType::kNumber, assignment.substr(equals + 1)));
+      keys = keys_set_by(key, override_value(field ? field->type : ValueType::kNumber,
+                                             assignment.substr(equals + 1), "--set " + assignment));
       if (keys.empty()) keys = {key};
     }
     for (const std::string& one : keys) {
