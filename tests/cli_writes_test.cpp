@@ -990,6 +990,15 @@ TEST_F(CliWrites, ASweepSaysWhenItRewritesAnEditedManifestEntry) {
   expect_one_line_refusal(
       lengen("sweep " + at("two.json") + " --out " + at("out")),
       "sweep: " + at("out") + "/b is a link to the run folder of a, another run of the sweep");
+  fs::remove(root_ / "out" / "b");
+  // A run resumed by hand with more steps is named as resumed, not as an edited config.json.
+  ASSERT_EQ(
+      lengen("train " + at("out/a.config.json") + " --out " + at("out/a") + " --resume --set train.steps=9")
+          .code,
+      0);
+  expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out")),
+                          "it was resumed to train.steps=9 since the sweep started it: give the sweep that "
+                          "train.steps, or use another --out");
 }
 
 // A run without results of the decode mode reported is named as left out and labels no row.

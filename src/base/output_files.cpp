@@ -12,6 +12,7 @@
 #include "lengen/atomic_write.h"
 #include "lengen/content_hash.h"
 #include "lengen/errors.h"
+#include "lengen/file_removal.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
 #include "lengen/sweep_manifest.h"
@@ -297,6 +298,7 @@ void remove_listed_output_files(const std::string& dir,
   if (!fs::is_regular_file(fs::symlink_status(list_path, error))) return;
   std::set<fs::path> folders;
   std::vector<std::string> removed;
+  FileRemoval removal("the removal of the earlier pages " + list_path.string() + " lists");
   for (const auto& [name, hash] : read_list(list_path)) {
     if (which && !which(name)) continue;
     removed.push_back(name);
@@ -312,8 +314,7 @@ void remove_listed_output_files(const std::string& dir,
           file.string(), why_not_lengens(file, hash));
       continue;
     }
-    fs::remove(file, error);
-    if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
+    removal.remove(file);
     for (fs::path above = fs::path(name).lexically_normal().parent_path(); !above.empty();
          above = above.parent_path())
       folders.insert(fs::path(dir) / above);

@@ -12,6 +12,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "lengen/file_removal.h"
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"
 #include "lengen/run_lock.h"
@@ -234,10 +235,8 @@ void RunFolder::remove_for_restart() const {
   // Only the names training and evaluation write; anything else a user put there stays. The
   // names lengen writes beside them (a stopped writer's temporary file, a damaged checkpoint set
   // aside) are said as they go: a file of the user's could carry such a name.
-  const auto remove = [&](const fs::path& file) {
-    fs::remove(file, error);
-    if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
-  };
+  FileRemoval removal("--force");
+  const auto remove = [&](const fs::path& file) { removal.remove(file); };
   const auto remove_said = [&](const fs::path& file, const char* what) {
     remove(file);
     spdlog::info("removed {}: {}", file.string(), what);
@@ -315,12 +314,15 @@ std::string log_run_id(const std::string& path) {
   std::error_code error;
   if (!fs::is_regular_file(path, error)) return "";
   std::ifstream in(path);
-  std::string first;
-  std::getline(in, first);
-  const auto line = nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false);
-  if (!line.is_object() || line.contains("step") || !line.contains("run_id") || !line["run_id"].is_string())
-    return "";
-  return line["run_id"].get<std::string>();
+  // Its first JSON line: a note of the user's above it (not JSON) is read past.
+  for (std::string text; std::getline(in, text);) {
+    const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (line.is_discarded()) continue;
+    if (!line.is_object() || line.contains("step") || !line.contains("run_id") || !line["run_id"].is_string())
+      return "";
+    return line["run_id"].get<std::string>();
+  }
+  return "";
 }
 
 std::string log_not_the_runs(const RunFolder& run) {
@@ -330,8 +332,13 @@ std::string log_not_the_runs(const RunFolder& run) {
   const std::string logged_by = log_run_id(run.log_path());
   if (logged_by == own_id) return "";
   if (!logged_by.empty()) return "was written by run " + logged_by;
-  if (fs::file_size(run.log_path(), error) == 0 || error) return "";
-  return "does not start with the line naming its run (its first line removed: another run's log?)";
+  // A log without a JSON line (empty, or notes only) holds no history to mistake.
+  std::ifstream in(run.log_path());
+  for (std::string text; std::getline(in, text);) {
+    if (!nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false).is_discarded())
+      return "does not start with the line naming its run (its first line removed: another run's log?)";
+  }
+  return "";
 }
 
 void JsonlLog::write(const nlohmann::json& record) {

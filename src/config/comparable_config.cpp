@@ -88,9 +88,9 @@ nlohmann::json comparable_config_json(const Config& config) {
   if (attention.positions == "nape")
     json["model"]["attention"]["alibi_heads"] = nape_alibi_heads(attention.alibi_heads, config.model.heads);
   // Training validates (and picks best.pt) every eval_every steps and at its last step: every
-  // eval_every of 0 or past the run's steps validates at the last step only.
-  const int64_t steps = config.train.steps, every = config.train.eval_every;
-  if (every <= 0 || every >= steps) json["train"]["eval_every"] = steps;
+  // eval_every of train.steps or more validates at the last step only (said in words, so that a
+  // message comparing two configs quotes no number either holds).
+  if (config.train.eval_every >= config.train.steps) json["train"]["eval_every"] = kLastStepOnly;
   return json;
 }
 

@@ -185,6 +185,12 @@ std::string stale_advice(const RunPaths& paths, const std::vector<std::string>& 
   if (fs::exists(paths.config)) {
     const nlohmann::json started = read_json_file(paths.config);
     const std::string key = first_config_difference(config, started, may_differ_in);
+    // A resume with more train.steps writes them into config.json: lengen's doing, not an edit.
+    if (key == "train.steps" &&
+        config_value_text(config, key) == std::to_string(RunFolder(paths.run_dir).latest_step())) {
+      return "it was resumed to train.steps=" + config_value_text(config, key) +
+             " since the sweep started it: give the sweep that train.steps, or use another --out";
+    }
     if (!key.empty()) {
       return "its config.json was edited since the sweep started it (" + key + " is " +
              config_value_text(config, key) + " there, " + config_value_text(started, key) + " in " +

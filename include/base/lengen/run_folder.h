@@ -95,13 +95,13 @@ class JsonlLog {
   std::ofstream out_;
 };
 
-// The run id of a log's first line, {"run_id": ID}; "" when it has none (a log of a build that
-// did not write it, or no log).
+// The run id of a log's first JSON line (notes above it that are not JSON are read past),
+// {"run_id": ID}; "" when it has none (a log of a build that did not write it, or no log).
 std::string log_run_id(const std::string& path);
 
 // Why the run's log.jsonl is not its own history, or "" when it is (or the run has no id to tell):
 // "was written by run ID" (a log copied in), or "does not start with the line naming its run" (a
-// log with its first line removed: another run's, perhaps). A log without lines is the run's.
+// log with its first line removed: another run's, perhaps). A log without JSON lines is the run's.
 std::string log_not_the_runs(const RunFolder& run);
 
 }  // namespace lengen

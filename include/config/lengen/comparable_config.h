@@ -19,10 +19,13 @@ namespace lengen {
 // decays).
 std::vector<std::string> unread_config_keys(const Config& config);
 
+// What comparable_config_json writes for a train.eval_every that validates at the last step only.
+constexpr const char* kLastStepOnly = "at the last step only";
+
 // config_to_json(config) with the task's parameters as the task resolves them (defaults filled
 // in), every unread_config_keys key at its default, nape's alibi_heads -1 as the number it stands
-// for, and a train.eval_every that validates at the last step only (0, or train.steps or more) as
-// train.steps. Parameters the task refuses are left as they are (training names them).
+// for, and a train.eval_every of train.steps or more (it validates at the last step only) as
+// kLastStepOnly. Parameters the task refuses are left as they are (training names them).
 nlohmann::json comparable_config_json(const Config& config);
 
 // The same of a config.json as read; `saved` itself when it is no valid config.
