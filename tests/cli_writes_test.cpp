@@ -1034,6 +1034,13 @@ TEST_F(CliWrites, AReportNamesARunInTraining) {
   EXPECT_NE(text_of(root_ / "pages" / "report.md")
                 .find("**In training or evaluation while this report was written: run"),
             std::string::npos);
+  // So does an attention page of it.
+  const CliResult page =
+      lengen("attention " + run + " --length 4 --out " + at("maps"), "flock -o " + at("run/.lengen_lock"));
+  ASSERT_EQ(page.code, 0) << page.err;
+  EXPECT_NE(text_of(root_ / "maps" / "attention.md")
+                .find("**In training or evaluation while this page was written: run"),
+            std::string::npos);
 }
 
 // A user's note on an entry that is measured anew is kept, and the evaluation says so: the note

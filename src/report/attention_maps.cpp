@@ -22,9 +22,11 @@
 #include "lengen/evaluation.h"
 #include "lengen/json_file.h"
 #include "lengen/memory_estimate.h"
+#include "lengen/named_entries.h"
 #include "lengen/output_files.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_lock.h"
 #include "lengen/sequence.h"
 
 namespace fs = std::filesystem;
@@ -354,6 +356,17 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     same_sample = same_sample && run.sample.src == first.sample.src && run.sample.trg == first.sample.trg;
   if (!same_sample)
     md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
+  // A run being trained now: its maps are of the checkpoint named, a model of that moment.
+  std::vector<std::string> busy;
+  for (const RunMaps& run : runs) {
+    if (run_in_use_elsewhere(run.folder)) busy.push_back(run.name);
+  }
+  if (!busy.empty()) {
+    spdlog::warn("{} run(s) are being trained or evaluated by another lengen process: {}", busy.size(),
+                 joined_names(busy));
+    md << "**In training or evaluation while this page was written: " << joined_names(busy)
+       << " (their maps are of the checkpoint named, a model of that moment).**\n\n";
+  }
   md << "Runs:";
   for (size_t i = 0; i < runs.size(); ++i)
     md << (i ? ";" : "") << " `" << runs[i].name << "` is " << runs[i].folder;
