@@ -1001,6 +1001,19 @@ TEST_F(CliWrites, ASweepSaysWhenItRewritesAnEditedManifestEntry) {
                           "train.steps, or use another --out");
 }
 
+// A resume takes its description from the config it is given; the one it replaces is said.
+TEST_F(CliWrites, AResumeSaysTheDescriptionItReplaces) {
+  const std::string run = trained("run");
+  nlohmann::json config = read_json_file(at("run/config.json"));
+  config["description"] = "lr looked high";
+  std::ofstream(at("run/config.json"), std::ios::trunc) << config.dump(2);
+  const CliResult resumed = lengen("train " + base() + " --out " + run + " --resume --set train.steps=9");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("config.json: description \"lr looked high\" replaced by the config's \"\""),
+            std::string::npos)
+      << resumed.out;
+}
+
 // A run without results of the decode mode reported is named as left out and labels no row.
 TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   trained("runs/greedy");

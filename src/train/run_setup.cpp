@@ -226,6 +226,15 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   if (!writer) return lock;
   fs::create_directories(run.checkpoint_dir());
   run.mark(/*fresh=*/!options.resume);
+  // A resume may change the description (the config given says it); the one it replaces is said.
+  if (options.resume) {
+    const nlohmann::json before = read_json_file(run.config_path());
+    const nlohmann::json said =
+        before.is_object() ? before.value("description", nlohmann::json("")) : nlohmann::json("");
+    if (said != resolved.value("description", nlohmann::json("")))
+      spdlog::info("{}: description {} replaced by the config's {}", run.config_path(), said.dump(),
+                   resolved.value("description", nlohmann::json("")).dump());
+  }
   write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
   if (!options.resume && !options.data_dir.empty()) {
     write_file_atomically(run.training_data_path(), data_record.dump(2) + "\n");
