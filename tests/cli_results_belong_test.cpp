@@ -120,6 +120,20 @@ TEST_F(CliResultsBelong, ACheckpointACopyTrainedFurtherDoesNotResumeTheRun) {
       << no_log.out;
 }
 
+// A copy whose checkpoints/ links into the run's folder would write and prune the run's
+// checkpoints: a resume (or a new training) through it is refused, and the run's are untouched.
+TEST_F(CliResultsBelong, ACheckpointsLinkIntoAnotherRunIsRefused) {
+  const std::string a = trained("a");
+  fs::copy(a, at("b"), fs::copy_options::recursive);
+  fs::remove_all(at("b/checkpoints"));
+  fs::create_directory_symlink("../a/checkpoints", at("b/checkpoints"));
+  const std::vector<std::string> checkpoints = RunFolder(a).checkpoints();
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("b") + " --resume --set train.steps=9"),
+                          at("b") + "/checkpoints is a link into the run folder ");
+  EXPECT_EQ(RunFolder(a).checkpoints(), checkpoints);
+  EXPECT_FALSE(fs::exists(at("a/checkpoints/step_00000009.pt")));
+}
+
 // train.steps may only grow on --resume: a copy resumed with more steps trains its later
 // checkpoints under a longer schedule than the run's, and they are not the run's models.
 TEST_F(CliResultsBelong, ACopyResumedWithMoreStepsIsNotTheRun) {

@@ -132,6 +132,24 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
   }
 }
 
+// A checkpoints/ that links into another run folder would have this run write, prune and resume
+// from that run's checkpoints (a copy of the run carries its identity): refused before anything is
+// written. A link elsewhere (another disk) is the user's choice.
+void check_checkpoints_are_the_runs(const RunFolder& run) {
+  std::error_code error;
+  if (!fs::is_symlink(fs::symlink_status(run.checkpoint_dir(), error))) return;
+  const fs::path target = fs::weakly_canonical(run.checkpoint_dir(), error);
+  if (error) return;
+  const fs::path own = fs::weakly_canonical(run.path(), error);
+  for (fs::path folder = target; !folder.empty(); folder = folder.parent_path()) {
+    if (folder != own && RunFolder(folder.string()).is_lengen_run()) {
+      throw UserError(run.checkpoint_dir() + " is a link into the run folder " + folder.string() +
+                      ": lengen would write, prune and resume from that run's checkpoints; remove the link");
+    }
+    if (folder == folder.parent_path()) break;
+  }
+}
+
 }  // namespace
 
 void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
@@ -163,6 +181,7 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   check_out_folder(run.path(), "run folder");
   // A run inside another run's folder (its checkpoints/) would pass for part of that run.
   check_out_is_not_in_a_run(run.path(), {run.path()});
+  check_checkpoints_are_the_runs(run);
   std::unique_ptr<RunLock> lock;
   if (options.resume) {
     // Only a run lengen started is continued, and nothing is written into a folder that turns
