@@ -1014,6 +1014,18 @@ TEST_F(CliWrites, AResumeSaysTheDescriptionItReplaces) {
       << resumed.out;
 }
 
+// A folder of runs below the reported one is not read, and named.
+TEST_F(CliWrites, AReportNamesAFolderOfRunsBelowIt) {
+  trained("runs/a");
+  trained("runs/inner/b", " --set train.seed=2");
+  ASSERT_EQ(lengen("report " + at("runs")).code, 0);
+  const std::string page = text_of(root_ / "runs" / "report.md");
+  EXPECT_NE(
+      page.find("inner (a folder of runs below this one, not read: lengen report " + at("runs/inner") + ")"),
+      std::string::npos)
+      << page;
+}
+
 // A run without results of the decode mode reported is named as left out and labels no row.
 TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   trained("runs/greedy");

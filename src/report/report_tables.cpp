@@ -475,6 +475,19 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     for (const auto& entry : fs::directory_iterator(root, error)) {
       if (RunFolder(entry.path().string()).is_lengen_run() && !fs::exists(entry.path() / "results.json"))
         unevaluated.push_back(entry.path().filename().string() + " (a run folder without results.json)");
+      // The runs of a folder one level down (a sweep folder among runs) are not read: named.
+      if (!entry.is_directory(error) || RunFolder(entry.path().string()).is_lengen_run() ||
+          fs::exists(entry.path() / "results.json"))
+        continue;
+      bool holds_runs = fs::exists(entry.path() / kSweepManifestName);
+      for (const auto& inner : fs::directory_iterator(entry.path(), error)) {
+        if (holds_runs) break;
+        holds_runs = fs::exists(inner.path() / "results.json");
+      }
+      if (holds_runs)
+        unevaluated.push_back(entry.path().filename().string() +
+                              " (a folder of runs below this one, not read: lengen report " +
+                              entry.path().string() + ")");
     }
     std::sort(unevaluated.begin(), unevaluated.end());
     return unevaluated;
