@@ -393,6 +393,10 @@ TEST_F(CliFaults, AKeySetTwiceIsRefused) {
   ASSERT_EQ(lengen("train " + base() + " --out " + at("run")).code, 0);
   expect_one_line_refusal(lengen("eval " + at("run") + " --set eval.samples=4 --set eval.samples=5"),
                           "--set eval.samples is given twice");
+  expect_one_line_refusal(
+      lengen("eval " + at("run") + " --samples 3 --set eval.long_from=16"),
+      "--samples (every length, the long ones included) and --set eval.long_from=16 both set "
+      "eval.long_from; give one of them");
 }
 
 }  // namespace

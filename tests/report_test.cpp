@@ -453,6 +453,21 @@ TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
   EXPECT_EQ(md.find("=?"), std::string::npos) << md;
 }
 
+// A run listed twice in sweep.json (edited by hand) is one run: read once, and named.
+TEST_F(Report, ARunListedTwiceIsReadOnce) {
+  nlohmann::json manifest = nlohmann::json::parse(read("sweep.json"));
+  manifest["runs"].push_back({{"name", "asentmax-seed1"}, {"overrides", nlohmann::json::object()}});
+  write_file_atomically((dir_ / "sweep.json").string(), manifest.dump());
+  std::vector<std::string> left_out;
+  const auto runs = collect_runs(dir_.string(), false, &left_out);
+  EXPECT_EQ(runs.size(), 4u);
+  EXPECT_NE(
+      std::find(left_out.begin(), left_out.end(), "asentmax-seed1 (listed twice in sweep.json; read once)"),
+      left_out.end());
+  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  EXPECT_NE(md.find("(n=3)"), std::string::npos) << md;
+}
+
 TEST_F(Report, EmptyFolderIsAUserError) {
   const fs::path empty = dir_ / "empty";
   fs::create_directories(empty);

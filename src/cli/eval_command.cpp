@@ -112,9 +112,17 @@ void run_eval(const EvalArgs& args) {
     if (item.value.empty()) throw UserError(item.option->get_name() + " is empty");
     overrides.push_back(item.key + "=" + item.value);
   }
-  // --samples means every length, the long ones included.
-  if (args.samples_option->count() > 0)
+  // --samples means every length, the long ones included: a --set of those keys beside it is two
+  // answers to one question.
+  if (args.samples_option->count() > 0) {
+    for (const std::string& assignment : args.overrides) {
+      const std::string key = assignment.substr(0, assignment.find('='));
+      if (key == "eval.long_from" || key == "eval.long_samples")
+        throw UserError("--samples (every length, the long ones included) and --set " + assignment +
+                        " both set " + key + "; give one of them");
+    }
     overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
+  }
   const Config config = load_config_naming_options(RunFolder(args.run_dir).config_path(), overrides, args);
   // After loading, so that an unknown key gets the loader's message with its suggestion.
   for (const std::string& assignment : args.overrides) check_evaluation_override(assignment);

@@ -389,11 +389,18 @@ std::string group_label(const RunGroup& group) {
 std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
                                      std::vector<std::string>* left_out, const std::string& decode) {
   std::vector<ReadRun> runs;
+  std::vector<std::string> repeated;
   const fs::path root(dir);
   if (fs::exists(root / kSweepManifestName)) {
     const nlohmann::json manifest = read_sweep_manifest(dir);
+    std::set<std::string> read;
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
+      // A run listed twice (sweep.json edited by hand) is one run, read once.
+      if (!read.insert(name).second) {
+        repeated.push_back(name + " (listed twice in " + std::string(kSweepManifestName) + "; read once)");
+        continue;
+      }
       const fs::path results = root / name / "results.json";
       if (fs::exists(results)) runs.push_back(read_run(name, results.string(), on_files, decode));
     }
@@ -431,7 +438,6 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
   if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
   // A run evaluated only on the other kind of data has no row here: it is named, not shown as a
   // row of "-" under an empty label.
-  std::vector<std::string> repeated;
   std::vector<ReadRun> evaluated;
   for (ReadRun& run : runs) {
     if (!run.run.results.empty()) {
