@@ -77,6 +77,17 @@ void set_section(Config& config, const std::string& prefix, const json& object, 
                     (object.contains("grid") ? "grid" : "list") +
                     "\"), not a config: run it with `lengen sweep " + source + " --out DIR`");
   }
+  // A key set inside its section and again by its dotted path ({"train": {"steps": 30},
+  // "train.steps": 20}) would take whichever came last, unsaid.
+  std::map<std::string, std::string> set_as;
+  for (const auto& [name, value] : object.items()) {
+    for (const std::string& key : keys_set_by(prefix.empty() ? name : prefix + "." + name, value)) {
+      const auto [earlier, fresh] = set_as.emplace(key, name);
+      if (!fresh)
+        throw UserError(source + ": config key '" + key + "' is set twice (as \"" + earlier->second +
+                        "\" and as \"" + name + "\"); set it once");
+    }
+  }
   for (const auto& [name, value] : object.items()) {
     set_config_value(config, prefix.empty() ? name : prefix + "." + name, value, source);
   }
