@@ -132,6 +132,21 @@ TEST_F(CliResultsBelong, ACheckpointsLinkIntoAnotherRunIsRefused) {
                           at("b") + "/checkpoints is a link into the run folder ");
   EXPECT_EQ(RunFolder(a).checkpoints(), checkpoints);
   EXPECT_FALSE(fs::exists(at("a/checkpoints/step_00000009.pt")));
+  // A link out to a folder of its own (another disk) is allowed; a copy that kept that link
+  // shares the folder with the run, and neither resumes through it.
+  fs::remove(at("b/checkpoints"));
+  fs::rename(at("a/checkpoints"), at("disk"));
+  fs::create_directory_symlink(at("disk"), at("a/checkpoints"));
+  fs::create_directory_symlink(at("disk"), at("b/checkpoints"));
+  const std::string shared = " links to " + at("disk") + ", as the run folder ";
+  expect_one_line_refusal(lengen("train " + base() + " --out " + at("b") + " --resume --set train.steps=9"),
+                          at("b") + "/checkpoints" + shared + at("a") + "'s does");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + a + " --resume --set train.steps=9"),
+                          at("a") + "/checkpoints" + shared + at("b") + "'s does");
+  EXPECT_EQ(RunFolder(a).checkpoints().size(), checkpoints.size());
+  fs::remove(at("b/checkpoints"));
+  ASSERT_EQ(lengen("train " + base() + " --out " + a + " --resume --set train.steps=9").code, 0);
+  EXPECT_TRUE(fs::exists(at("disk/step_00000009.pt")));
 }
 
 // train.steps may only grow on --resume: a copy resumed with more steps trains its later

@@ -148,6 +148,19 @@ void check_checkpoints_are_the_runs(const RunFolder& run) {
     }
     if (folder == folder.parent_path()) break;
   }
+  // A copy of the run (cp -r keeps the link as a link) beside it shares that folder too.
+  for (const auto& entry : fs::directory_iterator(own.parent_path(), error)) {
+    const RunFolder sibling(entry.path().string());
+    if (entry.path() == own || !sibling.is_lengen_run() ||
+        !fs::is_symlink(fs::symlink_status(sibling.checkpoint_dir(), error)))
+      continue;
+    if (fs::weakly_canonical(sibling.checkpoint_dir(), error) == target) {
+      throw UserError(run.checkpoint_dir() + " links to " + target.string() + ", as the run folder " +
+                      entry.path().string() +
+                      "'s does (a copy that kept the link): both would write and prune one folder of "
+                      "checkpoints; give this run a checkpoints/ of its own (a copy of that folder)");
+    }
+  }
 }
 
 }  // namespace
