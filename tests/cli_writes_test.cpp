@@ -1018,12 +1018,15 @@ TEST_F(CliWrites, AResumeSaysTheDescriptionItReplaces) {
 TEST_F(CliWrites, AReportNamesAFolderOfRunsBelowIt) {
   trained("runs/a");
   trained("runs/inner/b", " --set train.seed=2");
+  trained("runs/deep/er/c", " --set train.seed=3");
   ASSERT_EQ(lengen("report " + at("runs")).code, 0);
   const std::string page = text_of(root_ / "runs" / "report.md");
-  EXPECT_NE(
-      page.find("inner (a folder of runs below this one, not read: lengen report " + at("runs/inner") + ")"),
-      std::string::npos)
-      << page;
+  for (const std::string folder : {"inner", "deep"}) {
+    EXPECT_NE(page.find(folder + " (a folder of runs below this one, not read: lengen report " +
+                        at("runs/" + folder) + ")"),
+              std::string::npos)
+        << page;
+  }
 }
 
 // A run without results of the decode mode reported is named as left out and labels no row.

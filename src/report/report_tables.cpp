@@ -481,14 +481,17 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     for (const auto& entry : fs::directory_iterator(root, error)) {
       if (RunFolder(entry.path().string()).is_lengen_run() && !fs::exists(entry.path() / "results.json"))
         unevaluated.push_back(entry.path().filename().string() + " (a run folder without results.json)");
-      // The runs of a folder one level down (a sweep folder among runs) are not read: named.
+      // The runs of a folder below (a sweep folder among runs) are not read: named.
       if (!entry.is_directory(error) || RunFolder(entry.path().string()).is_lengen_run() ||
           fs::exists(entry.path() / "results.json"))
         continue;
+      // Runs at any depth below it (a few levels: a sweep folder inside a folder of projects).
+      constexpr int kDepth = 4;
       bool holds_runs = fs::exists(entry.path() / kSweepManifestName);
-      for (const auto& inner : fs::directory_iterator(entry.path(), error)) {
-        if (holds_runs) break;
-        holds_runs = fs::exists(inner.path() / "results.json");
+      for (auto inner = fs::recursive_directory_iterator(entry.path(), error);
+           !holds_runs && !error && inner != fs::recursive_directory_iterator(); inner.increment(error)) {
+        if (inner.depth() >= kDepth) inner.disable_recursion_pending();
+        holds_runs = inner->path().filename() == "results.json";
       }
       if (holds_runs)
         unevaluated.push_back(entry.path().filename().string() +
