@@ -552,6 +552,12 @@ TEST_F(CliResultsBelong, AResumedRunStoppedBeforeItsEvaluationIsGroupedByItsResu
   const std::string md = text_of(root_ / "both_report" / "report.md");
   EXPECT_EQ(md.find("train.steps=9"), std::string::npos) << md;
   EXPECT_NE(md.find("(n=2)"), std::string::npos) << md;
+  // And the page says the run trained on since its results.
+  EXPECT_NE(md.find("**Trained on since their results: a (results of models trained under train.steps=6; its "
+                    "config.json says 9: lengen eval " +
+                    a + ")"),
+            std::string::npos)
+      << md;
 }
 
 // A run folder inside a sweep folder that its sweep.json does not list is not one of the sweep's

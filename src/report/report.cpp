@@ -14,6 +14,7 @@
 #include "lengen/atomic_write.h"
 #include "lengen/config.h"
 #include "lengen/errors.h"
+#include "lengen/json_file.h"
 #include "lengen/named_entries.h"
 #include "lengen/output_files.h"
 #include "lengen/run_lock.h"
@@ -192,6 +193,34 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
         break;
       }
     }
+  }
+  // A run resumed to more train.steps since its results were measured (stopped before its next
+  // evaluation): its rows are of the model it was then, labelled by what that model trained with.
+  std::vector<std::string> trained_on;
+  for (const RunResults& run : runs) {
+    const fs::path config = fs::path(run.dir) / "config.json";
+    if (!fs::exists(config)) continue;
+    const nlohmann::json saved = read_json_file(config.string());
+    const nlohmann::json steps =
+        saved.is_object() ? saved.value(nlohmann::json::json_pointer("/train/steps"), nlohmann::json())
+                          : nlohmann::json();
+    if (!steps.is_number_integer()) continue;
+    // The train.steps its results' models were trained under (their schedule's last segment).
+    int64_t trained_to = 0;
+    for (const auto& [length, entry] : run.results.at(decode)) {
+      const std::optional<ScheduleSegment> last =
+          entry.model ? last_schedule_segment(entry.model->schedule) : std::nullopt;
+      if (last) trained_to = std::max(trained_to, last->steps);
+    }
+    if (trained_to > 0 && trained_to < steps.get<int64_t>())
+      trained_on.push_back(fmt::format(
+          "{} (results of models trained under train.steps={}; its config.json says {}: lengen eval {})",
+          run.name, trained_to, steps.get<int64_t>(), run.dir));
+  }
+  if (!trained_on.empty()) {
+    spdlog::warn("{}: runs trained on since their results: {}", dir, joined_names(trained_on));
+    md << "**Trained on since their results: " << joined_names(trained_on)
+       << " (each row shows the model its results were measured on).**\n\n";
   }
   if (!unfinished.empty()) {
     spdlog::warn("{}: results of models before the end of their training: {}", dir, joined_names(unfinished));
