@@ -147,6 +147,19 @@ TEST_F(CliResultsBelong, ACheckpointsLinkIntoAnotherRunIsRefused) {
   fs::remove(at("b/checkpoints"));
   ASSERT_EQ(lengen("train " + base() + " --out " + a + " --resume --set train.steps=9").code, 0);
   EXPECT_TRUE(fs::exists(at("disk/step_00000009.pt")));
+  // A copy elsewhere that kept the link: its checkpoints name the run folder that wrote them.
+  fs::create_directories(at("sub"));
+  fs::copy(a, at("sub/c"), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  ASSERT_TRUE(fs::is_symlink(at("sub/c/checkpoints")));
+  const std::vector<std::string> on_disk = RunFolder(a).checkpoints();
+  expect_one_line_refusal(
+      lengen("train " + base() + " --out " + at("sub/c") + " --resume --set train.steps=12"),
+      ": its checkpoints/ leads to the checkpoints of the run folder ");
+  EXPECT_EQ(RunFolder(a).checkpoints(), on_disk);
+  // Moved, not copied: the folder that wrote them is gone, and the run resumes.
+  fs::remove_all(at("sub/c"));
+  fs::rename(a, at("sub/c"));
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("sub/c") + " --resume --set train.steps=12").code, 0);
 }
 
 // train.steps may only grow on --resume: a copy resumed with more steps trains its later

@@ -120,6 +120,7 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   }
   archive.write("model_config", c10::IValue(model_section(model).dump()));
   if (!progress.run_id.empty()) archive.write("run_id", c10::IValue(progress.run_id));
+  if (!progress.written_in.empty()) archive.write("written_in", c10::IValue(progress.written_in));
   if (!progress.training_config.empty())
     archive.write("training_config", c10::IValue(progress.training_config));
   if (!progress.schedule.empty()) archive.write("schedule", c10::IValue(progress.schedule));
@@ -157,6 +158,9 @@ TrainingProgress read_progress(const std::string& path, torch::serialize::InputA
     read_optional(archive, "window_tokens", progress.window_tokens);
     c10::IValue run_id;
     if (archive.try_read("run_id", run_id) && run_id.isString()) progress.run_id = run_id.toStringRef();
+    c10::IValue written_in;
+    if (archive.try_read("written_in", written_in) && written_in.isString())
+      progress.written_in = written_in.toStringRef();
     c10::IValue training_config;
     if (archive.try_read("training_config", training_config) && training_config.isString()) {
       progress.training_config = training_config.toStringRef();
@@ -247,10 +251,11 @@ void check_checkpoint_trained_as(const std::string& path, const TrainingProgress
   const std::string key =
       first_config_difference(stored, current, {"train.steps", "train.threads", "train.device"});
   if (key.empty()) return;
-  throw UserError("checkpoint " + path + " was trained with " + key + "=" + config_value_text(stored, key) +
-                  ", this run's config.json has " + config_value_text(current, key) +
-                  ": config.json edited since the run trained (put the value back), or the checkpoint is not a "
-                  "model of this run (a copy of the run trained on under another config)");
+  throw UserError(
+      "checkpoint " + path + " was trained with " + key + "=" + config_value_text(stored, key) +
+      ", this run's config.json has " + config_value_text(current, key) +
+      ": config.json edited since the run trained (put the value back), or the checkpoint is not a "
+      "model of this run (a copy of the run trained on under another config)");
 }
 
 void check_checkpoint_schedule_is_runs(const std::string& path, const TrainingProgress& progress,

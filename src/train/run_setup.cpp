@@ -280,6 +280,27 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
 
 namespace {
 
+// A copy of a run whose checkpoints/ is a link (cp -r keeps it) shares the original's checkpoints
+// wherever the copy is: the checkpoint names the run folder that wrote it, and while that folder
+// is a run whose checkpoints/ leads to the same place, a resume here would write and prune its
+// checkpoints. A run folder moved since (the one that wrote it is gone) resumes.
+void check_checkpoints_not_shared(const RunFolder& run, const std::string& checkpoint,
+                                  const TrainingProgress& progress) {
+  std::error_code error;
+  if (progress.written_in.empty() || !fs::is_symlink(fs::symlink_status(run.checkpoint_dir(), error))) return;
+  const fs::path own = fs::weakly_canonical(run.path(), error);
+  const fs::path writer(progress.written_in);
+  if (writer == own || !RunFolder(writer.string()).is_lengen_run()) return;
+  if (fs::weakly_canonical(RunFolder(writer.string()).checkpoint_dir(), error) !=
+      fs::weakly_canonical(run.checkpoint_dir(), error))
+    return;
+  throw UserError("cannot resume " + run.path() +
+                  ": its checkpoints/ leads to the checkpoints of the run folder " + writer.string() +
+                  " (which wrote " + checkpoint +
+                  "; a copy that kept the link): both would write and prune one folder of checkpoints; give "
+                  "this run a checkpoints/ of its own (a copy of that folder)");
+}
+
 // A resume continues the log from the checkpoint's step, so the log must reach it: a checkpoint
 // trained where this log was not written (by a copy of the run, then copied back) would leave its
 // steps out of the log, and the curves would skip them unsaid. The checkpoint records the steps
@@ -339,6 +360,7 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
             "cannot resume " + run.path() + ": " + *it + " holds step " + std::to_string(progress.step) +
             ", not the step its name says (a checkpoint renamed or copied by hand); move it aside");
       }
+      check_checkpoints_not_shared(run, *it, progress);
       check_log_reaches(run, *it, progress, writer);
       if (writer) {
         for (const std::string& damaged : unreadable) {

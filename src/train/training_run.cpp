@@ -272,7 +272,11 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
     }
   }
   // Every checkpoint it writes carries the run's identity (the marker's, written above).
-  if (writer_) progress_.run_id = run_.run_id();
+  if (writer_) {
+    progress_.run_id = run_.run_id();
+    std::error_code error;
+    progress_.written_in = std::filesystem::weakly_canonical(run_.path(), error).string();
+  }
   progress_.training_config = training_config_of(config);
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
   progress_.training_data = data_record.dump();

@@ -24,6 +24,9 @@ struct TrainingProgress {
   int64_t window_tokens = 0;
   // The identity of the run that wrote the checkpoint (RunFolder::run_id); "" when unknown.
   std::string run_id;
+  // The run folder that wrote it (absolute): a copy of the run shares its identity, and a copy
+  // whose checkpoints/ is a link shares the original's checkpoints; "" when unknown.
+  std::string written_in;
   // What trained it: the task and train sections of its run's config (training_config_of), as
   // JSON; "" when unknown. A copy of a run folder keeps the run's identity, so only this tells
   // its checkpoints, trained on under an edited config, from the run's own.
