@@ -415,6 +415,14 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
   EXPECT_NE(text_of(root_ / "reserved" / "attention.md").find("# Attention maps"), std::string::npos);
   EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_attention.md" / "layer0_head0.dat"));
   EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_.lengen_outputs" / "layer0_head0.dat"));
+  // A run folder called checkpoints beside a page written into a run keeps out of its checkpoints.
+  fs::create_directories(root_ / "u");
+  fs::copy(run, root_ / "u" / "checkpoints", fs::copy_options::recursive);
+  const CliResult inside =
+      lengen("attention " + run + " " + at("u/checkpoints") + " --length 4 --out " + run);
+  EXPECT_EQ(inside.code, 0) << inside.err;
+  EXPECT_TRUE(fs::exists(fs::path(run) / "run_checkpoints" / "layer0_head0.dat"));
+  EXPECT_FALSE(fs::exists(fs::path(run) / "checkpoints" / "layer0_head0.dat"));
 }
 
 // Runs of two tasks that read the same source (copy, sort) answer it otherwise: the page says

@@ -215,13 +215,14 @@ std::string run_folder_name(const std::string& run_dir) {
 // Each run's name in DIR, unique among all of them: runs of different sweeps may share a folder
 // name, and a suffix must not give one run another's name (p/x_3 beside a third x).
 // A run folder called attention.md, or a hidden one such as .lengen_outputs, would take the
-// name of the page's own files: such a run gets a "run_" prefix.
+// name of the page's own files, and one called checkpoints, with --out a run folder, would put
+// its maps among that run's checkpoints: such a run gets a "run_" prefix.
 std::vector<std::string> unique_run_names(const std::vector<std::string>& run_dirs) {
   std::vector<std::string> names;
   std::map<std::string, int> count;
   for (const std::string& run_dir : run_dirs) {
     std::string name = run_folder_name(run_dir);
-    if (name == "attention.md" || name.front() == '.') name = "run_" + name;
+    if (name == "attention.md" || name == "checkpoints" || name.front() == '.') name = "run_" + name;
     names.push_back(name);
   }
   for (const std::string& name : names) ++count[name];
