@@ -225,18 +225,14 @@ void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std
     return std::any_of(own_runs.begin(), own_runs.end(),
                        [&](const std::string& run) { return fs::equivalent(folder, run, error); });
   };
-  for (fs::path folder = out; !folder.empty(); folder = folder.parent_path()) {
-    if (RunFolder(folder.string()).is_lengen_run()) {
-      if (folder == out && is_own(folder)) return;
-      throw UserError("--out " + out_dir +
-                      (folder != out ? " is inside the run folder " + folder.string()
-                       : own_runs.empty()
-                           ? std::string(" is a run folder")
-                           : std::string(" is the run folder of another run than the one described")) +
-                      ": what is written there would be taken for that run's; choose another --out");
-    }
-    if (folder == folder.parent_path()) break;
-  }
+  const fs::path folder = run_folder_at_or_above(out);
+  if (folder.empty() || (folder == out && is_own(folder))) return;
+  throw UserError("--out " + out_dir +
+                  (folder != out ? " is inside the run folder " + folder.string()
+                   : own_runs.empty()
+                       ? std::string(" is a run folder")
+                       : std::string(" is the run folder of another run than the one described")) +
+                  ": what is written there would be taken for that run's; choose another --out");
 }
 
 namespace {

@@ -151,6 +151,14 @@ bool RunFolder::is_lengen_run() const {
   return fs::is_directory(path_, error) && fs::is_regular_file(marker_path(), error);
 }
 
+std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder) {
+  for (std::filesystem::path at = folder; !at.empty(); at = at.parent_path()) {
+    if (RunFolder(at.string()).is_lengen_run()) return at;
+    if (at == at.parent_path()) break;
+  }
+  return {};
+}
+
 bool RunFolder::marker_is_lengens() const {
   if (!is_lengen_run()) return false;
   return !run_id().empty();

@@ -552,7 +552,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   std::vector<PendingRun> queue;
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
-    PendingRun pending{run.name, RunPaths(args.out, run.name), {}, nullptr};
+    PendingRun pending{run.name, RunPaths(args.out, run.name), {}, nullptr, {}};
     if (is_finished(pending.paths)) {
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";

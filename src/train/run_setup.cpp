@@ -141,12 +141,12 @@ void check_checkpoints_are_the_runs(const RunFolder& run) {
   const fs::path target = fs::weakly_canonical(run.checkpoint_dir(), error);
   if (error) return;
   const fs::path own = fs::weakly_canonical(run.path(), error);
-  for (fs::path folder = target; !folder.empty(); folder = folder.parent_path()) {
-    if (folder != own && RunFolder(folder.string()).is_lengen_run()) {
-      throw UserError(run.checkpoint_dir() + " is a link into the run folder " + folder.string() +
-                      ": lengen would write, prune and resume from that run's checkpoints; remove the link");
-    }
-    if (folder == folder.parent_path()) break;
+  // The link may lead back into this run's own folder: then the run folders above it count.
+  fs::path folder = run_folder_at_or_above(target);
+  if (folder == own) folder = run_folder_at_or_above(own.parent_path());
+  if (!folder.empty()) {
+    throw UserError(run.checkpoint_dir() + " is a link into the run folder " + folder.string() +
+                    ": lengen would write, prune and resume from that run's checkpoints; remove the link");
   }
   // A copy of the run (cp -r keeps the link as a link) beside it shares that folder too.
   for (const auto& entry : fs::directory_iterator(own.parent_path(), error)) {

@@ -6,6 +6,7 @@
 // lock file .lengen_lock (lengen/run_lock.h). Only names of exactly these forms are read, pruned or
 // deleted; a user's files beside them are left alone.
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -76,6 +77,11 @@ class RunFolder {
  private:
   std::string path_;
 };
+
+// The nearest lengen run folder (RunFolder::is_lengen_run) at `folder` or above it, walking up to
+// the filesystem root; empty when there is none. `folder` is taken as given: callers pass a
+// canonical path so that a link is judged by where it leads.
+std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder);
 
 // Throws UserError unless the --out path `path` is a folder or can become one: "--out PATH is a
 // file, not a WHAT" when it is a file, "--out PATH: ABOVE is a file, not a folder" when a folder
