@@ -453,19 +453,27 @@ TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
   EXPECT_EQ(md.find("=?"), std::string::npos) << md;
 }
 
-// A run listed twice in sweep.json (edited by hand) is one run: read once, and named.
+// A run listed twice in sweep.json (edited by hand) is one run: read once, and named apart from
+// the runs not in the tables (it is in them).
 TEST_F(Report, ARunListedTwiceIsReadOnce) {
   nlohmann::json manifest = nlohmann::json::parse(read("sweep.json"));
   manifest["runs"].push_back({{"name", "asentmax-seed1"}, {"overrides", nlohmann::json::object()}});
+  manifest["runs"].push_back({{"name", "unfinished"}, {"overrides", nlohmann::json::object()}});
   write_file_atomically((dir_ / "sweep.json").string(), manifest.dump());
   std::vector<std::string> left_out;
   const auto runs = collect_runs(dir_.string(), false, &left_out);
   EXPECT_EQ(runs.size(), 4u);
-  EXPECT_NE(
-      std::find(left_out.begin(), left_out.end(), "asentmax-seed1 (listed twice in sweep.json; read once)"),
-      left_out.end());
+  EXPECT_EQ(runs_listed_twice(dir_.string()), (std::vector<std::string>{"asentmax-seed1", "unfinished"}));
   const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
   EXPECT_NE(md.find("(n=3)"), std::string::npos) << md;
+  ReportOptions options;
+  options.gnuplot = "";
+  const std::string page = write_report(dir_.string(), options);
+  EXPECT_NE(page.find("**Listed more than once in sweep.json, read once: asentmax-seed1, unfinished.**"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("**Not in the tables: 1 run(s): unfinished (no run folder).**"), std::string::npos)
+      << page;
 }
 
 TEST_F(Report, EmptyFolderIsAUserError) {

@@ -396,11 +396,8 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
     std::set<std::string> read;
     for (const auto& entry : manifest.at("runs")) {
       const std::string name = entry.at("name").get<std::string>();
-      // A run listed twice (sweep.json edited by hand) is one run, read once.
-      if (!read.insert(name).second) {
-        repeated.push_back(name + " (listed twice in " + std::string(kSweepManifestName) + "; read once)");
-        continue;
-      }
+      // A run listed twice (sweep.json edited by hand) is one run, read once (runs_listed_twice).
+      if (!read.insert(name).second) continue;
       const fs::path results = root / name / "results.json";
       if (fs::exists(results)) runs.push_back(read_run(name, results.string(), on_files, decode));
     }
@@ -421,14 +418,16 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
     // A sweep stopped before its first evaluation has started runs here; a sweep.json copied
     // from another sweep lists runs that are not here.
     const nlohmann::json manifest = read_sweep_manifest(dir);
-    size_t started = 0;
+    std::set<std::string> listed, started;  // a name listed twice is one run
     for (const auto& entry : manifest.at("runs")) {
+      const std::string name = entry.at("name").get<std::string>();
+      listed.insert(name);
       std::error_code error;
-      if (fs::is_directory(root / entry.at("name").get<std::string>(), error)) ++started;
+      if (fs::is_directory(root / name, error)) started.insert(name);
     }
-    if (started > 0) {
-      throw UserError(dir + " holds no evaluated run yet: " + std::to_string(started) + " of the " +
-                      std::to_string(manifest.at("runs").size()) + " runs its " + kSweepManifestName +
+    if (!started.empty()) {
+      throw UserError(dir + " holds no evaluated run yet: " + std::to_string(started.size()) + " of the " +
+                      std::to_string(listed.size()) + " runs its " + kSweepManifestName +
                       " lists are started, none evaluated (a sweep stopped before its first run ended? run "
                       "the sweep again to resume it, or lengen eval DIR/NAME)");
     }
@@ -481,22 +480,6 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     for (const auto& entry : fs::directory_iterator(root, error)) {
       if (RunFolder(entry.path().string()).is_lengen_run() && !fs::exists(entry.path() / "results.json"))
         unevaluated.push_back(entry.path().filename().string() + " (a run folder without results.json)");
-      // The runs of a folder below (a sweep folder among runs) are not read: named.
-      if (!entry.is_directory(error) || RunFolder(entry.path().string()).is_lengen_run() ||
-          fs::exists(entry.path() / "results.json"))
-        continue;
-      // Runs at any depth below it (a few levels: a sweep folder inside a folder of projects).
-      constexpr int kDepth = 4;
-      bool holds_runs = fs::exists(entry.path() / kSweepManifestName);
-      for (auto inner = fs::recursive_directory_iterator(entry.path(), error);
-           !holds_runs && !error && inner != fs::recursive_directory_iterator(); inner.increment(error)) {
-        if (inner.depth() >= kDepth) inner.disable_recursion_pending();
-        holds_runs = inner->path().filename() == "results.json";
-      }
-      if (holds_runs)
-        unevaluated.push_back(entry.path().filename().string() +
-                              " (a folder of runs below this one, not read: lengen report " +
-                              entry.path().string() + ")");
     }
     std::sort(unevaluated.begin(), unevaluated.end());
     return unevaluated;
@@ -516,9 +499,10 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     left_out.push_back(name + " (a run folder " + kSweepManifestName + " does not list: lengen report " +
                        (root / name).string() + ")");
   }
+  std::set<std::string> named;  // a run listed twice is named once
   for (const auto& entry : manifest.at("runs")) {
     const std::string name = entry.at("name").get<std::string>();
-    if (fs::exists(root / name / "results.json")) continue;
+    if (fs::exists(root / name / "results.json") || !named.insert(name).second) continue;
     const fs::path failure = root / (name + kSweepFailureSuffix);
     if (fs::exists(failure)) {
       std::ifstream in(failure);
@@ -532,6 +516,44 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     }
   }
   return left_out;
+}
+
+std::vector<std::string> runs_listed_twice(const std::string& dir) {
+  std::vector<std::string> twice;
+  const fs::path root(dir);
+  if (!fs::exists(root / kSweepManifestName)) return twice;
+  const nlohmann::json manifest = read_sweep_manifest(dir);  // kept: the loop reads into it
+  std::set<std::string> read;
+  for (const auto& entry : manifest.at("runs")) {
+    const std::string name = entry.at("name").get<std::string>();
+    if (!read.insert(name).second && std::find(twice.begin(), twice.end(), name) == twice.end())
+      twice.push_back(name);
+  }
+  return twice;
+}
+
+std::vector<std::string> folders_of_runs_below(const std::string& dir) {
+  std::vector<std::string> folders;
+  const fs::path root(dir);
+  if (fs::exists(root / kSweepManifestName) || fs::exists(root / "results.json")) return folders;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(root, error)) {
+    if (!entry.is_directory(error) || RunFolder(entry.path().string()).is_lengen_run() ||
+        fs::exists(entry.path() / "results.json"))
+      continue;
+    // Runs at any depth below it (a few levels: a sweep folder inside a folder of projects).
+    constexpr int kDepth = 4;
+    bool holds_runs = fs::exists(entry.path() / kSweepManifestName);
+    for (auto inner = fs::recursive_directory_iterator(entry.path(), error);
+         !holds_runs && !error && inner != fs::recursive_directory_iterator(); inner.increment(error)) {
+      if (inner.depth() >= kDepth) inner.disable_recursion_pending();
+      holds_runs = inner->path().filename() == "results.json";
+    }
+    if (holds_runs)
+      folders.push_back(entry.path().filename().string() + " (lengen report " + entry.path().string() + ")");
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
 }
 
 int64_t common_train_len_max(const std::vector<RunResults>& runs) {

@@ -63,6 +63,14 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = fal
 // not a sweep's.
 std::vector<std::string> runs_left_out(const std::string& dir);
 
+// The names DIR/sweep.json lists more than once (edited by hand): each is one run, read once.
+std::vector<std::string> runs_listed_twice(const std::string& dir);
+
+// For a folder of runs (no sweep.json, no results.json of its own): its sub-folders that are not
+// runs but hold runs a few levels down (a sweep folder among runs), each as "NAME (lengen report
+// PATH)". Their runs are not read into this report.
+std::vector<std::string> folders_of_runs_below(const std::string& dir);
+
 // The decode mode to report: teacher_forced when any run has it, else greedy.
 std::string default_decode(const std::vector<RunResults>& runs);
 
