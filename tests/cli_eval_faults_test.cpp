@@ -94,6 +94,17 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
   }
 }
 
+// More threads than the process may hold (its memory limit, here ulimit -v 3 GB: LibTorch's two
+// pools of 199 threads with 8 MiB stacks do not fit) is one line, not LibTorch waiting forever for
+// a pool thread that never started.
+TEST_F(CliEvalFaults, MoreThreadsThanTheProcessMayHoldIsOneLine) {
+  const std::string before = results_text();
+  const CliResult result = testing::run_lengen(*dir_, "eval " + run_dir() + " --lengths 4 --threads 200",
+                                               "ulimit -v 3000000; timeout 120");
+  testing::expect_one_line_refusal(result, "cannot start 200 compute threads");
+  EXPECT_EQ(results_text(), before);
+}
+
 // An evaluation changes how it runs, not what the run is: results.json is labelled with the run's
 // task and method, and other results there would sit under a label that is not theirs.
 TEST_F(CliEvalFaults, OverridesOfTheRunsOwnKeysAreRefused) {
