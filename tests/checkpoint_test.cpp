@@ -106,6 +106,25 @@ TEST_F(CheckpointTest, ACheckpointWithParametersThisModelLacksIsRefused) {
       << message;
 }
 
+// How the model was initialised is part of the run: a config.json whose init_std was edited after
+// training would label (and group) the results as another initialisation's.
+TEST_F(CheckpointTest, ACheckpointOfAnotherInitialisationIsRefused) {
+  Config config = testing::tiny_copy_config();
+  Decoder trained = model_of(config);
+  save_checkpoint(path("trained.pt"), trained, nullptr, {});
+  config.model.init_std = 0.07;
+  Decoder edited = model_of(config);
+  const std::string message =
+      user_error_message([&] { load_checkpoint(path("trained.pt"), edited, nullptr); });
+  EXPECT_NE(message.find("it was trained with model.init_std=0.02, this run has 0.07"), std::string::npos)
+      << message;
+  // The evaluation's chunk size is free to change.
+  config = testing::tiny_copy_config();
+  config.model.prefill_chunk = 3;
+  Decoder chunked = model_of(config);
+  EXPECT_NO_THROW(load_checkpoint(path("trained.pt"), chunked, nullptr));
+}
+
 TEST_F(CheckpointTest, DamagedFilesAreUnreadableNotOfAnotherModel) {
   const Config config = testing::tiny_copy_config();
   Decoder model = model_of(config);

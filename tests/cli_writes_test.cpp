@@ -1279,6 +1279,38 @@ TEST_F(CliWrites, AResumeThatTrainsNothingUnderANewScheduleIsRefusedBeforeWritin
   EXPECT_EQ(evaluated.code, 0) << evaluated.err;
 }
 
+// A run whose config.json is gone is grouped by the training its results record (trained_with):
+// runs of other models, learning rates or tasks are never averaged as seeds of one another.
+TEST_F(CliWrites, RunsWithoutConfigJsonAreGroupedByWhatTrainedThem) {
+  trained("bare/a");
+  trained("bare/wider", " --set model.d_model=32 --set train.seed=2");
+  trained("bare/faster", " --set train.lr=0.003 --set train.seed=3");
+  trained("bare/reverse", " --set task.name=reverse --set train.seed=4");
+  for (const char* run : {"a", "wider", "faster", "reverse"})
+    fs::remove(root_ / "bare" / run / "config.json");
+  const CliResult report = lengen("report " + at("bare"));
+  ASSERT_EQ(report.code, 0) << report.err;
+  const std::string md = text_of(root_ / "bare" / "report.md");
+  for (const std::string label : {"model.d_model=32", "train.lr=0.003", "task.name=reverse"})
+    EXPECT_NE(md.find(label), std::string::npos) << label << "\n" << md;
+  for (const std::string more : {"(n=2)", "(n=3)", "(n=4)"})
+    EXPECT_EQ(md.find(more), std::string::npos) << md;
+  EXPECT_EQ(md.find("config unknown"), std::string::npos) << md;
+}
+
+// A config.json lengen cannot read is refused by the report as by eval: flattened as it stands,
+// its unresolved values (alibi_heads -1 and 1 are one setting) would label rows apart.
+TEST_F(CliWrites, AReportRefusesAConfigJsonLengenCannotRead) {
+  trained("odd/a");
+  trained("odd/b", " --set train.seed=2");
+  nlohmann::json config = read_json_file(at("odd/b/config.json"));
+  config["model"]["colour"] = "blue";
+  std::ofstream(at("odd/b/config.json"), std::ios::trunc) << config.dump(2);
+  expect_one_line_refusal(lengen("report " + at("odd")),
+                          at("odd/b/config.json") + ": unknown config key 'model.colour'");
+  EXPECT_FALSE(fs::exists(root_ / "odd" / "report.md"));
+}
+
 // The report takes what a run trained on from its evaluated checkpoints: with training_data.json
 // deleted, a run trained on --data files is still not a seed of one trained on generated data.
 // And a model section edited after training does not label (or split) its results.

@@ -175,6 +175,17 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   run.dir = fs::path(results_path).parent_path().string();
   const fs::path config = fs::path(run.dir) / "config.json";
   nlohmann::json saved = fs::exists(config) ? read_json_file(config.string()) : nlohmann::json();
+  // A config.json lengen cannot read (an unknown key, a value out of range) is refused, as eval
+  // refuses it: flattened as it stands, its unresolved values would label rows with differences
+  // that are none.
+  if (!saved.is_null()) config_from_json(saved, config.string());
+  // Without config.json (deleted), the training its results record (trained_with: the task, train
+  // and model sections) is the run's config: runs of other tasks, models or learning rates are
+  // never taken for seeds of one another.
+  const auto& trained_with = file.trained_with;
+  if (saved.is_null() && trained_with.is_object() && trained_with.contains("task") &&
+      trained_with.contains("train") && trained_with.contains("model"))
+    saved = trained_with;
   read.has_config = !saved.is_null();
   if (read.has_config) flatten(saved, "", read.config);
   // A model past the run's train.steps is not the run's (a copy of it trained further): eval
@@ -244,6 +255,12 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
     saved.merge_patch(file.trained_with);
   }
   if (read.has_config) read.config = flattened_as_trained(saved);
+  // With neither, what results.json says of the run still tells runs apart: its task, and the
+  // lengths it trained on.
+  if (!read.has_config) {
+    read.config["task.name"] = file.task;
+    read.config["task.len_max"] = std::to_string(file.train_len_max);
+  }
   // What it trained on is part of what a run is: generated data, or --data files by their hash,
   // as the evaluated checkpoints record it (a deleted training_data.json changes nothing), or
   // else as the run's training_data.json says.
