@@ -1144,6 +1144,10 @@ TEST_F(CliWrites, AResumeKeepsANoteInTheLog) {
   std::ofstream(at("run/log.jsonl"), std::ios::app) << "note: stopped to look\n";
   ASSERT_EQ(lengen("train " + base() + " --out " + run + " --resume --set train.steps=12").code, 0);
   EXPECT_NE(text_of(root_ / "run" / "log.jsonl").find("note: stopped to look\n"), std::string::npos);
+  // And one without its newline: a cut-short record begins with '{', a note does not.
+  std::ofstream(at("run/log.jsonl"), std::ios::app) << "note: no newline here";
+  ASSERT_EQ(lengen("train " + base() + " --out " + run + " --resume --set train.steps=15").code, 0);
+  EXPECT_NE(text_of(root_ / "run" / "log.jsonl").find("note: no newline here\n"), std::string::npos);
 }
 
 // Two identical sweeps started at once (a job array without --shard): each run is trained by one

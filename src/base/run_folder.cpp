@@ -300,9 +300,12 @@ JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step, const std
     for (int64_t number = 1; number <= static_cast<int64_t>(lines.size()); ++number) {
       const std::string& line = lines[static_cast<size_t>(number - 1)];
       auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      // The last line cut short by a kill (no newline after it) goes; another line that is no
-      // JSON (a note of the user's) stays, as the report reads past it.
-      if (record.is_discarded() && cut_short && number == static_cast<int64_t>(lines.size())) continue;
+      // The last line cut short by a kill (no newline after it, a record begun: lengen's lines
+      // start with '{') goes; another line that is no JSON (a note of the user's, with or without
+      // its newline) stays, as the report reads past it.
+      if (record.is_discarded() && cut_short && number == static_cast<int64_t>(lines.size()) &&
+          line.rfind('{', 0) == 0)
+        continue;
       if (record.is_object() && record.contains("step")) {
         if (!record["step"].is_number_integer()) {
           throw UserError(path + ":" + std::to_string(number) + ": \"step\" must be an integer, got " +
