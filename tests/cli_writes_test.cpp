@@ -633,6 +633,25 @@ TEST_F(CliWrites, ASweepResumesAnEvaluatedButUnfinishedRun) {
   EXPECT_NE(third.out.find("skip a (finished)"), std::string::npos) << third.out;
 }
 
+// A finished run whose results.json lacks the sweep's measurements (moved aside, then evaluated
+// by hand in another decode mode) is named with what it lacks, not passed as finished in silence.
+TEST_F(CliWrites, ASweepNamesAFinishedRunLackingItsMeasurements) {
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
+  fs::remove(root_ / "out" / "a" / "results.json");
+  ASSERT_EQ(lengen("eval " + at("out/a") + " --decode greedy").code, 0);
+  const std::string lacks = "length 4 (teacher_forced, last checkpoint, 4 samples)";
+  const CliResult dry = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(dry.out.find("[finished; its results.json lacks " + lacks), std::string::npos) << dry.out;
+  const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  EXPECT_NE(again.out.find("a's results.json lacks what the sweep's evaluation measures: " + lacks),
+            std::string::npos)
+      << again.out;
+  ASSERT_EQ(lengen("eval " + at("out/a")).code, 0);
+  const CliResult complete = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  EXPECT_EQ(complete.out.find("lacks"), std::string::npos) << complete.out;
+}
+
 // A run named like one of the sweep folder's own files is refused before anything is written.
 TEST_F(CliWrites, RunNamesCannotBeTheSweepsOwnFiles) {
   for (const std::string name : {"a.log", "a.failure.txt", "sweep.json", "a.config.json", "report.md",

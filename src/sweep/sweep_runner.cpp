@@ -288,6 +288,40 @@ std::string side_config_edit(const std::string& path, const nlohmann::json& want
   }
 }
 
+// What the sweep's evaluation would have written that the finished run's results.json lacks
+// (results.json's "results" -> decode -> length -> {samples, checkpoint, step}), as "length 8
+// (teacher_forced, last checkpoint, 200 samples)", comma-joined; "" when it has everything. A run
+// evaluated by hand after its results were moved aside (another decode mode, checkpoint, sample
+// count or fewer lengths) is finished without the sweep's measurements.
+std::string results_the_sweep_lacks(const Config& wanted, const RunFolder& folder) {
+  const nlohmann::json results = read_json_file(folder.results_path());
+  if (!results.is_object()) return "";  // named where the run is read (eval, report)
+  const std::string decode = name_of(wanted.eval.decode);
+  const bool best = wanted.eval.checkpoint == CheckpointChoice::kBest;
+  const std::string step_checkpoint =
+      fs::path(folder.checkpoint_path(wanted.train.steps)).filename().string();
+  std::vector<int64_t> lengths = wanted.eval.lengths;
+  if (lengths.empty()) {  // 1x, 2x, 4x and 8x the longest training length
+    for (int64_t multiple : {1, 2, 4, 8}) lengths.push_back(multiple * wanted.task.len_max);
+  }
+  std::string lacking;
+  for (int64_t length : lengths) {
+    const int64_t samples = wanted.eval.long_from > 0 && length >= wanted.eval.long_from
+                                ? wanted.eval.long_samples
+                                : wanted.eval.samples;
+    const nlohmann::json entry = results.value(
+        nlohmann::json::json_pointer("/results/" + decode + "/" + std::to_string(length)), nlohmann::json());
+    const bool there = entry.is_object() && entry.value("samples", int64_t{-1}) == samples &&
+                       entry.value("checkpoint", std::string()) == (best ? "best.pt" : step_checkpoint);
+    if (there) continue;
+    const std::string text = "length " + std::to_string(length) + " (" + decode + ", " +
+                             (best ? "best" : "last") + " checkpoint, " + std::to_string(samples) +
+                             " samples)";
+    if (lacking.find(text) == std::string::npos) lacking += (lacking.empty() ? "" : ", ") + text;
+  }
+  return lacking;
+}
+
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
 // Returns false (after recording why) when its config is invalid or its results would be lost.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, PendingRun& pending) {
@@ -350,7 +384,12 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
         state = "not a lengen run folder (" + folder.not_replaceable_reason() + "); the sweep refuses it";
       } else if (state == "finished") {
         const std::string difference = stale_difference(wanted, paths);
-        if (!difference.empty()) state = "finished with another config: " + difference;
+        const std::string lacking = difference.empty() ? results_the_sweep_lacks(wanted, folder) : "";
+        if (!difference.empty())
+          state = "finished with another config: " + difference;
+        else if (!lacking.empty())
+          state = "finished; its results.json lacks " + lacking + ": `lengen eval " + paths.run_dir +
+                  "` adds them";
       } else if (state == "resume") {
         const std::string difference =
             stale_difference(wanted, paths, kKeysAStartedRunMayDifferIn, false, /*finished=*/false);
@@ -524,7 +563,8 @@ void restore_side_config(const RunPaths& paths) {
 // evaluated with (other lengths, greedy decoding) are named, with the command that adds them.
 void note_other_evaluation(const Sweep& sweep, const SweepRun& run, const RunPaths& paths) {
   try {
-    const nlohmann::json wanted = config_to_json(run_config(sweep, run));
+    const Config wanted_config = run_config(sweep, run);
+    const nlohmann::json wanted = config_to_json(wanted_config);
     const nlohmann::json saved = read_json_file(RunFolder(paths.run_dir).config_path());
     if (!saved.is_object() || !saved.contains("eval") || !saved["eval"].is_object()) return;
     std::string differences, settings;
@@ -536,7 +576,15 @@ void note_other_evaluation(const Sweep& sweep, const SweepRun& run, const RunPat
       settings +=
           " --set '" + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + "'";
     }
-    if (differences.empty()) return;
+    if (differences.empty()) {
+      const std::string lacking = results_the_sweep_lacks(wanted_config, RunFolder(paths.run_dir));
+      if (!lacking.empty()) {
+        std::cout << "  " << run.name
+                  << "'s results.json lacks what the sweep's evaluation measures: " << lacking
+                  << " (evaluated by hand otherwise?); `lengen eval " << paths.run_dir << "` adds them\n";
+      }
+      return;
+    }
     std::cout << "  " << run.name << " was evaluated with " << differences
               << ": a finished run is not evaluated again; `lengen eval " << paths.run_dir << settings
               << "` adds the sweep's\n";
