@@ -417,6 +417,24 @@ TEST_F(CliResultsBelong, AnotherRunsResultsFileLinkedInIsRefused) {
   EXPECT_NE(report.err.find(b_results + " was written by another run"), std::string::npos) << report.err;
 }
 
+// The run's own results.json kept elsewhere behind a link: the new results are written in the
+// link's place, said in a line, and the file the link led to is left as it was.
+TEST_F(CliResultsBelong, AResultsFileLinkIsReplacedWithALine) {
+  const std::string a = trained("a");
+  const std::string results = RunFolder(a).results_path();
+  fs::rename(results, at("kept_results.json"));
+  const std::string kept = text_of(at("kept_results.json"));
+  fs::create_symlink(at("kept_results.json"), results);
+  const CliResult evaluated = lengen("eval " + a + " --lengths 3");
+  ASSERT_EQ(evaluated.code, 0) << evaluated.err;
+  EXPECT_NE(evaluated.out.find(results + " is a link to " + at("kept_results.json") +
+                               ": the results are written as a file in the link's place"),
+            std::string::npos)
+      << evaluated.out;
+  EXPECT_FALSE(fs::is_symlink(results));
+  EXPECT_EQ(text_of(at("kept_results.json")), kept);
+}
+
 // Another run's results copied in with the run id made to match, or with the run id (and the
 // training record) stripped: eval neither merges into them nor rewrites their training record
 // under this run's config, so the report keeps refusing them.

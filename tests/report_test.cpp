@@ -476,6 +476,17 @@ TEST_F(Report, ARunListedTwiceIsReadOnce) {
       << page;
 }
 
+// A sweep folder inside a sweep's folder is not read into its report, and named; a folder the
+// sweep lists (a run not started, with a folder of its own) is the sweep's.
+TEST_F(Report, AFolderOfRunsInsideASweepsFolderIsNamed) {
+  fs::create_directories(dir_ / "nested" / "a");
+  write_file_atomically((dir_ / "nested" / "sweep.json").string(), R"({"runs": [{"name": "a"}]})");
+  fs::create_directories(dir_ / "unfinished" / "deeper");
+  write_file_atomically((dir_ / "unfinished" / "deeper" / "sweep.json").string(), R"({"runs": []})");
+  EXPECT_EQ(folders_of_runs_below(dir_.string()),
+            std::vector<std::string>{"nested (lengen report " + (dir_ / "nested").string() + ")"});
+}
+
 TEST_F(Report, EmptyFolderIsAUserError) {
   const fs::path empty = dir_ / "empty";
   fs::create_directories(empty);

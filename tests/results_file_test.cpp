@@ -110,6 +110,9 @@ TEST(ResultsFile, AFileThatIsNotOneIsRefusedWithItsName) {
               results_file_from_json(json, "RUN/results.json");
             }).rfind("RUN/results.json: not a lengen results file", 0),
             0u);
+  EXPECT_EQ(
+      user_error_message([&] { results_file_from_json(nlohmann::json::array({1}), "RUN/results.json"); }),
+      "RUN/results.json: not a lengen results file (its top level is a JSON array, not an object)");
   json = to_json(full_file());
   json["results"]["teacher_forced"]["long"] = json["results"]["teacher_forced"]["16"];
   EXPECT_NE(user_error_message([&] {

@@ -189,9 +189,11 @@ const std::vector<ConfigField>& config_fields() {
             closed(1, kMaxLength)),
       field(KEY(eval.samples), "samples per length", closed(1, kMaxCount)),
       field(KEY(eval.long_from),
-            "source length from which eval.long_samples applies instead of eval.samples; 0 = never",
+            "source length from which eval.long_samples applies instead of eval.samples; 0 = off (set both "
+            "or neither of the two)",
             closed(0, kMaxLength)),
-      field(KEY(eval.long_samples), "samples per length from eval.long_from on; 0 = eval.samples",
+      field(KEY(eval.long_samples),
+            "samples per length from eval.long_from on; 0 = off (set both or neither of the two)",
             closed(0, kMaxCount)),
       field(KEY(eval.batch_size), "sequences per evaluation batch", closed(1, kMaxCount)),
       field(KEY(eval.batch_tokens),

@@ -33,7 +33,6 @@ std::string cross_field_problem(const Config& config) {
            std::to_string(config.eval.long_samples) + ") go together: set both or neither";
   }
   return attention_problem(config.model.attention, config.model.heads);
-  return "";
 }
 
 }  // namespace

@@ -541,6 +541,9 @@ Json to_json(const ResultsFile& results) {
 
 ResultsFile results_file_from_json(const Json& json, const std::string& source) {
   try {
+    if (!json.is_object())
+      throw std::invalid_argument(std::string("its top level is a JSON ") + json.type_name() +
+                                  ", not an object");
     ResultsFile results;
     results.task = json.at("task").get<std::string>();
     results.train_len_min = json.at("train_len_min").get<int64_t>();

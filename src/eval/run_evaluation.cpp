@@ -345,6 +345,15 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // Merged into the file as it is now, not as it was read at the start.
   ResultsFile existing = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
   check_results_are_this_runs(existing, config, results_path, absolute_data_dir, evaluation.run_id);
+  std::error_code error;
+  if (fs::is_symlink(fs::symlink_status(results_path, error))) {
+    // The file is written in the link's place (never through it, into a file elsewhere): said, so
+    // that the user who kept results.json elsewhere knows where the new results are.
+    spdlog::warn(
+        "{} is a link to {}: the results are written as a file in the link's place; the file it "
+        "leads to is left as it was",
+        results_path, fs::read_symlink(results_path, error).string());
+  }
   write_results_file(results_path, merge_results(std::move(existing), config, evaluation));
   return evaluation;
 }

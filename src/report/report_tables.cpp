@@ -552,11 +552,17 @@ std::vector<std::string> runs_listed_twice(const std::string& dir) {
 std::vector<std::string> folders_of_runs_below(const std::string& dir) {
   std::vector<std::string> folders;
   const fs::path root(dir);
-  if (fs::exists(root / kSweepManifestName) || fs::exists(root / "results.json")) return folders;
+  if (fs::exists(root / "results.json")) return folders;
+  // In a sweep's folder, its own runs are read (or named by runs_left_out).
+  std::set<std::string> listed;
+  if (fs::exists(root / kSweepManifestName)) {
+    const nlohmann::json manifest = read_sweep_manifest(dir);  // kept: the loop reads into it
+    for (const auto& entry : manifest.at("runs")) listed.insert(entry.at("name").get<std::string>());
+  }
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(root, error)) {
     if (!entry.is_directory(error) || RunFolder(entry.path().string()).is_lengen_run() ||
-        fs::exists(entry.path() / "results.json"))
+        fs::exists(entry.path() / "results.json") || listed.count(entry.path().filename().string()) > 0)
       continue;
     // Runs at any depth below it (a few levels: a sweep folder inside a folder of projects).
     constexpr int kDepth = 4;
