@@ -1054,6 +1054,11 @@ TEST_F(CliWrites, AReportNamesAFolderOfRunsBelowIt) {
             std::string::npos)
       << page;
   EXPECT_EQ(page.find("Not in the tables"), std::string::npos) << page;
+  // A folder whose runs are all further down names the folders that hold them.
+  expect_one_line_refusal(
+      lengen("report " + at("runs/deep")),
+      "holds no evaluated run (no results.json); folders of runs below it: er (lengen report " +
+          at("runs/deep/er") + ")");
 }
 
 // A run without results of the decode mode reported is named as left out and labels no row.

@@ -451,7 +451,14 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
     throw UserError(dir + " holds no evaluated run of the runs its " + kSweepManifestName +
                     " lists (no NAME/results.json for any of them; a sweep.json of another sweep?)");
   }
-  if (runs.empty()) throw UserError(dir + " holds no evaluated run (no results.json)");
+  if (runs.empty()) {
+    // Runs a level or more down (a folder of sweeps) are named: report one of them.
+    const std::vector<std::string> below = folders_of_runs_below(dir);
+    throw UserError(dir + " holds no evaluated run (no results.json)" +
+                    (below.empty()
+                         ? std::string()
+                         : "; folders of runs below it: " + fmt::format("{}", fmt::join(below, ", "))));
+  }
   // A run evaluated only on the other kind of data has no row here: it is named, not shown as a
   // row of "-" under an empty label.
   std::vector<ReadRun> evaluated;
