@@ -1326,6 +1326,18 @@ TEST_F(CliWrites, RunsWithoutConfigJsonAreGroupedByWhatTrainedThem) {
   EXPECT_EQ(md.find("config unknown"), std::string::npos) << md;
 }
 
+// Runs of one cell measured on other sample counts at a length are named on the page.
+TEST_F(CliWrites, AReportNamesCellsOfUnequalSampleCounts) {
+  trained("counts/a");
+  trained("counts/b", " --set train.seed=2");
+  ASSERT_EQ(lengen("eval " + at("counts/b") + " --samples 2").code, 0);
+  ASSERT_EQ(lengen("report " + at("counts")).code, 0);
+  const std::string md = text_of(root_ / "counts" / "report.md");
+  EXPECT_NE(md.find("Runs were evaluated on different numbers of samples at length(s) 4 (2 or 4)"),
+            std::string::npos)
+      << md;
+}
+
 // A config.json lengen cannot read is refused by the report as by eval: flattened as it stands,
 // its unresolved values (alibi_heads -1 and 1 are one setting) would label rows apart.
 TEST_F(CliWrites, AReportRefusesAConfigJsonLengenCannotRead) {

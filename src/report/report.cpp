@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -190,6 +191,22 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   if (const auto below = folders_of_runs_below(dir); !below.empty()) {
     spdlog::warn("{} folder(s) of runs below {} are not read: {}", below.size(), dir, joined_names(below));
     md << "**Folders of runs below this one, not read: " << joined_names(below) << ".**\n\n";
+  }
+  // A cell's runs measured on other numbers of samples at one length (--samples, eval.samples
+  // changed between runs) are estimates of unequal precision: named.
+  std::map<int64_t, std::set<int64_t>> samples_by_length;
+  for (const RunResults& run : runs) {
+    for (const auto& [length, entry] : run.results.at(decode))
+      samples_by_length[length].insert(entry.samples);
+  }
+  std::vector<std::string> unequal_samples;
+  for (const auto& [length, counts] : samples_by_length) {
+    if (counts.size() > 1)
+      unequal_samples.push_back(fmt::format("{} ({})", length, fmt::join(counts, " or ")));
+  }
+  if (!unequal_samples.empty()) {
+    md << "Runs were evaluated on different numbers of samples at length(s) " << joined_names(unequal_samples)
+       << ": their cells average estimates of unequal precision.\n\n";
   }
   // A row reads as the trained model's: results of a step checkpoint before the end of the
   // schedule it was trained under (evaluated while training, or stopped early) are named.
