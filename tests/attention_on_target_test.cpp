@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_runner.h"
 #include "lengen/atomic_write.h"
 #include "lengen/attention_capture.h"
 #include "lengen/attention_maps.h"
@@ -380,6 +381,12 @@ TEST_F(AttentionMaps, CommandDrawsPngAndSvgAndRejectsBadOptionsInOneLine) {
     EXPECT_TRUE(fs::exists(fs::path(out) / "run" / "layer0_head0.png"));
     EXPECT_TRUE(fs::exists(fs::path(out) / "run" / "layer0_head0.svg"));
     EXPECT_TRUE(fs::exists(fs::path(out) / "attention.md"));
+    // A head asked for twice is drawn once, as eval --lengths takes a repeated length once.
+    ASSERT_EQ(
+        run_cli("attention " + run_dir() + " --length 6 --layers 0 --heads 0,0 --out " + out + "_twice"), 0)
+        << err_;
+    const std::string page = testing::text_of(fs::path(out + "_twice") / "attention.md");
+    EXPECT_EQ(page.find("| 0 / 0 |"), page.rfind("| 0 / 0 |")) << page;
   }
   EXPECT_EQ(run_cli("attention " + run_dir() + " --length 6 --layers 2 --out " + out + "_bad"), 2);
   EXPECT_EQ(err_, "lengen: error: --layers 2 is out of range: the model has 2 layers (0..1)\n");

@@ -54,13 +54,15 @@ std::vector<int64_t> chosen(const std::vector<int64_t>& asked, int64_t count, co
     for (int64_t i = 0; i < count; ++i) all[static_cast<size_t>(i)] = i;
     return all;
   }
+  std::vector<int64_t> once;  // each once, in the order asked, as eval --lengths takes a repeat
   for (int64_t index : asked) {
     if (index < 0 || index >= count) {
       throw UserError(fmt::format("--{} {} is out of range: the model has {} {} (0..{})", what, index, count,
                                   what, count - 1));
     }
+    if (std::find(once.begin(), once.end(), index) == once.end()) once.push_back(index);
   }
-  return asked;
+  return once;
 }
 
 RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& options) {
