@@ -1338,6 +1338,16 @@ TEST_F(CliWrites, AReportNamesCellsOfUnequalSampleCounts) {
       << md;
 }
 
+// A run folder whose name holds a newline is shown escaped: the page's lines stay whole.
+TEST_F(CliWrites, AReportEscapesControlCharactersInRunNames) {
+  trained("ctl/a");
+  fs::rename(root_ / "ctl" / "a", root_ / "ctl" / "n\nl");
+  ASSERT_EQ(lengen("report " + at("ctl")).code, 0);
+  const std::string md = text_of(root_ / "ctl" / "report.md");
+  EXPECT_NE(md.find("Runs: n\\x0al\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("n\nl"), std::string::npos) << md;
+}
+
 // A config.json lengen cannot read is refused by the report as by eval: flattened as it stands,
 // its unresolved values (alibi_heads -1 and 1 are one setting) would label rows apart.
 TEST_F(CliWrites, AReportRefusesAConfigJsonLengenCannotRead) {

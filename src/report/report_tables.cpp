@@ -171,7 +171,7 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
   ResultsFile file = read_results_file(results_path);
   ReadRun read;
   RunResults& run = read.run;
-  run.name = name;
+  run.name = printable(name);  // a folder name with a newline would break the page's lines
   run.dir = fs::path(results_path).parent_path().string();
   const fs::path config = fs::path(run.dir) / "config.json";
   nlohmann::json saved = fs::exists(config) ? read_json_file(config.string()) : nlohmann::json();
@@ -503,7 +503,8 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(root, error)) {
       if (RunFolder(entry.path().string()).is_lengen_run() && !fs::exists(entry.path() / "results.json"))
-        unevaluated.push_back(entry.path().filename().string() + " (a run folder without results.json)");
+        unevaluated.push_back(printable(entry.path().filename().string()) +
+                              " (a run folder without results.json)");
     }
     std::sort(unevaluated.begin(), unevaluated.end());
     return unevaluated;
@@ -580,7 +581,8 @@ std::vector<std::string> folders_of_runs_below(const std::string& dir) {
       holds_runs = inner->path().filename() == "results.json";
     }
     if (holds_runs)
-      folders.push_back(entry.path().filename().string() + " (lengen report " + entry.path().string() + ")");
+      folders.push_back(printable(entry.path().filename().string()) + " (lengen report " +
+                        printable(entry.path().string()) + ")");
   }
   std::sort(folders.begin(), folders.end());
   return folders;
