@@ -1348,6 +1348,18 @@ TEST_F(CliWrites, AReportEscapesControlCharactersInRunNames) {
   EXPECT_EQ(md.find("n\nl"), std::string::npos) << md;
 }
 
+// model.prefill_chunk is an evaluation setting: training attends all queries at once whatever it
+// is, so two runs that differ in it train one model, bit for bit (the report's repeat rule).
+TEST_F(CliWrites, PrefillChunkLeavesTrainingAlone) {
+  trained("chunks/whole");
+  trained("chunks/ones", " --set model.prefill_chunk=1");
+  const auto weights = [&](const std::string& run) {
+    return read_json_file(
+        at(run + "/results.json"))["results"]["teacher_forced"]["4"]["model"]["weights_hash"];
+  };
+  EXPECT_EQ(weights("chunks/whole"), weights("chunks/ones"));
+}
+
 // A config.json lengen cannot read is refused by the report as by eval: flattened as it stands,
 // its unresolved values (alibi_heads -1 and 1 are one setting) would label rows apart.
 TEST_F(CliWrites, AReportRefusesAConfigJsonLengenCannotRead) {

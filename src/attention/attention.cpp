@@ -60,14 +60,14 @@ constexpr int64_t kInferenceScoreBudget = int64_t{1} << 24;
 
 // Queries per chunk: the configured count (0 = all), and without grad also the score budget.
 int64_t query_chunk(int64_t configured, int64_t batch, int64_t heads, int64_t keys, int64_t queries) {
+  // Training attends all queries at once: the backward pass keeps every chunk's scores anyway, so
+  // chunks would save no memory, and model.prefill_chunk (an evaluation setting) would change the
+  // trained model's float rounding.
+  if (torch::GradMode::is_enabled()) return std::max<int64_t>(1, queries);
   int64_t chunk = configured > 0 ? configured : queries;
   // Evaluation at long lengths: also bound the chunk by the score budget (a 512-query chunk of
-  // 4 sequences of 16k tokens holds 6 GiB). Training keeps whole chunks: splitting there only
-  // adds concatenations to the backward pass.
-  if (!torch::GradMode::is_enabled()) {
-    chunk = std::min(chunk, std::max<int64_t>(1, kInferenceScoreBudget / (batch * heads * keys)));
-  }
-  return chunk;
+  // 4 sequences of 16k tokens holds 6 GiB).
+  return std::min(chunk, std::max<int64_t>(1, kInferenceScoreBudget / (batch * heads * keys)));
 }
 
 // model.attention's rules across keys (config_io.h), checked before any part is built: a model
