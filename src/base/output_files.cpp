@@ -330,6 +330,11 @@ void remove_listed_output_files(const std::string& dir,
 
 OutputFolderLock::OutputFolderLock(const std::string& dir) : dir_(dir) {
   std::error_code error;
+  // A link whose target is gone: create_directories says only "File exists".
+  if (fs::is_symlink(fs::symlink_status(dir, error)) && !fs::exists(dir, error)) {
+    throw UserError("cannot create " + dir + ": it is a link to " + fs::read_symlink(dir, error).string() +
+                    ", which does not exist (create the folder it leads to, or remove the link)");
+  }
   fs::create_directories(dir, error);
   if (error) throw UserError("cannot create " + dir + ": " + error.message());
   if (RunFolder(dir).is_lengen_run()) {
