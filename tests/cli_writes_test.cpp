@@ -644,12 +644,20 @@ TEST_F(CliWrites, ASweepNamesAFinishedRunLackingItsMeasurements) {
   const CliResult dry = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
   EXPECT_NE(dry.out.find("[finished; its results.json lacks " + lacks), std::string::npos) << dry.out;
   const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  EXPECT_NE(again.out.find("a's results.json lacks what the sweep's evaluation measures: " + lacks),
-            std::string::npos)
-      << again.out;
+  EXPECT_NE(again.out.find("  a: its results.json lacks " + lacks), std::string::npos) << again.out;
   ASSERT_EQ(lengen("eval " + at("out/a")).code, 0);
   const CliResult complete = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
   EXPECT_EQ(complete.out.find("lacks"), std::string::npos) << complete.out;
+  // Results another run wrote, copied in, are not the run's measurements either.
+  const std::string other = trained("other", " --set train.seed=2");
+  fs::copy_file(RunFolder(other).results_path(), at("out/a/results.json"),
+                fs::copy_options::overwrite_existing);
+  const CliResult copied = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  EXPECT_NE(copied.out.find("  a: its results.json was written by another run (run id "), std::string::npos)
+      << copied.out;
+  const CliResult copied_dry = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(copied_dry.out.find("[finished; its results.json was written by another run"), std::string::npos)
+      << copied_dry.out;
 }
 
 // A run named like one of the sweep folder's own files is refused before anything is written.
@@ -711,14 +719,19 @@ TEST_F(CliWrites, ASweepRestoresAnEditedSideConfig) {
   ASSERT_EQ(greedy.code, 0) << greedy.err;
   const std::string command = "eval " + at("out/a") + " --set 'eval.decode=greedy' --set 'eval.samples=2'";
   EXPECT_NE(
-      greedy.out.find("a was evaluated with eval.decode=\"teacher_forced\" (the sweep's: \"greedy\"), "
-                      "eval.samples=4 (the sweep's: 2): a finished run is not evaluated again; `lengen " +
-                      command + "` adds the sweep's"),
+      greedy.out.find("  a: its results.json lacks length 4 (greedy, last checkpoint, 2 samples): `lengen " +
+                      command +
+                      "` adds them (its config.json has eval.decode=\"teacher_forced\" (the "
+                      "sweep's: \"greedy\"), eval.samples=4 (the sweep's: 2))"),
       std::string::npos)
       << greedy.out;
-  // The command named adds them.
+  // The command named adds them; the sweep then has nothing to say of the run, nor its --dry-run.
   ASSERT_EQ(lengen(command).code, 0);
   EXPECT_TRUE(read_json_file(at("out/a/results.json"))["results"].contains("greedy"));
+  const CliResult after = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
+  EXPECT_EQ(after.out.find("lacks"), std::string::npos) << after.out;
+  const CliResult dry = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
+  EXPECT_NE(dry.out.find("a  [finished]"), std::string::npos) << dry.out;
 }
 
 // Two sweep files on one folder: the second adds its runs to the manifest and keeps the first's,

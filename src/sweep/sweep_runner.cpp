@@ -288,14 +288,21 @@ std::string side_config_edit(const std::string& path, const nlohmann::json& want
   }
 }
 
-// What the sweep's evaluation would have written that the finished run's results.json lacks
-// (results.json's "results" -> decode -> length -> {samples, checkpoint, step}), as "length 8
-// (teacher_forced, last checkpoint, 200 samples)", comma-joined; "" when it has everything. A run
-// evaluated by hand after its results were moved aside (another decode mode, checkpoint, sample
-// count or fewer lengths) is finished without the sweep's measurements.
-std::string results_the_sweep_lacks(const Config& wanted, const RunFolder& folder) {
+// Why a finished run's results.json does not hold the sweep's measurements of it, with what to
+// do, or "" when it does: results another run wrote (copied in: "its results.json was written by
+// another run ..."), or what the sweep's evaluation would have written that it lacks
+// (results.json's "results" -> decode -> length -> {samples, checkpoint}: "its results.json lacks
+// length 8 (teacher_forced, last checkpoint, 200 samples), ...", a run evaluated by hand after its
+// results were moved aside, with another decode mode, checkpoint, sample count or fewer lengths).
+std::string results_fall_short(const Config& wanted, const RunFolder& folder, const std::string& settings) {
   const nlohmann::json results = read_json_file(folder.results_path());
   if (!results.is_object()) return "";  // named where the run is read (eval, report)
+  const std::string own_id = folder.run_id();
+  const nlohmann::json written_by = results.value("run_id", nlohmann::json());
+  if (!own_id.empty() && written_by.is_string() && written_by.get<std::string>() != own_id) {
+    return "its results.json was written by another run (run id " + written_by.get<std::string>() +
+           "), not by this one (" + own_id + "): move it aside, then `lengen eval " + folder.path() + "`";
+  }
   const std::string decode = name_of(wanted.eval.decode);
   const bool best = wanted.eval.checkpoint == CheckpointChoice::kBest;
   const std::string step_checkpoint =
@@ -319,7 +326,31 @@ std::string results_the_sweep_lacks(const Config& wanted, const RunFolder& folde
                              " samples)";
     if (lacking.find(text) == std::string::npos) lacking += (lacking.empty() ? "" : ", ") + text;
   }
-  return lacking;
+  if (lacking.empty()) return "";
+  return "its results.json lacks " + lacking + ": `lengen eval " + folder.path() + settings + "` adds them";
+}
+
+// What a finished run's results lack of the sweep's measurements, with the command that adds them
+// (`--set`s of the eval settings its config.json holds otherwise), or "" when they hold them all.
+// A finished run is not evaluated again: this is said instead, by the sweep and its --dry-run.
+std::string finished_run_note(const Config& wanted_config, const RunPaths& paths) {
+  const RunFolder folder(paths.run_dir);
+  const nlohmann::json wanted = config_to_json(wanted_config);
+  const nlohmann::json saved = read_json_file(folder.config_path());
+  std::string differences, settings;
+  if (saved.is_object() && saved.contains("eval") && saved["eval"].is_object()) {
+    for (const auto& [name, value] : wanted["eval"].items()) {
+      if (saved["eval"].contains(name) && saved["eval"][name] == value) continue;
+      const std::string key = "eval." + name;
+      differences += (differences.empty() ? "" : ", ") + key + "=" + config_value_text(saved, key) +
+                     " (the sweep's: " + config_value_text(wanted, key) + ")";
+      settings +=
+          " --set '" + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + "'";
+    }
+  }
+  const std::string short_of = results_fall_short(wanted_config, folder, settings);
+  if (short_of.empty() || differences.empty()) return short_of;
+  return short_of + " (its config.json has " + differences + ")";
 }
 
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
@@ -384,12 +415,11 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
         state = "not a lengen run folder (" + folder.not_replaceable_reason() + "); the sweep refuses it";
       } else if (state == "finished") {
         const std::string difference = stale_difference(wanted, paths);
-        const std::string lacking = difference.empty() ? results_the_sweep_lacks(wanted, folder) : "";
+        const std::string short_of = difference.empty() ? finished_run_note(wanted, paths) : "";
         if (!difference.empty())
           state = "finished with another config: " + difference;
-        else if (!lacking.empty())
-          state = "finished; its results.json lacks " + lacking + ": `lengen eval " + paths.run_dir +
-                  "` adds them";
+        else if (!short_of.empty())
+          state = "finished; " + short_of;
       } else if (state == "resume") {
         const std::string difference =
             stale_difference(wanted, paths, kKeysAStartedRunMayDifferIn, false, /*finished=*/false);
@@ -559,37 +589,14 @@ void restore_side_config(const RunPaths& paths) {
   std::cout << "restored " << paths.config << " (" << said << ")\n";
 }
 
-// A finished run is not evaluated again: eval settings the sweep now asks for that its run was not
-// evaluated with (other lengths, greedy decoding) are named, with the command that adds them.
+// A finished run is not evaluated again: what its results lack of the sweep's measurements is
+// named, with the command that adds them (finished_run_note).
 void note_other_evaluation(const Sweep& sweep, const SweepRun& run, const RunPaths& paths) {
   try {
-    const Config wanted_config = run_config(sweep, run);
-    const nlohmann::json wanted = config_to_json(wanted_config);
-    const nlohmann::json saved = read_json_file(RunFolder(paths.run_dir).config_path());
-    if (!saved.is_object() || !saved.contains("eval") || !saved["eval"].is_object()) return;
-    std::string differences, settings;
-    for (const auto& [name, value] : wanted["eval"].items()) {
-      if (saved["eval"].contains(name) && saved["eval"][name] == value) continue;
-      const std::string key = "eval." + name;
-      differences += (differences.empty() ? "" : ", ") + key + "=" + config_value_text(saved, key) +
-                     " (the sweep's: " + config_value_text(wanted, key) + ")";
-      settings +=
-          " --set '" + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + "'";
-    }
-    if (differences.empty()) {
-      const std::string lacking = results_the_sweep_lacks(wanted_config, RunFolder(paths.run_dir));
-      if (!lacking.empty()) {
-        std::cout << "  " << run.name
-                  << "'s results.json lacks what the sweep's evaluation measures: " << lacking
-                  << " (evaluated by hand otherwise?); `lengen eval " << paths.run_dir << "` adds them\n";
-      }
-      return;
-    }
-    std::cout << "  " << run.name << " was evaluated with " << differences
-              << ": a finished run is not evaluated again; `lengen eval " << paths.run_dir << settings
-              << "` adds the sweep's\n";
+    const std::string note = finished_run_note(run_config(sweep, run), paths);
+    if (!note.empty()) std::cout << "  " << run.name << ": " << note << "\n";
   } catch (const UserError&) {
-    // An unreadable config is named where the run is used.
+    // An unreadable config or results file is named where the run is used.
   }
 }
 
