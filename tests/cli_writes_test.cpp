@@ -1162,6 +1162,30 @@ TEST_F(CliWrites, ASweepComparesAStartedRunAsItsResumeDoes) {
                           "was started with another config (model.attention.alpha");
 }
 
+// A copy's checkpoint trained past the run's train.steps, copied back, is named as that: its
+// schedule is not the one config.json describes, and no train.steps equal to config.json's fits.
+TEST_F(CliWrites, AResumeNamesACheckpointPastTheConfigsSteps) {
+  const std::string run = trained("run");
+  fs::copy(root_ / "run", root_ / "copy", fs::copy_options::recursive);
+  fs::remove(root_ / "copy" / ".lengen_lock");
+  ASSERT_EQ(lengen("train " + base() + " --out " + at("copy") + " --resume --set train.steps=9").code, 0);
+  fs::copy_file(root_ / "copy" / "checkpoints" / "step_00000009.pt",
+                root_ / "run" / "checkpoints" / "step_00000009.pt");
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
+                          "its latest checkpoint is step 9, past the train.steps=6 of its config.json (a "
+                          "checkpoint of a copy of the run, trained further?)");
+}
+
+// A checkpoints/ that is a file is named as such by --resume, not taken for a run without one.
+TEST_F(CliWrites, AResumeNamesACheckpointsFileAsNoFolder) {
+  const std::string run = trained("run");
+  fs::remove_all(root_ / "run" / "checkpoints");
+  std::ofstream(root_ / "run" / "checkpoints") << "mine";
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
+                          "cannot resume " + run + ": " + run + "/checkpoints is not a folder");
+  EXPECT_EQ(text_of(root_ / "run" / "checkpoints"), "mine");
+}
+
 // A resume keeps a note of the user's in log.jsonl and drops only a last line cut short.
 TEST_F(CliWrites, AResumeKeepsANoteInTheLog) {
   const std::string run = trained("run");

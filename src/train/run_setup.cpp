@@ -105,6 +105,15 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
   // end on a checkpoint of the old one, which its config.json no longer describes.
   const nlohmann::json recorded = read_json_file(run.config_path());
   const auto configured = recorded.value(nlohmann::json::json_pointer("/train/steps"), steps);
+  if (trained == steps && configured < trained) {
+    // Not trained under config.json's schedule at all: a copy's checkpoint, trained further.
+    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
+                    ": its latest checkpoint is step " + std::to_string(trained) +
+                    ", past the train.steps=" + std::to_string(configured) +
+                    " of its config.json (a checkpoint of a copy of the run, trained further?); move it "
+                    "aside, or resume with train.steps above " +
+                    std::to_string(trained));
+  }
   if (trained == steps && configured != steps) {
     throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
                     ": its latest checkpoint is step " + std::to_string(trained) +
@@ -216,6 +225,9 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     // Checked under the lock: a run another process is training is neither compared nor touched
     // (and is named as in use, even before its first checkpoint).
     if (writer) lock = std::make_unique<RunLock>(run.path());
+    std::error_code error;
+    if (fs::exists(run.checkpoint_dir(), error) && !fs::is_directory(run.checkpoint_dir(), error))
+      throw UserError("cannot resume " + run.path() + ": " + run.checkpoint_dir() + " is not a folder");
     if (run.checkpoints().empty())
       throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
     check_resume_steps(run, config.train.steps);
@@ -317,11 +329,12 @@ void check_log_reaches(const RunFolder& run, const std::string& checkpoint, cons
   }
   const int64_t logged = run.last_logged_training_step();
   if (logged >= due) return;
+  const std::string why = logged == 0 ? " records no training step (emptied by hand?)"
+                                      : " records training to step " + std::to_string(logged) +
+                                            " only (a checkpoint trained elsewhere, by a copy of the run?)";
   throw UserError("cannot resume " + run.path() + ": its checkpoint " + checkpoint + " is of step " +
-                  std::to_string(progress.step) + ", but " + run.log_path() + " records training to step " +
-                  std::to_string(logged) +
-                  " only (a checkpoint trained elsewhere, by a copy of the run?); the log " +
-                  "would skip steps " + std::to_string(logged + 1) + "-" + std::to_string(due) +
+                  std::to_string(progress.step) + ", but " + run.log_path() + why +
+                  "; the log would skip steps " + std::to_string(logged + 1) + "-" + std::to_string(due) +
                   ": move that checkpoint aside, or move the log aside to start a new one");
 }
 
