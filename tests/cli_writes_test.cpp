@@ -1176,6 +1176,22 @@ TEST_F(CliWrites, AResumeNamesACheckpointPastTheConfigsSteps) {
                           "checkpoint of a copy of the run, trained further?)");
 }
 
+// Another run's checkpoint put in checkpoints/ under lengen's name is not pruned as this run's:
+// left in place, and named.
+TEST_F(CliWrites, PruningLeavesAnotherRunsCheckpoint) {
+  const std::string other = trained("other", " --set train.seed=2");
+  const std::string run = trained("run");
+  const fs::path foreign = root_ / "run" / "checkpoints" / "step_00000001.pt";
+  fs::copy_file(root_ / "other" / "checkpoints" / "step_00000006.pt", foreign);
+  const CliResult resumed = lengen("train " + base() + " --out " + run + " --resume --set train.steps=12");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(foreign));
+  EXPECT_NE(resumed.out.find(foreign.string() + " was written by another run: left in place"),
+            std::string::npos)
+      << resumed.out;
+  EXPECT_FALSE(fs::exists(root_ / "run" / "checkpoints" / "step_00000006.pt"));  // its own are pruned
+}
+
 // A checkpoints/ that is a file is named as such by --resume, not taken for a run without one.
 TEST_F(CliWrites, AResumeNamesACheckpointsFileAsNoFolder) {
   const std::string run = trained("run");

@@ -122,10 +122,18 @@ bool RunFolder::training_completed(int64_t steps) const {
   return !latest.empty() && latest == checkpoint_path(steps);
 }
 
-void RunFolder::prune_checkpoints(int64_t keep) const {
-  auto paths = checkpoints();
-  for (size_t i = 0; i + static_cast<size_t>(std::max<int64_t>(keep, 1)) < paths.size(); ++i)
+std::vector<std::string> RunFolder::prune_checkpoints(
+    int64_t keep, const std::function<bool(const std::string&)>& is_runs) const {
+  const auto paths = checkpoints();
+  std::vector<std::string> spared;
+  for (size_t i = 0; i + static_cast<size_t>(std::max<int64_t>(keep, 1)) < paths.size(); ++i) {
+    if (is_runs && !is_runs(paths[i])) {
+      spared.push_back(paths[i]);
+      continue;
+    }
     fs::remove(paths[i]);
+  }
+  return spared;
 }
 
 bool RunFolder::has_content() const {

@@ -181,6 +181,15 @@ TrainingProgress read_progress(const std::string& path, torch::serialize::InputA
 
 }  // namespace
 
+std::string checkpoint_run_id(const std::string& path) {
+  try {
+    torch::serialize::InputArchive archive;
+    return read_progress(path, archive).run_id;
+  } catch (const CheckpointUnreadable&) {
+    return "";
+  }
+}
+
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
                                  torch::optim::Optimizer* optimizer) {
   torch::serialize::InputArchive archive;

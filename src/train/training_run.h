@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,8 @@ class TrainingRun {
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   TrainingProgress progress_;
-  std::string last_good_checkpoint_;  // named when training diverges
+  std::string last_good_checkpoint_;                 // named when training diverges
+  std::set<std::string> named_foreign_checkpoints_;  // step checkpoints of another run, named once
   std::unique_ptr<JsonlLog> log_;
   ProgressLine progress_line_;
   std::chrono::steady_clock::time_point window_start_;

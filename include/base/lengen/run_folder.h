@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -47,8 +48,11 @@ class RunFolder {
   // The highest step of a training line ({"step": N, "loss": ...}) in log.jsonl; 0 when it has
   // none, or there is no log.
   int64_t last_logged_training_step() const;
-  // Deletes all but the newest `keep` step checkpoints (best.pt is kept).
-  void prune_checkpoints(int64_t keep) const;
+  // Deletes all but the newest `keep` step checkpoints (best.pt is kept). With `is_runs`, one it
+  // says is not the run's own (another run's checkpoint a user put there under lengen's name) is
+  // left where it is; returns those.
+  std::vector<std::string> prune_checkpoints(
+      int64_t keep, const std::function<bool(const std::string&)>& is_runs = nullptr) const;
 
   // True when the folder exists and holds anything but its lock file.
   bool has_content() const;

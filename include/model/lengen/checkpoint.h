@@ -60,6 +60,10 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
 // UserError naming the first mismatched parameter.
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer);
 
+// The identity of the run that wrote the checkpoint (its "run_id"), read without its tensors; ""
+// when it has none or cannot be read.
+std::string checkpoint_run_id(const std::string& path);
+
 // Refuses (UserError) a checkpoint written by another run than `run`: its weights would be filed
 // under this run's config (another seed counted as this one). Not checked when either identity
 // is unknown (a run folder or checkpoint without one).
