@@ -61,19 +61,6 @@ double LengthResult::mean_entropy() const {
   return mean_over_heads(attention, &LayerAttentionSummary::entropy);
 }
 
-std::vector<int64_t> evaluation_lengths(const Config& config) {
-  if (!config.eval.lengths.empty()) {
-    // Each length once, in the order given: a repeat would only evaluate the same samples again.
-    std::vector<int64_t> lengths;
-    for (int64_t length : config.eval.lengths) {
-      if (std::find(lengths.begin(), lengths.end(), length) == lengths.end()) lengths.push_back(length);
-    }
-    return lengths;
-  }
-  const int64_t base = config.task.len_max;
-  return {base, 2 * base, 4 * base, 8 * base};
-}
-
 SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
                                 const std::vector<Sample>& samples) {
   SequenceMetrics metrics;
@@ -172,10 +159,6 @@ std::vector<Sample> read_split(const Task& task, const EvalSplit& split, std::st
 }
 
 }  // namespace
-
-int64_t samples_at_length(const EvalConfig& eval, int64_t length) {
-  return eval.long_from > 0 && length >= eval.long_from ? eval.long_samples : eval.samples;
-}
 
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir) {
   std::vector<EvalSet> sets;

@@ -20,6 +20,7 @@
 #include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
+#include "lengen/evaluation_plan.h"
 #include "lengen/failure_note.h"
 #include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
@@ -307,15 +308,9 @@ std::string results_fall_short(const Config& wanted, const RunFolder& folder, co
   const bool best = wanted.eval.checkpoint == CheckpointChoice::kBest;
   const std::string step_checkpoint =
       fs::path(folder.checkpoint_path(wanted.train.steps)).filename().string();
-  std::vector<int64_t> lengths = wanted.eval.lengths;
-  if (lengths.empty()) {  // 1x, 2x, 4x and 8x the longest training length
-    for (int64_t multiple : {1, 2, 4, 8}) lengths.push_back(multiple * wanted.task.len_max);
-  }
   std::string lacking;
-  for (int64_t length : lengths) {
-    const int64_t samples = wanted.eval.long_from > 0 && length >= wanted.eval.long_from
-                                ? wanted.eval.long_samples
-                                : wanted.eval.samples;
+  for (int64_t length : evaluation_lengths(wanted)) {
+    const int64_t samples = samples_at_length(wanted.eval, length);
     const nlohmann::json entry = results.value(
         nlohmann::json::json_pointer("/results/" + decode + "/" + std::to_string(length)), nlohmann::json());
     const bool there = entry.is_object() && entry.value("samples", int64_t{-1}) == samples &&
@@ -324,7 +319,7 @@ std::string results_fall_short(const Config& wanted, const RunFolder& folder, co
     const std::string text = "length " + std::to_string(length) + " (" + decode + ", " +
                              (best ? "best" : "last") + " checkpoint, " + std::to_string(samples) +
                              " samples)";
-    if (lacking.find(text) == std::string::npos) lacking += (lacking.empty() ? "" : ", ") + text;
+    lacking += (lacking.empty() ? "" : ", ") + text;
   }
   if (lacking.empty()) return "";
   return "its results.json lacks " + lacking + ": `lengen eval " + folder.path() + settings + "` adds them";

@@ -13,6 +13,7 @@
 #include "lengen/attention_on_target.h"
 #include "lengen/config.h"
 #include "lengen/decoder.h"
+#include "lengen/evaluation_plan.h"
 #include "lengen/metrics.h"
 #include "lengen/results_file.h"
 #include "lengen/task.h"
@@ -31,10 +32,6 @@ struct LengthResult {
   double mean_nonzero_per_query() const;
   double mean_entropy() const;
 };
-
-// The lengths to evaluate: eval.lengths (each once, in its order), or 1x, 2x, 4x, 8x task.len_max
-// when it is empty.
-std::vector<int64_t> evaluation_lengths(const Config& config);
 
 // Position-wise comparison of generated tokens against trg + EOS, over the target's length;
 // exact when both are identical (a sequence that runs on past the EOS is wrong).
@@ -64,9 +61,6 @@ std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, con
 // Sequences per evaluation batch of these samples: eval.batch_size, or fewer (at least one) where
 // that many of the longest would hold more than eval.batch_tokens tokens.
 int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& samples);
-
-// Samples evaluated at `length`: eval.long_samples from eval.long_from on, else eval.samples.
-int64_t samples_at_length(const EvalConfig& eval, int64_t length);
 
 // The checkpoint named by `which`: "last" (newest step checkpoint), "best" (best.pt) or a
 // path. A missing one throws UserError.
