@@ -13,7 +13,6 @@ std::string data_record_text(const Task& task, uint64_t seed, std::optional<Trai
                              const std::map<std::string, std::string>& test_hashes) {
   nlohmann::json record = {{"task", task.name()}, {"params", task.params()}, {"seed", seed}};
   if (train) record["train_lengths"] = {train->min, train->max};
-  if (train && !train->hash.empty()) record["train_hash"] = train->hash;
   record["test_hashes"] = test_hashes;  // {} too: this record knows of no test split
   return record.dump(2) + "\n";
 }
@@ -94,17 +93,7 @@ std::optional<TrainLengths> recorded_train_lengths(const std::string& dir) {
     throw UserError(path + ": \"train_lengths\" is " + lengths.dump() +
                     ", not [shortest, longest] task lengths of the training split");
   }
-  const nlohmann::json hash = record.value("train_hash", nlohmann::json(""));
-  if (!hash.is_string()) throw UserError(path + ": \"train_hash\" is " + hash.dump() + ", not a string");
-  return TrainLengths{lengths[0].get<int64_t>(), lengths[1].get<int64_t>(), hash.get<std::string>()};
-}
-
-std::string train_split_hash(const std::string& dir, const TrainLengths& lengths) {
-  ContentHash hash;
-  hash.add(std::to_string(lengths.min) + ".." + std::to_string(lengths.max) + "\n");
-  for (const char* name : {"train.src", "train.trg"})
-    hash.add_file((std::filesystem::path(dir) / name).string());
-  return hash.hex();
+  return TrainLengths{lengths[0].get<int64_t>(), lengths[1].get<int64_t>()};
 }
 
 std::string unrecorded_data_note(const std::string& dir, const Task& task) {

@@ -375,12 +375,6 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   EXPECT_EQ(run("--task copy --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0)
       << err_;
 
-  // Training files replaced by hand, or the record's lengths edited, no longer match its hash.
-  std::ofstream(out("d/train.src"), std::ios::app) << "1 2\n";
-  std::ofstream(out("d/train.trg"), std::ios::app) << "1 2\n";
-  EXPECT_EQ(train_copy_on(out("d"), 2), 2);
-  EXPECT_NE(err_.find("are not what lengen data wrote there (train_hash"), std::string::npos) << err_;
-
   // A .part file of the user's in --out is theirs.
   fs::create_directories(out("p"));
   std::ofstream(out("p/train.src.part")) << "precious\n";
@@ -454,21 +448,6 @@ TEST_F(CliData, DataAndSweepsKeepToTheirOwnFolders) {
   EXPECT_NE(err_.find("--out " + out("sweep") + " is a sweep's folder"), std::string::npos) << err_;
   EXPECT_FALSE(fs::exists(out("sweep/data.json")));
   EXPECT_FALSE(fs::exists(out("sweep/test_0_4.src")));
-}
-
-// A data.json without the training split's hash (edited by hand) does not vouch for the training
-// files: training on them says they are checked as files only.
-TEST_F(CliData, ARecordWithoutTheTrainingHashIsNamed) {
-  ASSERT_EQ(run("--task copy --param vocab=4 --train 32 --len-min 2 --len-max 4 --out " + out("t")), 0)
-      << err_;
-  nlohmann::json record = read_json_file(out("t/data.json"));
-  ASSERT_TRUE(record.contains("train_hash"));
-  record.erase("train_hash");
-  std::ofstream(out("t/data.json"), std::ios::trunc) << record.dump(1);
-  ASSERT_EQ(train_copy_on(out("t"), 2), 0) << err_;
-  std::ifstream in(dir_ / "stdout.txt");
-  const std::string printed(std::istreambuf_iterator<char>(in), {});
-  EXPECT_NE(printed.find("data.json records no train_hash of train.src/.trg"), std::string::npos) << printed;
 }
 
 // Training on --data with test splits evaluates those splits: other eval.lengths are not

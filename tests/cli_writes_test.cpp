@@ -505,14 +505,6 @@ TEST_F(CliWrites, TrainingFilesMustSpanTheConfiguredLengths) {
   const CliResult matching =
       lengen("train " + base() + " --set task.len_max=3 --out " + at("run") + " --data " + at("short"));
   EXPECT_EQ(matching.code, 0) << matching.err;
-  // A record without its hash (edited by hand) is not trusted: the files must reach both ends.
-  nlohmann::json record = read_json_file(at("short") + "/data.json");
-  record.erase("train_hash");
-  record["train_lengths"] = {2, 6};
-  std::ofstream(at("short") + "/data.json") << record.dump();
-  expect_one_line_refusal(
-      lengen("train " + base() + " --set task.len_max=6 --out " + at("run3") + " --data " + at("short")),
-      "train.src: the longest source");
   // Files from another tool (no record) must hold a source at each end of the configured range.
   fs::create_directories(root_ / "hand");
   std::ofstream(at("hand") + "/train.src") << "1 2\n1 2 3\n";
@@ -899,26 +891,6 @@ TEST_F(CliWrites, SweepFilesSharingRunsAcrossShardsOrStepsAreRefused) {
   }
 }
 
-// A resume whose final evaluation would refuse results.json (results on the files of another
-// folder, here a copy of the data whose test split differs) is refused before its first step.
-TEST_F(CliWrites, AResumeFindsWhatItsEvaluationWouldRefuseBeforeTraining) {
-  ASSERT_EQ(lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --eval-lengths 4 "
-                   "--eval-size 4 --out " +
-                   at("files"))
-                .code,
-            0);
-  ASSERT_EQ(lengen("train " + base() + " --out " + at("run") + " --data " + at("files")).code, 0);
-  fs::copy(at("files"), at("moved"), fs::copy_options::recursive);
-  std::ofstream(root_ / "moved" / "test_0_4.src") << "1 2 3 0\n";
-  std::ofstream(root_ / "moved" / "test_0_4.trg") << "1 2 3 0\n";
-  const std::string log = text_of(root_ / "run" / "log.jsonl");
-  expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") +
-                                 " --resume --set train.steps=9 --data " + at("moved")),
-                          "holds results on the files of ");
-  EXPECT_FALSE(fs::exists(root_ / "run" / "checkpoints" / "step_00000009.pt"));
-  EXPECT_EQ(text_of(root_ / "run" / "log.jsonl"), log);
-}
-
 // Runs under two names that resolve to one config are one model trained twice: the sweep (and its
 // dry run) refuses them in one line, before anything is written.
 TEST_F(CliWrites, ASweepRefusesTwoNamesForOneConfig) {
@@ -1116,28 +1088,6 @@ TEST_F(CliWrites, AReportNamesARunInTraining) {
             std::string::npos);
 }
 
-// A user's note on an entry that is measured anew is kept, and the evaluation says so: the note
-// was written about the measurement it replaced.
-TEST_F(CliWrites, ANoteOnAnEntryMeasuredAnewIsNamed) {
-  const std::string run = trained("run");
-  nlohmann::json results = read_json_file(at("run/results.json"));
-  results["results"]["teacher_forced"]["4"]["comment"] = "looked odd";
-  results["results"]["teacher_forced"]["4"]["model"]["where"] = "laptop";
-  results["method"]["why"] = "baseline";
-  std::ofstream(at("run/results.json"), std::ios::trunc) << results.dump(1);
-  const CliResult again = lengen("eval " + run + " --lengths 4 --samples 2");
-  ASSERT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(
-      again.out.find("length 4 (teacher_forced): the entry is measured anew; keys of yours on it (comment, "
-                     "model.where) are kept as they were"),
-      std::string::npos)
-      << again.out;
-  const nlohmann::json kept = read_json_file(at("run/results.json"));
-  EXPECT_EQ(kept["results"]["teacher_forced"]["4"].value("comment", ""), "looked odd");
-  EXPECT_EQ(kept["results"]["teacher_forced"]["4"]["model"].value("where", ""), "laptop");
-  EXPECT_EQ(kept["method"].value("why", ""), "baseline");
-}
-
 // Results of a checkpoint before the end of the run's training are named above the tables.
 TEST_F(CliWrites, AReportNamesResultsOfAModelNotFullyTrained) {
   const std::string run = trained("run");
@@ -1160,20 +1110,6 @@ TEST_F(CliWrites, ASweepComparesAStartedRunAsItsResumeDoes) {
   fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");  // unfinished again
   expect_one_line_refusal(lengen("sweep " + at("alpha.json") + " --out " + at("out") + " --dry-run"),
                           "was started with another config (model.attention.alpha");
-}
-
-// A copy's checkpoint trained past the run's train.steps, copied back, is named as that: its
-// schedule is not the one config.json describes, and no train.steps equal to config.json's fits.
-TEST_F(CliWrites, AResumeNamesACheckpointPastTheConfigsSteps) {
-  const std::string run = trained("run");
-  fs::copy(root_ / "run", root_ / "copy", fs::copy_options::recursive);
-  fs::remove(root_ / "copy" / ".lengen_lock");
-  ASSERT_EQ(lengen("train " + base() + " --out " + at("copy") + " --resume --set train.steps=9").code, 0);
-  fs::copy_file(root_ / "copy" / "checkpoints" / "step_00000009.pt",
-                root_ / "run" / "checkpoints" / "step_00000009.pt");
-  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
-                          "its latest checkpoint is step 9, past the train.steps=6 of its config.json (a "
-                          "checkpoint of a copy of the run, trained further?)");
 }
 
 // Another run's checkpoint put in checkpoints/ under lengen's name is not pruned as this run's:
@@ -1339,25 +1275,12 @@ TEST_F(CliWrites, AStopSignalDuringEvaluationIsAnInterruption) {
   const std::string run = trained("run");
   const std::string results = text_of(fs::path(run) / "results.json");
   const CliResult result = lengen(
-      "eval " + run + " --lengths 4000 --samples 100000 --batch-size 1 2> " + at("eval_err.txt") +
-      " & pid=$!; for i in $(seq 1200); do grep -q 'eval length' " + at("eval_err.txt") +
+      "eval " + run + " --lengths 4000 --samples 2000 --batch-size 1 > " + at("eval_out.txt") +
+      " 2>&1 & pid=$!; for i in $(seq 1200); do grep -q 'eval length' " + at("eval_out.txt") +
       " && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo $? > " + at("code.txt") + "; true");
   (void)result;
   EXPECT_EQ(text_of(root_ / "code.txt"), "130\n");
   EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
-}
-
-// A resume to exactly its latest checkpoint's step under another train.steps would train nothing
-// under the new schedule: refused before config.json is rewritten, so the run still evaluates.
-TEST_F(CliWrites, AResumeThatTrainsNothingUnderANewScheduleIsRefusedBeforeWriting) {
-  const std::string run = trained("run");
-  fs::remove(fs::path(run) / "checkpoints" / "step_00000006.pt");  // interrupted after step 3
-  const std::string config = text_of(fs::path(run) / "config.json");
-  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=3"),
-                          "its latest checkpoint is step 3, trained under train.steps=6");
-  EXPECT_EQ(text_of(fs::path(run) / "config.json"), config);
-  const CliResult evaluated = lengen("eval " + run + " --lengths 3");
-  EXPECT_EQ(evaluated.code, 0) << evaluated.err;
 }
 
 // A run whose config.json is gone is grouped by the training its results record (trained_with):
@@ -1428,7 +1351,6 @@ TEST_F(CliWrites, AReportRefusesAConfigJsonLengenCannotRead) {
 
 // The report takes what a run trained on from its evaluated checkpoints: with training_data.json
 // deleted, a run trained on --data files is still not a seed of one trained on generated data.
-// And a model section edited after training does not label (or split) its results.
 TEST_F(CliWrites, AReportKnowsWhatARunTrainedOnAndWith) {
   ASSERT_EQ(
       lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("files")).code,
@@ -1441,21 +1363,6 @@ TEST_F(CliWrites, AReportKnowsWhatARunTrainedOnAndWith) {
   const std::string md = text_of(root_ / "runs" / "report.md");
   EXPECT_NE(md.find("data=files "), std::string::npos) << md;
   EXPECT_NE(md.find("data=generated"), std::string::npos) << md;
-  // Where the run's record is there, an entry's model record that says other data is refused.
-  const fs::path results = root_ / "runs" / "generated" / "results.json";
-  const std::string kept = text_of(results);
-  std::ofstream(root_ / "runs" / "generated" / "training_data.json") << R"({"dir": "/x", "hash": "0123"})";
-  expect_one_line_refusal(lengen("report " + at("runs")),
-                          "holds results of a model trained on generated, but ");
-  fs::remove(root_ / "runs" / "generated" / "training_data.json");
-  EXPECT_EQ(text_of(results), kept);
-
-  const fs::path config = root_ / "runs" / "generated" / "config.json";
-  nlohmann::json edited = read_json_file(config.string());
-  edited["model"]["init_std"] = 0.5;
-  std::ofstream(config) << edited.dump(2);
-  expect_one_line_refusal(lengen("report " + at("runs")),
-                          "holds results of a model trained with model.init_std=");
 }
 
 }  // namespace

@@ -342,8 +342,9 @@ TEST_F(TrainedCopy, EvalMergesResultsAndReadsReferenceFiles) {
   EXPECT_EQ(forced["12"]["checkpoint"], "best.pt");
   // Results on --data files are kept apart from those on generated data.
   EXPECT_FALSE(results["results"].contains("greedy"));
-  EXPECT_EQ(results["results_on_files"]["greedy"]["7"]["samples"], 5);
-  EXPECT_EQ(results["results_on_files"]["greedy"]["7"]["attention"]["layers"].size(), 2u);
+  const auto& on_data = results["results_on_files"][fs::absolute(data).lexically_normal().string()];
+  EXPECT_EQ(on_data["greedy"]["7"]["samples"], 5);
+  EXPECT_EQ(on_data["greedy"]["7"]["attention"]["layers"].size(), 2u);
 
   EXPECT_EQ(run_cli("eval " + run_dir() + " --checkpoint " + (*dir_ / "missing.pt").string()), 2);
   EXPECT_NE(err_.find("missing.pt"), std::string::npos) << err_;

@@ -168,25 +168,6 @@ TEST_F(Report, ARepeatOfARunIsNotAnotherSeed) {
             repeats.end());
 }
 
-// A copied run whose config.json says another seed than its results is not another seed.
-TEST_F(Report, AResultsFileOfAnotherSeedThanItsRunIsRefused) {
-  const nlohmann::json config = {{"task", {{"name", "copy"}}}, {"train", {{"seed", 7}}}};
-  write_file_atomically((dir_ / "asentmax-seed1" / "config.json").string(), config.dump());
-  const std::string message = user_error_message([&] { collect_runs(dir_.string()); });
-  EXPECT_NE(message.find("holds results of train.seed=1, but"), std::string::npos) << message;
-}
-
-// A row's method comes from results.json: one that contradicts the run's config.json (a results
-// file copied from another run) is refused, not labelled with the wrong method.
-TEST_F(Report, AResultsFileOfAnotherMethodThanItsRunIsRefused) {
-  const nlohmann::json config = {
-      {"model", {{"attention", {{"normalizer", "softmax"}, {"scaling", "none"}}}}}};
-  write_file_atomically((dir_ / "asentmax-seed1" / "config.json").string(), config.dump());
-  const std::string message = user_error_message([&] { collect_runs(dir_.string()); });
-  EXPECT_NE(message.find("model.attention.normalizer=entmax15"), std::string::npos) << message;
-  EXPECT_NE(message.find("has softmax"), std::string::npos) << message;
-}
-
 // A run trained on --data files is not a seed of one trained on generated data.
 TEST_F(Report, RunsOnOtherTrainingDataAreAGroupOfTheirOwn) {
   write_file_atomically((dir_ / "asentmax-seed3" / "training_data.json").string(),

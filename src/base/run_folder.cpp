@@ -329,37 +329,6 @@ JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step, const std
   if (!out_) throw UserError("cannot write " + path);
 }
 
-std::string log_run_id(const std::string& path) {
-  std::error_code error;
-  if (!fs::is_regular_file(path, error)) return "";
-  std::ifstream in(path);
-  // Its first JSON line: a note of the user's above it (not JSON) is read past.
-  for (std::string text; std::getline(in, text);) {
-    const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (line.is_discarded()) continue;
-    if (!line.is_object() || line.contains("step") || !line.contains("run_id") || !line["run_id"].is_string())
-      return "";
-    return line["run_id"].get<std::string>();
-  }
-  return "";
-}
-
-std::string log_not_the_runs(const RunFolder& run) {
-  const std::string own_id = run.run_id();
-  std::error_code error;
-  if (own_id.empty() || !fs::is_regular_file(run.log_path(), error)) return "";
-  const std::string logged_by = log_run_id(run.log_path());
-  if (logged_by == own_id) return "";
-  if (!logged_by.empty()) return "was written by run " + logged_by;
-  // A log without a JSON line (empty, or notes only) holds no history to mistake.
-  std::ifstream in(run.log_path());
-  for (std::string text; std::getline(in, text);) {
-    if (!nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false).is_discarded())
-      return "does not start with the line naming its run (its first line removed: another run's log?)";
-  }
-  return "";
-}
-
 void JsonlLog::write(const nlohmann::json& record) {
   out_ << record.dump() << "\n";
   out_.flush();

@@ -132,6 +132,10 @@ void RunLock::release_folder() {
 bool run_in_use_elsewhere(const std::string& run_dir) {
   if (!RunFolder(run_dir).is_lengen_run()) return false;
   if (held_here().count(canonical_of(run_dir)) > 0) return false;
+  // Every holder writes the lock file: a run without one is free, and a report that only reads the
+  // run leaves nothing behind in it.
+  std::error_code error;
+  if (!std::filesystem::exists(std::filesystem::path(run_dir) / RunLock::kFileName, error)) return false;
   try {
     const RunLock probe(run_dir);
     return false;

@@ -42,18 +42,4 @@ std::string continued_schedule(const std::string& schedule, int64_t step, int64_
   return schedule + "," + segment;
 }
 
-std::string schedule_before(const std::string& schedule, int64_t step) {
-  std::string kept;
-  size_t start = 0;
-  while (start < schedule.size()) {
-    size_t end = schedule.find(',', start);
-    if (end == std::string::npos) end = schedule.size();
-    const std::string text = schedule.substr(start, end - start);
-    const std::optional<ScheduleSegment> segment = parse_schedule_segment(text);
-    if (!segment || segment->from < std::max<int64_t>(step, 1)) kept += (kept.empty() ? "" : ",") + text;
-    start = end + 1;
-  }
-  return kept;
-}
-
 }  // namespace lengen

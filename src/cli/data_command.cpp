@@ -355,8 +355,6 @@ void run_data(const DataOptions& options) {
   }
   // Last: a folder with a record holds whole splits of the task it names.
   if (record) {
-    if (train_lengths && options.train > 0)
-      train_lengths->hash = train_split_hash(options.out, *train_lengths);
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
                           data_record_text(*task, options.seed, train_lengths, test_hashes));
   }

@@ -48,8 +48,7 @@ void run_train(const TrainArgs& args) {
       { const RunLock probe(args.out); }  // throws RunInUse, naming the holder's pid
       throw;
     }
-    const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
-    check_results_file_accepts(config, args.out, data_has_tests ? args.data_dir : "");
+    check_results_file_accepts(args.out);
   }
   // From here to the end of the final evaluation a stop signal is a request to stop (the
   // trainer checkpoints, the evaluation gives up), never a kill mid-write.

@@ -121,7 +121,6 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   }
   archive.write("model_config", c10::IValue(model_section(model).dump()));
   if (!progress.run_id.empty()) archive.write("run_id", c10::IValue(progress.run_id));
-  if (!progress.written_in.empty()) archive.write("written_in", c10::IValue(progress.written_in));
   if (!progress.training_config.empty())
     archive.write("training_config", c10::IValue(progress.training_config));
   if (!progress.schedule.empty()) archive.write("schedule", c10::IValue(progress.schedule));
@@ -159,9 +158,6 @@ TrainingProgress read_progress(const std::string& path, torch::serialize::InputA
     read_optional(archive, "window_tokens", progress.window_tokens);
     c10::IValue run_id;
     if (archive.try_read("run_id", run_id) && run_id.isString()) progress.run_id = run_id.toStringRef();
-    c10::IValue written_in;
-    if (archive.try_read("written_in", written_in) && written_in.isString())
-      progress.written_in = written_in.toStringRef();
     c10::IValue training_config;
     if (archive.try_read("training_config", training_config) && training_config.isString()) {
       progress.training_config = training_config.toStringRef();
@@ -243,45 +239,18 @@ std::string training_config_of(const Config& config) {
 }
 
 void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
-                                 const Config& config, bool resuming) {
+                                 const Config& config) {
   if (progress.training_config.empty()) return;
   const auto stored = nlohmann::json::parse(progress.training_config, nullptr, /*allow_exceptions=*/false);
   if (stored.is_discarded() || !stored.is_object()) return;
   const nlohmann::json current = nlohmann::json::parse(training_config_of(config));
-  // train.steps may grow on --resume, so a run's earlier checkpoints hold fewer steps than its
-  // config.json; one trained under a longer schedule than the config describes (a copy of the run
-  // resumed with more steps) is not a model of it.
-  const auto stored_steps = stored.value(nlohmann::json::json_pointer("/train/steps"), int64_t{0});
-  if (!resuming && stored_steps > config.train.steps) {
-    throw UserError("checkpoint " + path +
-                    " was trained under a schedule of train.steps=" + std::to_string(stored_steps) +
-                    ", this run's config.json has " + std::to_string(config.train.steps) +
-                    ": it is not a model of this run (a copy of the run resumed with more steps?)");
-  }
   const std::string key =
       first_config_difference(stored, current, {"train.steps", "train.threads", "train.device"});
   if (key.empty()) return;
   throw UserError(
       "checkpoint " + path + " was trained with " + key + "=" + config_value_text(stored, key) +
       ", this run's config.json has " + config_value_text(current, key) +
-      ": config.json edited since the run trained (put the value back), or the checkpoint is not a "
-      "model of this run (a copy of the run trained on under another config)");
-}
-
-void check_checkpoint_schedule_is_runs(const std::string& path, const TrainingProgress& progress,
-                                       const RunFolder& run) {
-  const std::string newest = run.latest_checkpoint();
-  std::error_code error;
-  if (progress.schedule.empty() || newest.empty() || std::filesystem::equivalent(newest, path, error)) return;
-  torch::serialize::InputArchive archive;
-  const TrainingProgress runs = read_progress(newest, archive);
-  if (runs.schedule.empty() || runs.step < progress.step) return;
-  const std::string expected = schedule_before(runs.schedule, progress.step);
-  if (progress.schedule == expected) return;
-  throw UserError("checkpoint " + path + " was trained under the schedule " + progress.schedule +
-                  " (train.steps@from step), but " + run.path() + " trained its first " +
-                  std::to_string(progress.step) + " steps under " + expected +
-                  ": it is not a model of this run (a copy of the run resumed with another train.steps?)");
+      ": it is not a model of this config");
 }
 
 void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress,
@@ -289,13 +258,7 @@ void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& p
   const std::string id = run.run_id();
   // A checkpoint from before runs had an identity belongs to whichever run holds it.
   if (progress.run_id.empty() || progress.run_id == id) return;
-  if (id.empty()) {
-    throw UserError(
-        "checkpoint " + path + " belongs to run id " + progress.run_id + ", but " + run.path() +
-        "/.lengen_run holds no run id (missing or damaged), so lengen cannot tell whether it is this "
-        "run's; restore the marker (its line 'id " +
-        progress.run_id + "' if the checkpoint is this run's own)");
-  }
+  if (id.empty()) return;
   throw UserError("checkpoint " + path + " was written by another run (run id " + progress.run_id +
                   "), not by " + run.path() + " (run id " + id +
                   "); evaluate or resume it in the run folder that trained it");

@@ -113,7 +113,6 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
   const TrainingProgress progress = load_checkpoint(checkpoint, model, nullptr);
   check_checkpoint_is_runs(checkpoint, progress, RunFolder(run_dir));
   check_checkpoint_trained_as(checkpoint, progress, config);
-  check_checkpoint_schedule_is_runs(checkpoint, progress, RunFolder(run_dir));
   maps.step = progress.step;
   maps.checkpoint = fs::path(checkpoint).filename().string();
   model->to(resolve_device(config.train.device));

@@ -15,7 +15,6 @@
 #include "lengen/comparable_config.h"
 #include "lengen/config.h"
 #include "lengen/config_io.h"
-#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/report.h"
@@ -124,21 +123,9 @@ std::string decode_cap_kind(const ResultsByDecode& results) {
   return fmt::format("{}", fmt::join(kinds, " and "));
 }
 
-// The test files behind a run's results on --data files, as one hash of every entry's files
-// (name and content hash): equal for runs scored on the same files, wherever they lie.
-std::string test_files_of(const ResultsByDecode& results) {
-  std::set<std::string> files;
-  for (const auto& [decode, by_length] : results) {
-    for (const auto& [length, entry] : by_length) {
-      const nlohmann::json listed = entry.data.is_object()
-                                        ? entry.data.value("files", nlohmann::json::array())
-                                        : nlohmann::json::array();
-      for (const nlohmann::json& file : listed) files.insert(file.dump());
-    }
-  }
-  ContentHash hash;
-  for (const std::string& file : files) hash.add(file + "\n");
-  return "files " + hash.hex();
+template <typename T>
+void append(std::vector<T>& to, std::vector<T> more) {
+  for (T& one : more) to.push_back(std::move(one));
 }
 
 struct ReadRun {
@@ -166,124 +153,58 @@ std::map<std::string, std::string> flattened_as_trained(const nlohmann::json& sa
   return flat;
 }
 
-ReadRun read_run(const std::string& name, const std::string& results_path, bool on_files,
-                 const std::string& decode) {
-  ResultsFile file = read_results_file(results_path);
+// The run's config as its results were trained: config.json, with the sections results.json
+// records of the evaluated model (trained_with) laid over it (a run resumed since under more
+// train.steps is grouped by the model measured); without config.json, trained_with alone, and
+// without both what results.json says of the task and training lengths.
+ReadRun run_config(const std::string& name, const std::string& results_path, const ResultsFile& file) {
   ReadRun read;
-  RunResults& run = read.run;
-  run.name = printable(name);  // a folder name with a newline would break the page's lines
-  run.dir = fs::path(results_path).parent_path().string();
-  const fs::path config = fs::path(run.dir) / "config.json";
+  read.run.name = printable(name);  // a folder name with a newline would break the page's lines
+  read.run.dir = fs::path(results_path).parent_path().string();
+  read.run.group.method = file.method;
+  read.run.train_len_max = file.train_len_max;
+  const fs::path config = fs::path(read.run.dir) / "config.json";
   nlohmann::json saved = fs::exists(config) ? read_json_file(config.string()) : nlohmann::json();
-  // A config.json lengen cannot read (an unknown key, a value out of range) is refused, as eval
-  // refuses it: flattened as it stands, its unresolved values would label rows with differences
-  // that are none.
   if (!saved.is_null()) config_from_json(saved, config.string());
-  // Without config.json (deleted), the training its results record (trained_with: the task, train
-  // and model sections) is the run's config: runs of other tasks, models or learning rates are
-  // never taken for seeds of one another.
   const auto& trained_with = file.trained_with;
-  if (saved.is_null() && trained_with.is_object() && trained_with.contains("task") &&
-      trained_with.contains("train") && trained_with.contains("model"))
-    saved = trained_with;
+  if (trained_with.is_object()) {
+    if (saved.is_null() && trained_with.contains("task") && trained_with.contains("train") &&
+        trained_with.contains("model"))
+      saved = trained_with;
+    else if (!saved.is_null())
+      saved.merge_patch(trained_with);
+  }
   read.has_config = !saved.is_null();
-  if (read.has_config) flatten(saved, "", read.config);
-  // A model past the run's train.steps is not the run's (a copy of it trained further): eval
-  // refuses such a checkpoint, and the report its results.
-  const auto steps = read.config.find("train.steps");
-  const bool known_steps = steps != read.config.end() && !steps->second.empty() &&
-                           steps->second.size() < 19 &&
-                           steps->second.find_first_not_of("0123456789") == std::string::npos;
-  if (const ResultEntry* past = known_steps ? entry_past_steps(file, std::stoll(steps->second)) : nullptr) {
-    throw UserError(results_path + " holds results of step " + std::to_string(past->step) + " (" +
-                    past->decode + ", length " + std::to_string(past->length) +
-                    "), past the train.steps=" + steps->second + " of " + config.string() +
-                    ": results of a copy of the run trained further?");
-  }
-
-  run.group.method = file.method;
-  run.train_len_max = file.train_len_max;
-  // A run evaluated on one kind of data only has no entry for the other.
-  run.results = std::move(on_files ? file.results_on_files : file.results);
-  // The results of the decode mode reported, which label the run.
-  ResultsByDecode shown = run.results;
-  if (!decode.empty()) {
-    for (auto it = shown.begin(); it != shown.end();)
-      it = it->first == decode ? std::next(it) : shown.erase(it);
-  }
-  run.mixed_checkpoints = mixed_checkpoints(shown);
-  run.mixed_decode_caps = mixed_decode_caps(shown);
-  // A results.json linked or copied in from another run folder carries that run's id.
-  const std::string folder_id = RunFolder(run.dir).run_id();
-  if (!file.run_id.empty() && !folder_id.empty() && file.run_id != folder_id) {
-    throw UserError(results_path + " was written by another run (run id " + file.run_id + "), not by " +
-                    run.dir + " (run id " + folder_id +
-                    "): a results file linked or copied in from another run");
-  }
-  // The method a row is labelled with comes from results.json, and its task and seed too: they must
-  // be the run's own (a copied run whose config.json was edited would count as another seed).
-  const std::pair<const char*, std::string> identity_keys[] = {
-      {"model.attention.normalizer", file.method.normalizer},
-      {"model.attention.scaling", file.method.scaling},
-      {"model.attention.positions", file.method.positions},
-      {"task.name", file.task},
-      {"train.seed", std::to_string(file.seed)}};
-  for (const auto& [key, value] : identity_keys) {
-    const auto in_config = read.config.find(key);
-    if (in_config != read.config.end() && in_config->second != value) {
-      throw UserError(results_path + " holds results of " + key + "=" + value + ", but " + config.string() +
-                      " has " + in_config->second +
-                      " (a results file of another run, or a copied run with an edited config.json?)");
-    }
-  }
-  // The model the results were measured on was trained with what results.json records: a
-  // config.json that says otherwise (edited since, or a copy's edited one) would label them.
-  if (file.trained_with.is_object() && read.has_config) {
-    std::map<std::string, std::string> trained;
-    flatten(file.trained_with, "", trained);
-    for (const auto& [key, value] : trained) {
-      const std::vector<std::string>& free = trained_with_keys_free_to_change();
-      if (std::find(free.begin(), free.end(), key) != free.end()) continue;
-      const auto in_config = read.config.find(key);
-      if (in_config == read.config.end() || in_config->second == value) continue;
-      throw UserError(results_path + " holds results of a model trained with " + key + "=" + value +
-                      ", but " + config.string() + " has " + in_config->second +
-                      " (config.json edited since, or a copy of a run with an edited config.json)");
-    }
-    // The results are of the model trained with these: a run resumed since under more
-    // train.steps (and stopped before its next evaluation) is grouped and labelled by them.
-    saved.merge_patch(file.trained_with);
-  }
-  if (read.has_config) read.config = flattened_as_trained(saved);
-  // With neither, what results.json says of the run still tells runs apart: its task, and the
-  // lengths it trained on.
-  if (!read.has_config) {
+  if (read.has_config) {
+    read.config = flattened_as_trained(saved);
+  } else {
     read.config["task.name"] = file.task;
     read.config["task.len_max"] = std::to_string(file.train_len_max);
   }
-  // What it trained on is part of what a run is: generated data, or --data files by their hash,
-  // as the evaluated checkpoints record it (a deleted training_data.json changes nothing), or
-  // else as the run's training_data.json says.
+  return read;
+}
+
+// What the results of `read` say of the model measured: what it trained on, its checkpoint,
+// schedule and decode cap, as keys that keep unlike runs apart.
+void label_by_results(ReadRun& read, const std::string& decode) {
+  RunResults& run = read.run;
+  ResultsByDecode shown = run.results;  // the decode mode reported labels the run
+  if (!decode.empty()) {
+    for (auto it = shown.begin(); it != shown.end();) it = it->first == decode ? std::next(it) : shown.erase(it);
+  }
+  run.mixed_checkpoints = mixed_checkpoints(shown);
+  run.mixed_decode_caps = mixed_decode_caps(shown);
   std::set<std::string> trained_on;
-  for (const auto& [decode, by_length] : run.results) {
+  for (const auto& [mode, by_length] : run.results) {
     for (const auto& [length, entry] : by_length) {
       if (entry.model && !entry.model->trained_on.empty()) trained_on.insert(entry.model->trained_on);
     }
   }
-  const fs::path data = fs::path(run.dir) / "training_data.json";
-  const std::string recorded =
-      training_data_label(fs::exists(data) ? read_json_file(data.string()) : nlohmann::json());
-  // Both say what trained the model; where the folder's record is there, they must agree.
-  if (fs::exists(data) && !trained_on.empty() && (trained_on.size() > 1 || *trained_on.begin() != recorded)) {
-    throw UserError(results_path + " holds results of a model trained on " +
-                    fmt::format("{}", fmt::join(trained_on, " and ")) + ", but " + data.string() + " says " +
-                    recorded + " (one of them edited or replaced by hand)");
+  if (trained_on.empty()) {
+    const fs::path data = fs::path(run.dir) / "training_data.json";
+    trained_on.insert(training_data_label(fs::exists(data) ? read_json_file(data.string()) : nlohmann::json()));
   }
-  if (trained_on.empty()) trained_on.insert(recorded);
   read.config["data"] = fmt::format("{}", fmt::join(trained_on, " and "));
-  // Results on --data files are of the files they were scored on: runs scored on other files are
-  // not seeds of one measurement.
-  if (on_files) read.config["test_files"] = test_files_of(shown);
   read.config["checkpoint"] = checkpoint_kind(shown);
   read.config["schedule"] = schedule_kind(shown);
   read.config["decode_cap"] = decode_cap_kind(shown);
@@ -293,6 +214,26 @@ ReadRun read_run(const std::string& name, const std::string& results_path, bool 
       if (read.config.count(key) > 0) read.config[key] = "-";
     }
   }
+}
+
+// One run's results: on generated data, one entry; on --data files, one entry per data folder it
+// was evaluated on, labelled by the folder (test_data).
+std::vector<ReadRun> read_run(const std::string& name, const std::string& results_path, bool on_files,
+                              const std::string& decode) {
+  ResultsFile file = read_results_file(results_path);
+  const ReadRun base = run_config(name, results_path, file);
+  std::vector<ReadRun> read;
+  if (!on_files) {
+    read.push_back(base);
+    read.back().run.results = std::move(file.results);
+  }
+  for (auto& [folder, results] : on_files ? file.results_on_files : ResultsByFolder{}) {
+    read.push_back(base);
+    read.back().run.results = std::move(results);
+    read.back().config["test_data"] = folder;
+  }
+  if (read.empty()) read.push_back(base);  // no results of this kind: named by collect_runs
+  for (ReadRun& one : read) label_by_results(one, decode);
   return read;
 }
 
@@ -416,10 +357,10 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
       // A run listed twice (sweep.json edited by hand) is one run, read once (runs_listed_twice).
       if (!read.insert(name).second) continue;
       const fs::path results = root / name / "results.json";
-      if (fs::exists(results)) runs.push_back(read_run(name, results.string(), on_files, decode));
+      if (fs::exists(results)) append(runs, read_run(name, results.string(), on_files, decode));
     }
   } else if (fs::exists(root / "results.json")) {
-    runs.push_back(read_run(root.filename().string(), (root / "results.json").string(), on_files, decode));
+    append(runs, read_run(root.filename().string(), (root / "results.json").string(), on_files, decode));
   } else if (fs::is_directory(root)) {
     std::vector<fs::path> folders;
     for (const auto& entry : fs::directory_iterator(root)) {
@@ -427,8 +368,7 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
     }
     std::sort(folders.begin(), folders.end());
     for (const auto& folder : folders) {
-      runs.push_back(
-          read_run(folder.filename().string(), (folder / "results.json").string(), on_files, decode));
+      append(runs, read_run(folder.filename().string(), (folder / "results.json").string(), on_files, decode));
     }
   }
   if (runs.empty() && fs::exists(root / kSweepManifestName)) {

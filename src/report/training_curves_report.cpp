@@ -189,12 +189,6 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
   bool any = false;
   for (const RunResults& run : runs) {
     const fs::path log = fs::path(run.dir) / "log.jsonl";
-    // A log copied in from another run is that run's history, not this one's.
-    if (const std::string why = log_not_the_runs(RunFolder(run.dir)); !why.empty()) {
-      foreign_logs.push_back(run.name + " (its log.jsonl " + why + ")");
-      curves.emplace_back();
-      continue;
-    }
     curves.push_back(fs::exists(log) ? read_curves(log.string(), run_steps(run)) : RunCurves{});
     if (!curves.back().problem.empty()) {
       foreign_logs.push_back(run.name + " (its log.jsonl " + curves.back().problem + ")");

@@ -101,76 +101,8 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
                     ": it has trained " + std::to_string(trained) +
                     " steps already (train.steps may grow on a resume, not shrink)");
   }
-  // A resume to exactly the latest step trains nothing under the new schedule, so the run would
-  // end on a checkpoint of the old one, which its config.json no longer describes.
-  const nlohmann::json recorded = read_json_file(run.config_path());
-  const auto configured = recorded.value(nlohmann::json::json_pointer("/train/steps"), steps);
-  if (trained == steps && configured < trained) {
-    // Not trained under config.json's schedule at all: a copy's checkpoint, trained further.
-    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
-                    ": its latest checkpoint is step " + std::to_string(trained) +
-                    ", past the train.steps=" + std::to_string(configured) +
-                    " of its config.json (a checkpoint of a copy of the run, trained further?); move it "
-                    "aside, or resume with train.steps above " +
-                    std::to_string(trained));
-  }
-  if (trained == steps && configured != steps) {
-    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
-                    ": its latest checkpoint is step " + std::to_string(trained) +
-                    ", trained under train.steps=" + std::to_string(configured) +
-                    "; resume with train.steps above " + std::to_string(trained) + " or equal to " +
-                    std::to_string(configured));
-  }
-  // Results of a model past the new train.steps (measured before a resume that shortens them)
-  // would no longer be the run's: eval and the report refuse them, so the resume does first.
-  if (!fs::exists(run.results_path())) return;
-  const nlohmann::json results = read_json_file(run.results_path());
-  for (const char* section : {"results", "results_on_files"}) {
-    if (!results.is_object() || !results.contains(section) || !results[section].is_object()) continue;
-    for (const auto& [decode, by_length] : results[section].items()) {
-      if (!by_length.is_object()) continue;
-      for (const auto& [length, entry] : by_length.items()) {
-        const nlohmann::json step =
-            entry.is_object() ? entry.value("step", nlohmann::json()) : nlohmann::json();
-        if (!step.is_number_integer() || step.get<int64_t>() <= steps) continue;
-        throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) + ": " +
-                        run.results_path() + " holds results of step " + step.dump() +
-                        ", which would no longer be the run's; move it aside first");
-      }
-    }
-  }
 }
 
-// A checkpoints/ that links into another run folder would have this run write, prune and resume
-// from that run's checkpoints (a copy of the run carries its identity): refused before anything is
-// written. A link elsewhere (another disk) is the user's choice.
-void check_checkpoints_are_the_runs(const RunFolder& run) {
-  std::error_code error;
-  if (!fs::is_symlink(fs::symlink_status(run.checkpoint_dir(), error))) return;
-  const fs::path target = fs::weakly_canonical(run.checkpoint_dir(), error);
-  if (error) return;
-  const fs::path own = fs::weakly_canonical(run.path(), error);
-  // The link may lead back into this run's own folder: then the run folders above it count.
-  fs::path folder = run_folder_at_or_above(target);
-  if (folder == own) folder = run_folder_at_or_above(own.parent_path());
-  if (!folder.empty()) {
-    throw UserError(run.checkpoint_dir() + " is a link into the run folder " + folder.string() +
-                    ": lengen would write, prune and resume from that run's checkpoints; remove the link");
-  }
-  // A copy of the run (cp -r keeps the link as a link) beside it shares that folder too.
-  for (const auto& entry : fs::directory_iterator(own.parent_path(), error)) {
-    const RunFolder sibling(entry.path().string());
-    if (entry.path() == own || !sibling.is_lengen_run() ||
-        !fs::is_symlink(fs::symlink_status(sibling.checkpoint_dir(), error)))
-      continue;
-    if (fs::weakly_canonical(sibling.checkpoint_dir(), error) == target) {
-      throw UserError(run.checkpoint_dir() + " links to " + target.string() + ", as the run folder " +
-                      entry.path().string() +
-                      "'s does (a copy that kept the link): both would write and prune one folder of "
-                      "checkpoints; give this run a checkpoints/ of its own (a copy of that folder)");
-    }
-  }
-}
 
 }  // namespace
 
@@ -180,11 +112,6 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
   check_resume_steps(RunFolder(run_dir), config.train.steps);
   const RunFolder run(run_dir);
   check_resume_data(run, data_dir);
-  // A resume continues the run's own history, not a log copied in from another run.
-  if (const std::string why = log_not_the_runs(run); !why.empty()) {
-    throw UserError("cannot resume " + run.path() + ": " + run.log_path() + " " + why +
-                    ", not the run's own history; move it aside first");
-  }
   // A task parameter's default written out changes nothing (an unread key changed is refused: the
   // checkpoint's model section is compared as written).
   const auto differs = first_config_difference(resolved_config_json(read_json_file(run.config_path())),
@@ -203,7 +130,6 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   check_out_folder(run.path(), "run folder");
   // A run inside another run's folder (its checkpoints/) would pass for part of that run.
   check_out_is_not_in_a_run(run.path(), {run.path()});
-  check_checkpoints_are_the_runs(run);
   std::unique_ptr<RunLock> lock;
   if (options.resume) {
     // Only a run lengen started is continued, and nothing is written into a folder that turns
@@ -290,56 +216,6 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
   return lock;
 }
 
-namespace {
-
-// A copy of a run whose checkpoints/ is a link (cp -r keeps it) shares the original's checkpoints
-// wherever the copy is: the checkpoint names the run folder that wrote it, and while that folder
-// is a run whose checkpoints/ leads to the same place, a resume here would write and prune its
-// checkpoints. A run folder moved since (the one that wrote it is gone) resumes.
-void check_checkpoints_not_shared(const RunFolder& run, const std::string& checkpoint,
-                                  const TrainingProgress& progress) {
-  std::error_code error;
-  if (progress.written_in.empty() || !fs::is_symlink(fs::symlink_status(run.checkpoint_dir(), error))) return;
-  const fs::path own = fs::weakly_canonical(run.path(), error);
-  const fs::path writer(progress.written_in);
-  if (writer == own || !RunFolder(writer.string()).is_lengen_run()) return;
-  if (fs::weakly_canonical(RunFolder(writer.string()).checkpoint_dir(), error) !=
-      fs::weakly_canonical(run.checkpoint_dir(), error))
-    return;
-  throw UserError("cannot resume " + run.path() +
-                  ": its checkpoints/ leads to the checkpoints of the run folder " + writer.string() +
-                  " (which wrote " + checkpoint +
-                  "; a copy that kept the link): both would write and prune one folder of checkpoints; give "
-                  "this run a checkpoints/ of its own (a copy of that folder)");
-}
-
-// A resume continues the log from the checkpoint's step, so the log must reach it: a checkpoint
-// trained where this log was not written (by a copy of the run, then copied back) would leave its
-// steps out of the log, and the curves would skip them unsaid. The checkpoint records the steps
-// since its last log line (its open log window), so the log holds the line of the step before.
-void check_log_reaches(const RunFolder& run, const std::string& checkpoint, const TrainingProgress& progress,
-                       bool writer) {
-  const int64_t due = progress.step - progress.window_steps;
-  if (due <= 0) return;
-  if (!fs::exists(run.log_path())) {
-    if (writer)
-      spdlog::warn("{} has no log.jsonl: the new log starts after step {}, without the steps before",
-                   run.path(), progress.step);
-    return;
-  }
-  const int64_t logged = run.last_logged_training_step();
-  if (logged >= due) return;
-  const std::string why = logged == 0 ? " records no training step (emptied by hand?)"
-                                      : " records training to step " + std::to_string(logged) +
-                                            " only (a checkpoint trained elsewhere, by a copy of the run?)";
-  throw UserError("cannot resume " + run.path() + ": its checkpoint " + checkpoint + " is of step " +
-                  std::to_string(progress.step) + ", but " + run.log_path() + why +
-                  "; the log would skip steps " + std::to_string(logged + 1) + "-" + std::to_string(due) +
-                  ": move that checkpoint aside, or move the log aside to start a new one");
-}
-
-}  // namespace
-
 TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Config& config,
                                                const nlohmann::json& data_record, Decoder& model,
                                                torch::optim::Optimizer& optimizer, bool writer) {
@@ -363,18 +239,10 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
       // config.json edited to match a --set (another lr, another seed) passes the config check
       // above; the checkpoint says what it was trained with.
       try {
-        check_checkpoint_trained_as(*it, progress, config, /*resuming=*/true);
+        check_checkpoint_trained_as(*it, progress, config);
       } catch (const UserError& e) {
         throw UserError("cannot resume " + run.path() + ": " + e.what());
       }
-      // The newest checkpoint is chosen by its name: one renamed by hand would resume another step.
-      if (run.checkpoint_path(progress.step) != *it) {
-        throw UserError(
-            "cannot resume " + run.path() + ": " + *it + " holds step " + std::to_string(progress.step) +
-            ", not the step its name says (a checkpoint renamed or copied by hand); move it aside");
-      }
-      check_checkpoints_not_shared(run, *it, progress);
-      check_log_reaches(run, *it, progress, writer);
       if (writer) {
         for (const std::string& damaged : unreadable) {
           const std::string aside = set_aside_name(damaged);

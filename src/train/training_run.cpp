@@ -59,16 +59,9 @@ void check_training_lengths(const Task& task, const Config& config, const std::s
     if (samples[i].src.size() > samples[longest].src.size()) longest = i;
     if (samples[i].src.size() < samples[shortest].src.size()) shortest = i;
   }
-  // A record without its hash (edited, or from another tool) is not trusted: the files speak.
+  // The lengths lengen data drew the split at; without a record, the files' own.
   const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir);
-  if (recorded && !recorded->hash.empty()) {
-    if (recorded->hash != train_split_hash(data_dir, *recorded)) {
-      throw UserError("--data " + data_dir + ": train.src/.trg and the lengths " +
-                      std::to_string(recorded->min) + ".." + std::to_string(recorded->max) + " its " +
-                      kDataRecordName + " records are not what lengen data wrote there (train_hash " +
-                      recorded->hash +
-                      "): files replaced or the record edited by hand; write the split again");
-    }
+  if (recorded) {
     if (recorded->min != config.task.len_min || recorded->max != config.task.len_max) {
       throw UserError("--data " + data_dir + " holds training data drawn at task lengths " +
                       std::to_string(recorded->min) + ".." + std::to_string(recorded->max) + " (" +
@@ -111,17 +104,6 @@ std::unique_ptr<TrainingData> training_data(const Task& task, const Config& conf
   }
   check_data_record(data_dir, task);
   if (const std::string note = unrecorded_data_note(data_dir, task); !note.empty()) spdlog::warn(note);
-  // A record without the training split's hash (edited by hand, or the split written by another
-  // tool beside lengen's test splits) does not vouch for train.src/.trg: they are checked as files.
-  if (std::filesystem::exists(std::filesystem::path(data_dir) / kDataRecordName)) {
-    const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir);
-    if (!recorded || recorded->hash.empty()) {
-      spdlog::warn(
-          "--data {}: {} records no train_hash of train.src/.trg: they are read as {} samples with only "
-          "their symbols and lengths checked, not whether lengen data wrote them",
-          data_dir, kDataRecordName, task.name());
-    }
-  }
   const std::string stem = data_dir + "/train";
   if (!std::filesystem::exists(stem + ".src") && !std::filesystem::exists(stem + ".trg")) {
     throw UserError("--data " + data_dir +
@@ -272,11 +254,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
     }
   }
   // Every checkpoint it writes carries the run's identity (the marker's, written above).
-  if (writer_) {
-    progress_.run_id = run_.run_id();
-    std::error_code error;
-    progress_.written_in = std::filesystem::weakly_canonical(run_.path(), error).string();
-  }
+  if (writer_) progress_.run_id = run_.run_id();
   progress_.training_config = training_config_of(config);
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
   progress_.training_data = data_record.dump();

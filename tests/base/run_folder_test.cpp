@@ -116,25 +116,6 @@ TEST_F(RunFolderTest, RestartDoesNotDeleteThroughALinkedCheckpointFolder) {
   EXPECT_TRUE(fs::exists(run / "config.json"));  // refused before anything is removed
 }
 
-// A log names its run in its first JSON line; a note of the user's above it is read past, and a
-// log whose JSON lines start without that line is not the run's.
-TEST_F(RunFolderTest, ALogIsTheRunsByItsFirstJsonLine) {
-  RunFolder folder((root_ / "run").string());
-  fs::create_directories(folder.path());
-  folder.mark(true);
-  const std::string id = folder.run_id();
-  std::ofstream(folder.log_path()) << "my note: lr looked high\n{\"run_id\":\"" << id
-                                   << "\"}\n{\"step\":3,\"loss\":1.0}\n";
-  EXPECT_EQ(log_run_id(folder.log_path()), id);
-  EXPECT_EQ(log_not_the_runs(folder), "");
-  std::ofstream(folder.log_path(), std::ios::trunc) << "my note\n{\"step\":3,\"loss\":1.0}\n";
-  EXPECT_NE(log_not_the_runs(folder).find("does not start with the line naming its run"), std::string::npos);
-  std::ofstream(folder.log_path(), std::ios::trunc) << "only notes\n";
-  EXPECT_EQ(log_not_the_runs(folder), "");
-  std::ofstream(folder.log_path(), std::ios::trunc) << "{\"run_id\":\"0123456789abcdef\"}\n";
-  EXPECT_EQ(log_not_the_runs(folder), "was written by run 0123456789abcdef");
-}
-
 // Only lengen's own checkpoint names count: a user's copy beside them is never resumed from,
 // evaluated as "last" or pruned.
 TEST_F(RunFolderTest, OnlyLengensCheckpointNamesAreCheckpoints) {

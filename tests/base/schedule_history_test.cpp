@@ -30,13 +30,5 @@ TEST(ScheduleHistory, GrowsWhereTrainStepsChange) {
   EXPECT_EQ(continued_schedule("", 50, 400), "");
 }
 
-// A checkpoint at a step has the segments that began before it; a damaged one is kept.
-TEST(ScheduleHistory, TheHistoryBeforeAStep) {
-  EXPECT_EQ(schedule_before("400@0,600@200", 200), "400@0");
-  EXPECT_EQ(schedule_before("400@0,600@200", 201), "400@0,600@200");
-  EXPECT_EQ(schedule_before("400@0,600@200", 0), "400@0");
-  EXPECT_EQ(schedule_before("400@0,bad,600@200", 100), "400@0,bad");
-}
-
 }  // namespace
 }  // namespace lengen

@@ -94,8 +94,7 @@ void check_out_folder(const std::string& path, const std::string& what);
 
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
 // so the log tells one consistent history. A line whose "step" is not an integer throws
-// UserError "FILE:LINE: ...". A new log starts with the line {"run_id": ID} (with a run id), so
-// that a log copied in from another run is known as its (log_run_id).
+// UserError "FILE:LINE: ...". A new log starts with the line {"run_id": ID} (with a run id).
 class JsonlLog {
  public:
   JsonlLog(const std::string& path, int64_t keep_through_step, const std::string& run_id = "");
@@ -104,14 +103,5 @@ class JsonlLog {
  private:
   std::ofstream out_;
 };
-
-// The run id of a log's first JSON line (notes above it that are not JSON are read past),
-// {"run_id": ID}; "" when it has none (a log of a build that did not write it, or no log).
-std::string log_run_id(const std::string& path);
-
-// Why the run's log.jsonl is not its own history, or "" when it is (or the run has no id to tell):
-// "was written by run ID" (a log copied in), or "does not start with the line naming its run" (a
-// log with its first line removed: another run's, perhaps). A log without JSON lines is the run's.
-std::string log_not_the_runs(const RunFolder& run);
 
 }  // namespace lengen

@@ -23,8 +23,4 @@ std::optional<ScheduleSegment> last_schedule_segment(const std::string& schedule
 // its last segment already says so, "" while unknown.
 std::string continued_schedule(const std::string& schedule, int64_t step, int64_t steps);
 
-// The segments of `schedule` that began before `step`: the history a checkpoint at `step` has.
-// A segment that does not parse (a damaged history) is kept, so that histories differ visibly.
-std::string schedule_before(const std::string& schedule, int64_t step);
-
 }  // namespace lengen

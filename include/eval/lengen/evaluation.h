@@ -73,7 +73,7 @@ struct RunEvaluation {
   std::string weights_hash;  // of the evaluated model (lengen/checkpoint.h)
   std::string schedule;      // the checkpoint's schedule history (TrainingProgress::schedule)
   std::string trained_on;    // what the checkpoint trained on (ModelRecord::trained_on)
-  bool on_files = false;     // evaluated on --data files, not generated data
+  std::string data_dir;      // absolute --data folder evaluated on; "" for generated data
   double decode_cap = 0;     // eval.decode_cap of greedy decoding (ResultEntry::decode_cap)
   std::vector<LengthResult> results;
   std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)
@@ -86,11 +86,9 @@ struct RunEvaluation {
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "");
 
-// Throws the UserError evaluate_run would throw at its end for RUN/results.json (unreadable, of
-// another run, or holding results on the files of another folder than `data_dir`), so that a
-// training that ends in an evaluation finds it before its first step.
-void check_results_file_accepts(const Config& config, const std::string& run_dir,
-                                const std::string& data_dir);
+// Throws the UserError evaluate_run would throw at its end for an unreadable RUN/results.json, so
+// that a training that ends in an evaluation finds it before its first step.
+void check_results_file_accepts(const std::string& run_dir);
 
 // Adds `evaluation` to `existing` results (keeping other lengths and modes) and refreshes the
 // run's description (task, method, training length). Each entry records what produced it: its

@@ -24,19 +24,15 @@ struct TrainingProgress {
   int64_t window_tokens = 0;
   // The identity of the run that wrote the checkpoint (RunFolder::run_id); "" when unknown.
   std::string run_id;
-  // The run folder that wrote it (absolute): a copy of the run shares its identity, and a copy
-  // whose checkpoints/ is a link shares the original's checkpoints; "" when unknown.
-  std::string written_in;
   // What trained it: the task and train sections of its run's config (training_config_of), as
-  // JSON; "" when unknown. A copy of a run folder keeps the run's identity, so only this tells
-  // its checkpoints, trained on under an edited config, from the run's own.
+  // JSON; "" when unknown.
   std::string training_config;
   // The train.steps it was trained under, and from which step: "400@0" for a run trained in one
   // go, "400@0,600@200" for one resumed at step 200 with train.steps=600 (its learning-rate
   // schedule changed there). "" when unknown (a checkpoint written without it).
   std::string schedule;
   // What it trained on: the run's training_data.json record as JSON ("null": generated data);
-  // "" when unknown. A copy whose training_data.json was deleted still says it.
+  // "" when unknown.
   std::string training_data;
 };
 
@@ -74,18 +70,10 @@ void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& p
 std::string training_config_of(const Config& config);
 
 // Refuses (UserError) a checkpoint trained under another task or train section than `config`'s,
-// naming the first key that differs, or (unless `resuming`, which may change train.steps) under a
-// longer schedule than config.json's train.steps; train.threads and train.device are not compared.
-// Not checked for a checkpoint without one.
+// naming the first key that differs; train.steps (which a resume may grow), train.threads and
+// train.device are not compared. Not checked for a checkpoint without one.
 void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
-                                 const Config& config, bool resuming = false);
-
-// Refuses (UserError) a checkpoint whose schedule history is not the run's own up to its step: a
-// copy of the run folder resumed under another train.steps, whose later checkpoints carry the
-// run's identity and config but not its learning-rate schedule. Compared with the run's newest
-// checkpoint; not checked when either history is unknown.
-void check_checkpoint_schedule_is_runs(const std::string& path, const TrainingProgress& progress,
-                                       const RunFolder& run);
+                                 const Config& config);
 
 // A 64-bit FNV-1a hash of every parameter and buffer (names, shapes and float values), as 16
 // hex digits: two checkpoints with the same weights have the same hash on every machine.

@@ -16,17 +16,11 @@ namespace lengen {
 
 constexpr const char* kDataRecordName = "data.json";
 
-// The task lengths a training split was drawn from (both ends included), and a hash of those
-// with the split's files (train_split_hash): files replaced by hand, or lengths edited, no longer
-// match it. "" in records written without it.
+// The task lengths a training split was drawn from (both ends included).
 struct TrainLengths {
   int64_t min = 0;
   int64_t max = 0;
-  std::string hash = {};
 };
-
-// The hash of DIR/train.src and DIR/train.trg with `lengths`' min and max.
-std::string train_split_hash(const std::string& dir, const TrainLengths& lengths);
 
 // The record of files generated from `task` with `seed`, as JSON text; `train` when the folder
 // holds a training split lengen drew.
