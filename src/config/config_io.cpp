@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "config_field.h"
+#include "step_scaling.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 
@@ -184,9 +185,10 @@ Config config_from_string(const std::string& text, const std::string& source) {
   return config_from_json(parse_json(text, source), source);
 }
 
-Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+Config load_config(const std::string& path, const std::vector<std::string>& overrides, std::string* scaled) {
   Config config;
   set_section(config, "", parse_json(read_file(path), path), path);
+  const TrainConfig as_written = config.train;
   // A key set twice would take its last value without a word: which one was meant is not known.
   // So would one set by its path and again inside a section's object (train.steps, train={...}).
   std::map<std::string, std::string> set_by;  // key -> the override that sets it
@@ -208,6 +210,10 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     }
   }
   for (const auto& assignment : overrides) apply_override(config, assignment);
+  std::set<std::string> keys_set;
+  for (const auto& entry : set_by) keys_set.insert(entry.first);
+  const std::string note = config::scale_schedule_to_steps(config.train, as_written, keys_set);
+  if (scaled != nullptr) *scaled = note;
   // A rule across keys may be broken by an override: the message names the overrides with the file.
   std::string source = path;
   for (size_t i = 0; i < overrides.size(); ++i) source += (i ? " --set " : " with --set ") + overrides[i];
