@@ -123,6 +123,11 @@ json override_value(ValueType type, const std::string& text, const std::string& 
 
 }  // namespace
 
+json override_json(const std::string& key, const std::string& text) {
+  const ConfigField* field = config::find_field(key);
+  return override_value(field ? field->type : ValueType::kNumber, text, "--set " + key + "=" + text);
+}
+
 void set_config_value(Config& config, const std::string& key, const json& value, const std::string& source) {
   if (const ConfigField* field = config::find_field(key)) {
     set_field(config, *field, value, source);

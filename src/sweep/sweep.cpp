@@ -333,10 +333,14 @@ void check_runs_differ(const Sweep& sweep, const std::string& source) {
 
 }  // namespace
 
-Sweep load_sweep(const std::string& path) {
-  Sweep sweep = sweep_from_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
-  check_runs_differ(sweep, path);
+Sweep load_sweep_json(const ordered_json& json, const std::string& base_dir, const std::string& source) {
+  Sweep sweep = sweep_from_json(json, base_dir, source);
+  check_runs_differ(sweep, source);
   return sweep;
+}
+
+Sweep load_sweep(const std::string& path) {
+  return load_sweep_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
 }
 
 Config run_config(const Sweep& sweep, const SweepRun& run) {

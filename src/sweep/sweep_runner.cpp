@@ -29,6 +29,7 @@
 #include "lengen/run_lock.h"
 #include "lengen/stop_signals.h"
 #include "lengen/sweep.h"
+#include "lengen/sweep_source.h"
 #include "sweep_claims.h"
 
 namespace fs = std::filesystem;
@@ -720,7 +721,7 @@ void print_summary(const std::string& out, const SweepTally& tally) {
 }  // namespace
 
 void print_sweep_plan(const SweepOptions& args) {
-  const Sweep sweep = load_sweep(args.sweep_path);
+  const Sweep sweep = load_sweep(args.source);
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
   // An --out the real command would refuse is refused by the plan too (runs whose config changed
   // since they started are listed as such).
@@ -733,7 +734,7 @@ void print_sweep_plan(const SweepOptions& args) {
 
 SweepTally run_sweep(const SweepOptions& args) {
   if (args.jobs < 1) throw UserError("--jobs must be at least 1");
-  const Sweep sweep = load_sweep(args.sweep_path);
+  const Sweep sweep = load_sweep(args.source);
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
   SweepTally tally;
   std::vector<PendingRun> queue;

@@ -44,6 +44,10 @@ std::string first_config_difference(const nlohmann::json& saved, const nlohmann:
 // last override for the checks that span several keys.
 void apply_override(Config& config, const std::string& assignment);
 
+// The JSON value that `--set key=text` gives `key`, typed as apply_override types it (a string
+// key takes the text raw; otherwise JSON where it parses, else the text as a string), unchecked.
+nlohmann::json override_json(const std::string& key, const std::string& text);
+
 // Sets one key (e.g. "train.lr") from a JSON value, with the same checks as a config file.
 void set_config_value(Config& config, const std::string& key, const nlohmann::json& value,
                       const std::string& source = "config");

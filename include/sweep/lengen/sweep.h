@@ -40,6 +40,9 @@ struct Sweep {
 Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source = "sweep");
 Sweep load_sweep(const std::string& path);
+// sweep_from_json, then the check that no two runs resolve to one config (load_sweep's checks).
+Sweep load_sweep_json(const nlohmann::ordered_json& json, const std::string& base_dir,
+                      const std::string& source);
 
 // The run's resolved config: base, then its overrides, then validation (and the task's own
 // parameter checks). An invalid value throws UserError naming the run.

@@ -1,0 +1,111 @@
+// A sweep typed on the command line (--base, --grid, --set) is the sweep file it stands for:
+// the same runs under the same names; `--set` on a sweep file applies to every run; the same
+// command again resumes (finished runs skipped).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "lengen/errors.h"
+#include "lengen/json_file.h"
+#include "lengen/sweep_source.h"
+#include "temp_folder.h"
+
+namespace lengen {
+namespace {
+
+namespace fs = std::filesystem;
+using ordered_json = nlohmann::ordered_json;
+
+class SweepCommandLine : public testing::TempFolderTest {
+ protected:
+  SweepCommandLine() : TempFolderTest("lengen_sweep_command_line") {}
+  void SetUp() override {
+    TempFolderTest::SetUp();
+    config_ = (root_ / "tiny.json").string();
+    std::ofstream(config_) << testing::tiny_copy_json(3);
+  }
+  std::string config_;
+};
+
+std::vector<std::pair<std::string, std::string>> runs_of(const Sweep& sweep) {
+  std::vector<std::pair<std::string, std::string>> runs;
+  for (const SweepRun& run : sweep.runs) {
+    nlohmann::json overrides = nlohmann::json::object();
+    for (const auto& [key, value] : run.overrides) overrides[key] = value;
+    runs.emplace_back(run.name, overrides.dump());
+  }
+  return runs;
+}
+
+TEST_F(SweepCommandLine, ExpandsAsTheSweepFileWithThatBaseAndGrid) {
+  std::ofstream(root_ / "sweep.json") << R"({"base": "tiny.json",
+    "grid": {"model.attention.normalizer": ["softmax", "entmax15"], "train.seed": [1, 2],
+             "eval.lengths": [[4, 8], [4]]},
+    "set": {"train.lr": 0.002}})";
+  const Sweep from_file = load_sweep((root_ / "sweep.json").string());
+  SweepSource source;
+  source.base = config_;
+  source.grid = {"model.attention.normalizer=softmax,entmax15", "train.seed=1,2", "eval.lengths=[4,8],[4]"};
+  source.set = {"train.lr=0.002"};
+  const Sweep typed = load_sweep(source);
+  EXPECT_EQ(runs_of(typed), runs_of(from_file));
+  EXPECT_EQ(typed.runs.front().name, "softmax-seed1-lengths4_8");
+  EXPECT_NE(typed.description.find("--grid train.seed=1,2"), std::string::npos) << typed.description;
+}
+
+TEST_F(SweepCommandLine, SetAppliesToEveryRunOfAFileOverItsOwnSet) {
+  std::ofstream(root_ / "sweep.json")
+      << R"({"base": "tiny.json", "grid": {"train.seed": [1, 2]}, "set": {"train.lr": 0.002}})";
+  SweepSource source;
+  source.path = (root_ / "sweep.json").string();
+  source.set = {"train.lr=0.003", "model.attention.positions=rope"};
+  const Sweep sweep = load_sweep(source);
+  ASSERT_EQ(sweep.runs.size(), 2u);
+  for (const SweepRun& run : sweep.runs) {
+    EXPECT_EQ(run_config(sweep, run).train.lr, 0.003) << run.name;
+    EXPECT_EQ(run_config(sweep, run).model.attention.positions, "rope") << run.name;
+  }
+  source.set = {"train.lr=0.003", "train.lr=0.004"};
+  EXPECT_THROW(load_sweep(source), UserError);
+  source.set = {"train.seed=3"};  // the grid sets it too: which one was meant is not known
+  EXPECT_THROW(load_sweep(source), UserError);
+}
+
+TEST_F(SweepCommandLine, RunsAndTheSameCommandResumes) {
+  const fs::path out = root_ / "runs";
+  const std::string command =
+      "sweep --base " + config_ + " --grid train.seed=1,2 --set train.lr=0.002 --out " + out.string();
+  auto result = testing::run_lengen(root_, command + " --dry-run");
+  ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("seed2  [new]  train.lr=0.002  train.seed=2"), std::string::npos) << result.out;
+  result = testing::run_lengen(root_, command + " --jobs 2");
+  ASSERT_EQ(result.code, 0) << result.out << result.err;
+  for (const char* name : {"seed1", "seed2"}) {
+    EXPECT_TRUE(fs::exists(out / name / "results.json")) << name;
+    EXPECT_EQ(read_json_file((out / name / "config.json").string())["train"]["lr"], 0.002);
+  }
+  const nlohmann::json manifest = read_json_file((out / "sweep.json").string());
+  EXPECT_EQ(manifest["runs"].size(), 2u);
+  EXPECT_NE(manifest["description"].get<std::string>().find("--grid train.seed=1,2"), std::string::npos);
+  result = testing::run_lengen(root_, command);
+  ASSERT_EQ(result.code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("skip seed1 (finished)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("skip seed2 (finished)"), std::string::npos) << result.out;
+}
+
+TEST_F(SweepCommandLine, RefusesAGridWithoutBaseAndNeitherSource) {
+  testing::expect_one_line_refusal(testing::run_lengen(root_, "sweep --out " + (root_ / "o").string()),
+                                   "give a sweep file or --base CONFIG");
+  testing::expect_one_line_refusal(
+      testing::run_lengen(root_, "sweep --grid train.seed=1,2 --out " + (root_ / "o").string()), "--grid");
+  testing::expect_one_line_refusal(
+      testing::run_lengen(root_, "sweep --base " + config_ + " --grid train.seed --out " + (root_ / "o").string()),
+      "--grid train.seed: expected KEY=VALUE1,VALUE2,...");
+}
+
+}  // namespace
+}  // namespace lengen
