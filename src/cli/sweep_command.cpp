@@ -33,7 +33,7 @@ void add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   auto* cmd = app.add_subcommand(
       "sweep", "Train every run of a sweep file, or of --base CONFIG --grid KEY=V1,V2, each as its own "
-               "`lengen train`");
+               "`lengen train`; the sweep file format, run names and resuming: docs/sweeps.md");
   SweepSource& source = args->options.source;
   auto* file = cmd->add_option("sweep", source.path, "Sweep file (JSON)")->check(CLI::ExistingFile);
   auto* base = cmd->add_option("--base", source.base, "Config every run starts from (instead of a sweep file)")

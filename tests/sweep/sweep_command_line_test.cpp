@@ -107,5 +107,30 @@ TEST_F(SweepCommandLine, RefusesAGridWithoutBaseAndNeitherSource) {
       "--grid train.seed: expected KEY=VALUE1,VALUE2,...");
 }
 
+// docs/sweeps.md is what `lengen sweep --help` points to: its example file expands to the names it
+// says, and its command-line example is that file.
+TEST_F(SweepCommandLine, DocsExampleExpandsAsDocumented) {
+  EXPECT_NE(testing::run_lengen(root_, "sweep --help").out.find("docs/sweeps.md"), std::string::npos);
+  const std::string docs = testing::text_of(fs::path(LENGEN_SOURCE_DIR) / "docs" / "sweeps.md");
+  const size_t start = docs.find("```json\n") + 8;
+  const ordered_json example = ordered_json::parse(docs.substr(start, docs.find("```", start) - start));
+  const Sweep sweep =
+      load_sweep_json(example, std::string(LENGEN_SOURCE_DIR) + "/configs/sweeps", "docs/sweeps.md");
+  ASSERT_EQ(sweep.runs.size(), 13u);
+  EXPECT_EQ(sweep.runs[0].name, "softmax-nape-seed1");
+  EXPECT_EQ(sweep.runs[11].name, "asentmax-rope-seed3");
+  EXPECT_EQ(sweep.runs[12].name, "sparsemax");
+  for (const char* names : {"softmax-nape-seed1", "softmax-nape-seed2", "asentmax-rope-seed3", "`sparsemax`"})
+    EXPECT_NE(docs.find(names), std::string::npos) << names;
+  SweepSource source;
+  source.base = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/copy.json";
+  source.grid = {"model.attention.positions=nape,rope", "train.seed=1,2,3"};
+  source.set = {"train.steps=2000"};
+  std::vector<std::string> names;
+  for (const SweepRun& run : load_sweep(source).runs) names.push_back(run.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"nape-seed1", "nape-seed2", "nape-seed3", "rope-seed1", "rope-seed2",
+                                             "rope-seed3"}));
+}
+
 }  // namespace
 }  // namespace lengen
