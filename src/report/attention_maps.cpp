@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "attention_figure.h"
 #include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
 #include "lengen/attention_capture.h"
@@ -224,7 +225,7 @@ std::vector<std::string> unique_run_names(const std::vector<std::string>& run_di
   std::map<std::string, int> count;
   for (const std::string& run_dir : run_dirs) {
     std::string name = run_folder_name(run_dir);
-    if (name == "attention.md" || name == "checkpoints" || name.front() == '.') name = "run_" + name;
+    if (name.rfind("attention.", 0) == 0 || name == "checkpoints" || name.front() == '.') name = "run_" + name;
     names.push_back(name);
   }
   for (const std::string& name : names) ++count[name];
@@ -254,6 +255,17 @@ std::string table_cell(const std::string& text) {
     cell += c;
   }
   return cell;
+}
+
+// The runs side by side in one figure: OUT/attention.{gp,png,svg}.
+constexpr const char* kFigureName = "attention";
+
+// "ASEntmax (entmax15 + asentmax) / nape, layer 0 head 1"; with the run's name where another run
+// has the same method (seeds).
+std::string panel_title(const std::vector<RunMaps>& runs, const RunMaps& run, int64_t layer, int64_t head) {
+  const bool shared = std::count_if(runs.begin(), runs.end(),
+                                    [&](const RunMaps& other) { return other.label == run.label; }) > 1;
+  return fmt::format("{}{}, layer {} head {}", run.label, shared ? " [" + run.name + "]" : "", layer, head);
 }
 
 }  // namespace
@@ -301,6 +313,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   const std::string terminal = gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot);
   // Every file this page writes is checked before the first is written.
   std::vector<std::string> files = {"attention.md"};
+  for (const char* extension : {".gp", ".png", ".svg"}) files.push_back(std::string(kFigureName) + extension);
   for (const RunMaps& run : runs) {
     for (int64_t layer : layers) {
       for (int64_t head : heads) {
@@ -316,14 +329,18 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   const OutputFolderLock writing(options.out_dir);
   check_output_files(options.out_dir, files);
   remove_listed_output_files(options.out_dir, [](const std::string& name) {
-    return name == "attention.md" || name.find('/') != std::string::npos;
+    return name.rfind("attention.", 0) == 0 || name.find('/') != std::string::npos;
   });
   claim_output_files(options.out_dir, files);
   bool all_drawn = !gnuplot.empty();
   PooledMap example;
-  for (const RunMaps& run : runs) {
+  // The combined figure: a row per layer and head, a column per run.
+  std::vector<std::vector<FigurePanel>> panels(layers.size() * heads.size(), std::vector<FigurePanel>(runs.size()));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const RunMaps& run = runs[r];
     const std::string dir = options.out_dir + "/" + run.name;
     fs::create_directories(dir);
+    size_t row = 0;
     for (int64_t layer : layers) {
       for (int64_t head : heads) {
         const std::string name = fmt::format("layer{}_head{}", layer, head);
@@ -332,9 +349,18 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
         write_file_atomically(dir + "/" + name + ".dat", map_data(run, example, layer, head, options));
         write_file_atomically(dir + "/" + name + ".gp", map_script(name, title, run, example, terminal));
         if (!gnuplot.empty()) all_drawn = run_gnuplot(gnuplot, dir, name) && all_drawn;
+        panels[row++][r] = {run.name + "/" + name + ".dat", panel_title(runs, run, layer, head),
+                          example.weights.size(0), example.weights.size(1), example.row_block,
+                          example.column_block};
       }
     }
   }
+  write_file_atomically(options.out_dir + "/" + kFigureName + ".gp",
+                        attention_figure_script(kFigureName,
+                                                fmt::format("Attention maps: sample {} of length {}",
+                                                            options.sample, options.length),
+                                                panels, kLowestColouredWeight, terminal));
+  if (!gnuplot.empty()) all_drawn = run_gnuplot(gnuplot, options.out_dir, kFigureName) && all_drawn;
 
   const RunMaps& first = runs.front();
   std::ostringstream md;
@@ -388,6 +414,8 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
       md << "\n";
     }
   }
+  md << "\nAll of them in one figure, the runs side by side: ![](" << kFigureName << ".png) (also "
+     << kFigureName << ".svg).\n";
   if (!all_drawn) {
     md << "\nSome maps were not drawn (" << (gnuplot.empty() ? "gnuplot is not on PATH" : "gnuplot failed")
        << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";

@@ -1,6 +1,7 @@
 // The figures a researcher pastes into a slide after a sweep: every report plot titled (task,
 // training length, steps, seeds), the training length marked, the legend outside the data, room
-// for the y label, one colour per method in every plot; a table of some logged steps says so.
+// for the y label, one colour per method in every plot; a table of some logged steps says so;
+// and `lengen attention` draws the runs side by side in one figure beside its per-head maps.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -73,6 +74,23 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
       << text_of(sweep_ / "report.md");
   if (!fs::exists(sweep_ / "exact_match.png")) GTEST_SKIP() << "gnuplot did not draw (not on PATH?)";
   EXPECT_GT(fs::file_size(sweep_ / "exact_match.png"), 0u);
+}
+
+TEST_F(SweepFigures, AttentionDrawsTheRunsSideBySideInOneFigure) {
+  const fs::path maps = root_ / "maps";
+  const auto result = run_lengen(root_, "attention " + (sweep_ / "softmax-seed1").string() + " " +
+                                            (sweep_ / "entmax15-seed1").string() +
+                                            " --length 4 --heads 0,1 --out " + maps.string());
+  ASSERT_EQ(result.code, 0) << result.err;
+  const std::string figure = text_of(maps / "attention.gp");
+  EXPECT_NE(figure.find("set multiplot layout 2,2"), std::string::npos) << figure;
+  for (const char* panel : {"softmax-seed1/layer0_head1.dat", "entmax15-seed1/layer0_head0.dat"})
+    EXPECT_NE(figure.find(panel), std::string::npos) << panel;
+  EXPECT_TRUE(fs::exists(maps / "softmax-seed1" / "layer0_head0.gp"));  // the per-head files stay
+  EXPECT_NE(text_of(maps / "attention.md").find("![](attention.png)"), std::string::npos);
+  if (!fs::exists(maps / "softmax-seed1" / "layer0_head0.png")) GTEST_SKIP() << "gnuplot did not draw (not on PATH?)";
+  EXPECT_GT(fs::file_size(maps / "attention.png"), 0u);
+  EXPECT_GT(fs::file_size(maps / "attention.svg"), 0u);
 }
 
 }  // namespace
