@@ -186,6 +186,22 @@ Config config_from_json(const json& json_config, const std::string& source) {
   return config;
 }
 
+Config config_from_json_with_overrides(const json& json_config, const json& as_written,
+                                      const std::set<std::string>& overridden, const std::string& source,
+                                      std::string* scaled) {
+  Config config, written;
+  set_section(config, "", json_config, source);
+  try {
+    set_section(written, "", as_written, source);
+  } catch (const UserError&) {
+    written = config;  // its problem is the whole config's, named below
+  }
+  const std::string note = config::scale_schedule_to_steps(config.train, written.train, overridden);
+  if (scaled != nullptr) *scaled = note;
+  validate_config(config, source);
+  return config;
+}
+
 Config config_from_string(const std::string& text, const std::string& source) {
   return config_from_json(parse_json(text, source), source);
 }

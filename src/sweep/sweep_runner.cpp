@@ -1,13 +1,7 @@
 #include "lengen/sweep_runner.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <deque>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,7 +11,6 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/child_processes.h"
-#include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation_plan.h"
@@ -27,7 +20,6 @@
 #include "lengen/output_files.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
-#include "lengen/stop_signals.h"
 #include "lengen/sweep.h"
 #include "lengen/sweep_source.h"
 #include "pending_run.h"
@@ -388,6 +380,23 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   return queue;
 }
 
+// A --set train.steps that scaled the runs' schedules is said, as `lengen train` says it: once,
+// unless runs were scaled differently.
+void say_scaled_schedules(const Sweep& sweep, const std::vector<size_t>& mine) {
+  std::string said;
+  for (size_t index : mine) {
+    std::string scaled;
+    try {
+      run_config(sweep, sweep.runs[index], &scaled);
+    } catch (const UserError&) {
+      continue;  // named where the run is prepared
+    }
+    if (scaled.empty() || scaled == said) continue;
+    std::cout << (said.empty() ? "" : sweep.runs[index].name + ": ") << scaled << "\n";
+    said = scaled;
+  }
+}
+
 }  // namespace
 
 void print_sweep_plan(const SweepOptions& args) {
@@ -397,6 +406,7 @@ void print_sweep_plan(const SweepOptions& args) {
   // since they started are listed as such).
   check_sweep_out(sweep, mine, args.out);
   if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);
+  say_scaled_schedules(sweep, mine);
   print_plan(sweep, mine, args);
   // Then it ends as the sweep would begin: a folder it would refuse is the same one line, exit 2.
   if (fs::is_directory(args.out)) check_sweep_folder_contents(sweep, mine, args.out);
@@ -408,6 +418,7 @@ SweepTally run_sweep(const SweepOptions& args) {
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
   SweepTally tally;
   std::vector<PendingRun> queue;
+  say_scaled_schedules(sweep, mine);
   {
     const auto folder_lock = start_sweep_folder(sweep, mine, args.out);
     queue = queue_runs(sweep, mine, args, tally);

@@ -112,9 +112,11 @@ ordered_json sweep_json_of(const SweepSource& source) {
 
 Sweep load_sweep(const SweepSource& source) {
   const ordered_json json = sweep_json_of(source);
+  std::vector<std::string> typed;  // the --set keys, whose train.steps scales a run's schedule
+  for (const std::string& assignment : source.set) typed.push_back(key_and_text(assignment, "--set").first);
   if (!source.path.empty())
-    return load_sweep_json(json, fs::path(source.path).parent_path().string(), source.path);
-  return load_sweep_json(json, ".", "lengen sweep --base " + source.base);
+    return load_sweep_json(json, fs::path(source.path).parent_path().string(), source.path, typed);
+  return load_sweep_json(json, ".", "lengen sweep --base " + source.base, typed);
 }
 
 }  // namespace lengen

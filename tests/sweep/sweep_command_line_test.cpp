@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 #include "lengen/sweep_source.h"
@@ -73,6 +74,37 @@ TEST_F(SweepCommandLine, SetAppliesToEveryRunOfAFileOverItsOwnSet) {
   EXPECT_THROW(load_sweep(source), UserError);
   source.set = {"train.seed=3"};  // the grid sets it too: which one was meant is not known
   EXPECT_THROW(load_sweep(source), UserError);
+}
+
+// A researcher's first sweep is short: `--set train.steps=200` scales the schedule the config wrote
+// for its own length, as `lengen train --set train.steps=200` does; a sweep file's own steps do not.
+TEST_F(SweepCommandLine, SetStepsScalesEachRunsScheduleAsTrainDoes) {
+  const std::string copy = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/copy.json";
+  std::ofstream(root_ / "sweep.json") << R"({"base": ")" << copy << R"(", "grid": {"train.seed": [1, 2]}})";
+  SweepSource source;
+  source.path = (root_ / "sweep.json").string();
+  source.set = {"train.steps=200"};
+  const Sweep sweep = load_sweep(source);
+  std::string scaled;
+  const Config config = run_config(sweep, sweep.runs[1], &scaled);
+  const Config by_train = load_config(copy, {"train.steps=200"});
+  EXPECT_EQ(config.train.warmup, by_train.train.warmup);
+  EXPECT_EQ(config.train.eval_every, by_train.train.eval_every);
+  EXPECT_EQ(config.train.checkpoint_every, by_train.train.checkpoint_every);
+  EXPECT_NE(scaled.find("scaled train.warmup 1000 -> 13"), std::string::npos) << scaled;
+  // The same steps written in the sweep file are the file's: validated as written.
+  std::ofstream(root_ / "steps.json")
+      << R"({"base": ")" << copy << R"(", "grid": {"train.seed": [1, 2]}, "set": {"train.steps": 200}})";
+  source.path = (root_ / "steps.json").string();
+  source.set = {};
+  const Sweep written = load_sweep(source);
+  EXPECT_THROW(run_config(written, written.runs[0]), UserError);
+  const auto result = testing::run_lengen(root_, "sweep " + (root_ / "sweep.json").string() +
+                                                     " --set train.steps=200 --dry-run --out " +
+                                                     (root_ / "runs").string());
+  ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("train.steps=200 is below the config's 16000: scaled"), std::string::npos)
+      << result.out;
 }
 
 TEST_F(SweepCommandLine, RunsAndTheSameCommandResumes) {

@@ -3,6 +3,7 @@
 // One table of keys (src/config/config_fields.cpp) drives all of them. Every problem a user
 // can cause throws UserError with one line that starts with the file name (or "--set ...").
 #include <nlohmann/json_fwd.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,12 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 
 // The same from JSON already in memory; `source` names it in error messages.
 Config config_from_json(const nlohmann::json& json, const std::string& source = "config");
+// config_from_json for a config whose keys `overridden` were set by command-line overrides over
+// `as_written` (a sweep's runs under `lengen sweep --set`): their train.steps scales the schedule
+// as load_config's overrides do, and `scaled` gets the line that says so.
+Config config_from_json_with_overrides(const nlohmann::json& json, const nlohmann::json& as_written,
+                                      const std::set<std::string>& overridden, const std::string& source,
+                                      std::string* scaled = nullptr);
 Config config_from_string(const std::string& text, const std::string& source = "config");
 
 // Every key with its value: the resolved config as it is written to a run folder.
