@@ -36,7 +36,8 @@ nlohmann::json task_params_json(const TaskParams& params) {
 
 std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train,
                              const std::map<std::string, std::string>& test_hashes) {
-  nlohmann::json record = {{"task", task.name()}, {"params", task_params_json(task.params())}, {"seed", seed}};
+  nlohmann::json record = {
+      {"task", task.name()}, {"params", task_params_json(task.params())}, {"seed", seed}};
   if (train) record["train_lengths"] = {train->min, train->max};
   if (train && !train->hash.empty()) record["train_hash"] = train->hash;
   record["test_hashes"] = test_hashes;  // {} too: this record knows of no test split
@@ -162,10 +163,9 @@ void check_data_record(const std::string& dir, const Task& task) {
   const nlohmann::json wanted_params = task_params_json(task.params());
   for (const auto& [name, wanted] : wanted_params.items()) {
     if (!recorded_params.contains(name) || recorded_params[name] != wanted) {
-      throw UserError(
-          "--data " + dir + " holds data of " + task.name() + " with " + name + "=" +
-          shown_param(recorded_params, name) + " (" + path + "), but the config's task has " + name + "=" +
-          wanted.dump());
+      throw UserError("--data " + dir + " holds data of " + task.name() + " with " + name + "=" +
+                      shown_param(recorded_params, name) + " (" + path + "), but the config's task has " +
+                      name + "=" + wanted.dump());
     }
   }
 }

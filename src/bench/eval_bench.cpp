@@ -2,7 +2,6 @@
 #include "lengen/eval_bench.h"
 
 #include <malloc.h>
-
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 

@@ -32,19 +32,22 @@ void run_sweep_command(const SweepArgs& args) {
 void add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   auto* cmd = app.add_subcommand(
-      "sweep", "Train every run of a sweep file, or of --base CONFIG --grid KEY=V1,V2, each as its own "
-               "`lengen train`; the sweep file format, run names and resuming: docs/sweeps.md");
+      "sweep",
+      "Train every run of a sweep file, or of --base CONFIG --grid KEY=V1,V2, each as its own "
+      "`lengen train`; the sweep file format, run names and resuming: docs/sweeps.md");
   SweepSource& source = args->options.source;
   auto* file = cmd->add_option("sweep", source.path, "Sweep file (JSON)")->check(CLI::ExistingFile);
-  auto* base = cmd->add_option("--base", source.base, "Config every run starts from (instead of a sweep file)")
-                   ->check(CLI::ExistingFile)
-                   ->excludes(file);
+  auto* base =
+      cmd->add_option("--base", source.base, "Config every run starts from (instead of a sweep file)")
+          ->check(CLI::ExistingFile)
+          ->excludes(file);
   cmd->add_option("--grid", source.grid,
                   "KEY=V1,V2,...: one axis of the grid, values typed as --set types them (repeatable; "
                   "the first is outermost)")
       ->needs(base)
       ->allow_extra_args(false);
-  cmd->add_option("--set", source.set, "KEY=VALUE applied to every run (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--set", source.set, "KEY=VALUE applied to every run (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--out", args->options.out, "Sweep folder, e.g. runs/quick_copy")->required();
   cmd->add_option("--jobs", args->options.jobs, "Runs at a time; train.threads is divided between them")
       ->check(positive_count());

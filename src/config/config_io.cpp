@@ -10,9 +10,9 @@
 #include <utility>
 
 #include "config_field.h"
-#include "step_scaling.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "step_scaling.h"
 
 namespace lengen {
 
@@ -187,8 +187,8 @@ Config config_from_json(const json& json_config, const std::string& source) {
 }
 
 Config config_from_json_with_overrides(const json& json_config, const json& as_written,
-                                      const std::set<std::string>& overridden, const std::string& source,
-                                      std::string* scaled) {
+                                       const std::set<std::string>& overridden, const std::string& source,
+                                       std::string* scaled) {
   Config config, written;
   set_section(config, "", json_config, source);
   try {

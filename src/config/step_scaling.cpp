@@ -41,8 +41,7 @@ std::string scale_schedule_to_steps(TrainConfig& train, const TrainConfig& as_wr
   }
   if (note.empty()) return "";
   return "train.steps=" + std::to_string(steps) + " is below the config's " +
-         std::to_string(as_written.steps) + ": scaled " + note +
-         " (--set any of them to choose it yourself)";
+         std::to_string(as_written.steps) + ": scaled " + note + " (--set any of them to choose it yourself)";
 }
 
 }  // namespace lengen::config

@@ -143,16 +143,6 @@ std::string map_data(const RunMaps& run, const PooledMap& pooled, int64_t layer,
   return out.str();
 }
 
-// A gnuplot string expression of several lines (a long run label does not fit on one).
-std::string gnuplot_lines(const std::string& text) {
-  std::string expression;
-  size_t start = 0;
-  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
-    expression += gnuplot_quoted(text.substr(start, end - start)) + " . \"\\n\" . ";
-  }
-  return expression + gnuplot_quoted(text.substr(start));
-}
-
 std::string map_script(const std::string& name, const std::string& title, const RunMaps& run,
                        const PooledMap& pooled, const std::string& terminal) {
   const bool labelled = run.sample.framing == Framing::kLabelPerPosition;
@@ -225,7 +215,8 @@ std::vector<std::string> unique_run_names(const std::vector<std::string>& run_di
   std::map<std::string, int> count;
   for (const std::string& run_dir : run_dirs) {
     std::string name = run_folder_name(run_dir);
-    if (name.rfind("attention.", 0) == 0 || name == "checkpoints" || name.front() == '.') name = "run_" + name;
+    if (name.rfind("attention.", 0) == 0 || name == "checkpoints" || name.front() == '.')
+      name = "run_" + name;
     names.push_back(name);
   }
   for (const std::string& name : names) ++count[name];
@@ -260,12 +251,129 @@ std::string table_cell(const std::string& text) {
 // The runs side by side in one figure: OUT/attention.{gp,png,svg}.
 constexpr const char* kFigureName = "attention";
 
-// "ASEntmax (entmax15 + asentmax) / nape, layer 0 head 1"; with the run's name where another run
-// has the same method (seeds).
+// "ASEntmax (entmax15 + asentmax) / nape" over "layer 0 head 1", with the run's name before the
+// layer where another run has the same method (seeds).
 std::string panel_title(const std::vector<RunMaps>& runs, const RunMaps& run, int64_t layer, int64_t head) {
   const bool shared = std::count_if(runs.begin(), runs.end(),
                                     [&](const RunMaps& other) { return other.label == run.label; }) > 1;
-  return fmt::format("{}{}, layer {} head {}", run.label, shared ? " [" + run.name + "]" : "", layer, head);
+  return fmt::format("{}\n{}layer {} head {}", run.label, shared ? run.name + ", " : "", layer, head);
+}
+
+// What drawing the maps left: whether gnuplot drew every one, and the last map's pooling (every
+// map of one length is pooled alike), which the page explains.
+struct DrawnMaps {
+  bool all = false;
+  PooledMap example;
+};
+
+// Each run's maps, OUT/NAME/layerL_headH.{dat,gp,png,svg}, and all of them side by side in one
+// figure, OUT/attention.{gp,png,svg}.
+DrawnMaps draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
+                    const std::vector<int64_t>& heads, const AttentionMapOptions& options,
+                    const std::string& gnuplot, const std::string& terminal) {
+  DrawnMaps drawn;
+  drawn.all = !gnuplot.empty();
+  PooledMap& example = drawn.example;
+  // The combined figure: a row per layer and head, a column per run.
+  std::vector<std::vector<FigurePanel>> panels(layers.size() * heads.size(),
+                                               std::vector<FigurePanel>(runs.size()));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const RunMaps& run = runs[r];
+    const std::string dir = options.out_dir + "/" + run.name;
+    fs::create_directories(dir);
+    size_t row = 0;
+    for (int64_t layer : layers) {
+      for (int64_t head : heads) {
+        const std::string name = fmt::format("layer{}_head{}", layer, head);
+        example = max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells);
+        const std::string title = fmt::format("{}\nlayer {} head {}", run.label, layer, head);
+        write_file_atomically(dir + "/" + name + ".dat", map_data(run, example, layer, head, options));
+        write_file_atomically(dir + "/" + name + ".gp", map_script(name, title, run, example, terminal));
+        if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, dir, name) && drawn.all;
+        panels[row++][r] = {run.name + "/" + name + ".dat",
+                            panel_title(runs, run, layer, head),
+                            example.weights.size(0),
+                            example.weights.size(1),
+                            example.row_block,
+                            example.column_block};
+      }
+    }
+  }
+  write_file_atomically(
+      options.out_dir + "/" + kFigureName + ".gp",
+      attention_figure_script(
+          kFigureName, fmt::format("Attention maps: sample {} of length {}", options.sample, options.length),
+          panels, kLowestColouredWeight, terminal));
+  if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, options.out_dir, kFigureName) && drawn.all;
+
+  return drawn;
+}
+
+// attention.md: what the maps show, notes on the runs, and a table of the maps.
+std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
+                           const std::vector<int64_t>& heads, const AttentionMapOptions& options,
+                           const DrawnMaps& drawn, const std::string& gnuplot) {
+  const PooledMap& example = drawn.example;
+  const bool all_drawn = drawn.all;
+  const RunMaps& first = runs.front();
+  std::ostringstream md;
+  md << kPageTitle << "sample " << options.sample << " of length " << options.length << "\n\n"
+     << "Each map shows one head's attention weights at the queries that predict the target symbols (rows, "
+        "top to "
+        "bottom) against every input position (columns: BOS, the "
+     << first.sample.src.size() << " source symbols, SEP, the " << first.sample.trg.size()
+     << " target symbols). White cells are exactly 0; coloured cells are nonzero, on a log scale from "
+     << kLowestColouredWeight
+     << " (and below) to 1. Positions after a query are in its future and always 0.\n\n";
+  if (example.row_block > 1 || example.column_block > 1) {
+    md << fmt::format(
+        "The maps are max-pooled to be readable: each cell is the largest weight of a block of {} "
+        "target rows x {} input positions ({} x {} weights per head shown as {} x {}).\n\n",
+        example.row_block, example.column_block, first.layers[0].size(1), first.layers[0].size(2),
+        example.weights.size(0), example.weights.size(1));
+  }
+  bool same_sample = true;
+  // Another task may read the same source and answer it otherwise (copy, sort): targets count too.
+  for (const RunMaps& run : runs)
+    same_sample = same_sample && run.sample.src == first.sample.src && run.sample.trg == first.sample.trg;
+  if (!same_sample)
+    md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
+  // A run being trained now: its maps are of the checkpoint named, a model of that moment.
+  std::vector<std::string> busy;
+  for (const RunMaps& run : runs) {
+    if (run_in_use_elsewhere(run.folder)) busy.push_back(run.name);
+  }
+  if (!busy.empty()) {
+    spdlog::warn("{} run(s) are being trained or evaluated by another lengen process: {}", busy.size(),
+                 joined_names(busy));
+    md << "**In training or evaluation while this page was written: " << joined_names(busy)
+       << " (their maps are of the checkpoint named, a model of that moment).**\n\n";
+  }
+  md << "Runs:";
+  for (size_t i = 0; i < runs.size(); ++i)
+    md << (i ? ";" : "") << " `" << runs[i].name << "` is " << runs[i].folder;
+  md << ".\n\n| layer / head |";
+  for (const RunMaps& run : runs)
+    md << " " << table_cell(run.name + ": " + run.label) << " (" << run.checkpoint << ", step " << run.step
+       << ") |";
+  md << "\n|---|";
+  for (size_t i = 0; i < runs.size(); ++i) md << "---|";
+  md << "\n";
+  for (int64_t layer : layers) {
+    for (int64_t head : heads) {
+      md << "| " << layer << " / " << head << " |";
+      for (const RunMaps& run : runs)
+        md << fmt::format(" ![](<{}/layer{}_head{}.png>) |", table_cell(run.name), layer, head);
+      md << "\n";
+    }
+  }
+  md << "\nAll of them in one figure, the runs side by side: ![](" << kFigureName << ".png) (also "
+     << kFigureName << ".svg).\n";
+  if (!all_drawn) {
+    md << "\nSome maps were not drawn (" << (gnuplot.empty() ? "gnuplot is not on PATH" : "gnuplot failed")
+       << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";
+  }
+  return md.str();
 }
 
 }  // namespace
@@ -332,96 +440,10 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     return name.rfind("attention.", 0) == 0 || name.find('/') != std::string::npos;
   });
   claim_output_files(options.out_dir, files);
-  bool all_drawn = !gnuplot.empty();
-  PooledMap example;
-  // The combined figure: a row per layer and head, a column per run.
-  std::vector<std::vector<FigurePanel>> panels(layers.size() * heads.size(), std::vector<FigurePanel>(runs.size()));
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const RunMaps& run = runs[r];
-    const std::string dir = options.out_dir + "/" + run.name;
-    fs::create_directories(dir);
-    size_t row = 0;
-    for (int64_t layer : layers) {
-      for (int64_t head : heads) {
-        const std::string name = fmt::format("layer{}_head{}", layer, head);
-        example = max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells);
-        const std::string title = fmt::format("{}\nlayer {} head {}", run.label, layer, head);
-        write_file_atomically(dir + "/" + name + ".dat", map_data(run, example, layer, head, options));
-        write_file_atomically(dir + "/" + name + ".gp", map_script(name, title, run, example, terminal));
-        if (!gnuplot.empty()) all_drawn = run_gnuplot(gnuplot, dir, name) && all_drawn;
-        panels[row++][r] = {run.name + "/" + name + ".dat", panel_title(runs, run, layer, head),
-                          example.weights.size(0), example.weights.size(1), example.row_block,
-                          example.column_block};
-      }
-    }
-  }
-  write_file_atomically(options.out_dir + "/" + kFigureName + ".gp",
-                        attention_figure_script(kFigureName,
-                                                fmt::format("Attention maps: sample {} of length {}",
-                                                            options.sample, options.length),
-                                                panels, kLowestColouredWeight, terminal));
-  if (!gnuplot.empty()) all_drawn = run_gnuplot(gnuplot, options.out_dir, kFigureName) && all_drawn;
-
-  const RunMaps& first = runs.front();
-  std::ostringstream md;
-  md << kPageTitle << "sample " << options.sample << " of length " << options.length << "\n\n"
-     << "Each map shows one head's attention weights at the queries that predict the target symbols (rows, "
-        "top to "
-        "bottom) against every input position (columns: BOS, the "
-     << first.sample.src.size() << " source symbols, SEP, the " << first.sample.trg.size()
-     << " target symbols). White cells are exactly 0; coloured cells are nonzero, on a log scale from "
-     << kLowestColouredWeight
-     << " (and below) to 1. Positions after a query are in its future and always 0.\n\n";
-  if (example.row_block > 1 || example.column_block > 1) {
-    md << fmt::format(
-        "The maps are max-pooled to be readable: each cell is the largest weight of a block of {} "
-        "target rows x {} input positions ({} x {} weights per head shown as {} x {}).\n\n",
-        example.row_block, example.column_block, first.layers[0].size(1), first.layers[0].size(2),
-        example.weights.size(0), example.weights.size(1));
-  }
-  bool same_sample = true;
-  // Another task may read the same source and answer it otherwise (copy, sort): targets count too.
-  for (const RunMaps& run : runs)
-    same_sample = same_sample && run.sample.src == first.sample.src && run.sample.trg == first.sample.trg;
-  if (!same_sample)
-    md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
-  // A run being trained now: its maps are of the checkpoint named, a model of that moment.
-  std::vector<std::string> busy;
-  for (const RunMaps& run : runs) {
-    if (run_in_use_elsewhere(run.folder)) busy.push_back(run.name);
-  }
-  if (!busy.empty()) {
-    spdlog::warn("{} run(s) are being trained or evaluated by another lengen process: {}", busy.size(),
-                 joined_names(busy));
-    md << "**In training or evaluation while this page was written: " << joined_names(busy)
-       << " (their maps are of the checkpoint named, a model of that moment).**\n\n";
-  }
-  md << "Runs:";
-  for (size_t i = 0; i < runs.size(); ++i)
-    md << (i ? ";" : "") << " `" << runs[i].name << "` is " << runs[i].folder;
-  md << ".\n\n| layer / head |";
-  for (const RunMaps& run : runs)
-    md << " " << table_cell(run.name + ": " + run.label) << " (" << run.checkpoint << ", step " << run.step
-       << ") |";
-  md << "\n|---|";
-  for (size_t i = 0; i < runs.size(); ++i) md << "---|";
-  md << "\n";
-  for (int64_t layer : layers) {
-    for (int64_t head : heads) {
-      md << "| " << layer << " / " << head << " |";
-      for (const RunMaps& run : runs)
-        md << fmt::format(" ![](<{}/layer{}_head{}.png>) |", table_cell(run.name), layer, head);
-      md << "\n";
-    }
-  }
-  md << "\nAll of them in one figure, the runs side by side: ![](" << kFigureName << ".png) (also "
-     << kFigureName << ".svg).\n";
-  if (!all_drawn) {
-    md << "\nSome maps were not drawn (" << (gnuplot.empty() ? "gnuplot is not on PATH" : "gnuplot failed")
-       << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";
-  }
-  write_file_atomically(options.out_dir + "/attention.md", md.str());  // claimed above
-  return md.str();
+  const DrawnMaps drawn = draw_maps(runs, layers, heads, options, gnuplot, terminal);
+  const std::string md = attention_page(runs, layers, heads, options, drawn, gnuplot);
+  write_file_atomically(options.out_dir + "/attention.md", md);  // claimed above
+  return md;
 }
 
 }  // namespace lengen

@@ -42,7 +42,8 @@ void read_facts(const RunResults& run, RunFacts& facts) {
   }
   const auto add = [&](std::set<int64_t>& into, const char* pointer) {
     const nlohmann::json::json_pointer key(pointer);
-    if (config.contains(key) && config.at(key).is_number_integer()) into.insert(config.at(key).get<int64_t>());
+    if (config.contains(key) && config.at(key).is_number_integer())
+      into.insert(config.at(key).get<int64_t>());
   };
   if (config.contains("/task/name"_json_pointer) && config.at("/task/name"_json_pointer).is_string())
     facts.tasks.insert(config.at("/task/name"_json_pointer).get<std::string>());

@@ -67,6 +67,15 @@ std::string gnuplot_quoted(const std::string& text) {
   return out + "'";
 }
 
+std::string gnuplot_lines(const std::string& text) {
+  std::string expression;
+  size_t start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    expression += gnuplot_quoted(text.substr(start, end - start)) + " . \"\\n\" . ";
+  }
+  return expression + gnuplot_quoted(text.substr(start));
+}
+
 // pngcairo draws better; the plain png terminal is the fallback some gnuplot builds have.
 std::string png_terminal(const std::string& gnuplot) {
   return run_quietly(shell_quoted(gnuplot) + " -e 'set terminal pngcairo'") ? "pngcairo" : "png";
@@ -137,7 +146,8 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
            << " linewidth 2 linecolor rgb '" << line_colour(label, axes.colour_keys) << "' title "
            << gnuplot_quoted(label);
   }
-  script << "\nset terminal svg noenhanced size " << kPlotSize << "\nset output '" << name << ".svg'\nreplot\n";
+  script << "\nset terminal svg noenhanced size " << kPlotSize << "\nset output '" << name
+         << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());
   return !gnuplot.empty() && run_gnuplot(gnuplot, dir, name);
 }

@@ -129,8 +129,8 @@ std::string step_table(const MetricTable& table, int digits, bool significant, c
   const std::vector<size_t> shown = shown_steps(table, 8);
   std::ostringstream out;
   if (shown.size() < table.lengths.size()) {
-    out << shown.size() << " of " << table.lengths.size() << " logged steps shown, evenly spaced ("
-        << csv << " has them all).\n\n";
+    out << shown.size() << " of " << table.lengths.size() << " logged steps shown, evenly spaced (" << csv
+        << " has them all).\n\n";
   }
   out << "| method |";
   for (size_t i : shown) out << " step " << table.lengths[i] << " |";

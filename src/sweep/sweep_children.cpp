@@ -58,15 +58,17 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
     // Ctrl-C: the run stopped at a checkpoint (or before its first step); it has not failed.
     tally.interrupted.push_back(run.name);
     const bool kept = !RunFolder(run.paths.run_dir).latest_checkpoint().empty();
-    progress.ended(run,
-                   "stopped " + run.name +
-                       (kept ? " (interrupted, checkpoint kept)" : " (interrupted before its first checkpoint)"),
-                   false);
+    progress.ended(
+        run,
+        "stopped " + run.name +
+            (kept ? " (interrupted, checkpoint kept)" : " (interrupted before its first checkpoint)"),
+        false);
   } else {
     tally.failed.push_back(run.name);
     write_failure_note(run.paths.failure, "exit code " + std::to_string(code),
                        last_lines(run.paths.log, kFailureTailLines));
-    progress.ended(run, "FAIL " + run.name + " (exit code " + std::to_string(code) + "), see " + run.paths.failure,
+    progress.ended(run,
+                   "FAIL " + run.name + " (exit code " + std::to_string(code) + "), see " + run.paths.failure,
                    false);
   }
 }
@@ -99,7 +101,8 @@ bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally
     }
     if (running.empty()) break;
     // Woken each second to move the live line's clock on.
-    const ChildWait wait = wait_for_children_or_stop(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+    const ChildWait wait =
+        wait_for_children_or_stop(std::chrono::steady_clock::now() + std::chrono::seconds(1));
     progress.redraw();
     if (wait.stop_signal != 0) {
       stop_forwarded = true;

@@ -65,7 +65,10 @@ std::string exact_match_summary(const PendingRun& run) {
 }
 
 SweepProgress::SweepProgress(int64_t total, int64_t jobs)
-    : total_(total), jobs_(std::max<int64_t>(1, jobs)), live_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+    : total_(total),
+      jobs_(std::max<int64_t>(1, jobs)),
+      live_(isatty(STDERR_FILENO) == 1),
+      start_(Clock::now()) {}
 
 SweepProgress::~SweepProgress() { clear_live_line(); }
 

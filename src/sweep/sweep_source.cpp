@@ -71,7 +71,8 @@ ordered_json grid_object(const std::vector<std::string>& grids) {
     if (grid.contains(key)) throw UserError("--grid " + key + " is given twice; list all its values in one");
     ordered_json values = ordered_json::array();
     for (const std::string& value : split_values(text)) {
-      if (value.empty()) throw UserError("--grid " + assignment + ": an empty value (two commas, or one at an end)");
+      if (value.empty())
+        throw UserError("--grid " + assignment + ": an empty value (two commas, or one at an end)");
       values.push_back(typed(key, value));
     }
     grid[key] = values;

@@ -47,7 +47,8 @@ TEST(StepScaling, KeysSetOnTheCommandLineAreLeftAsGiven) {
     load_config(kCopy, {"train.steps=200", "train.warmup=300"});
     FAIL() << "warmup 300 over 200 steps was accepted";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.warmup (300) must be <= train.steps (200)"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("train.warmup (300) must be <= train.steps (200)"),
+              std::string::npos);
   }
 }
 
@@ -82,8 +83,8 @@ TEST(StepScaling, ShippedConfigsResolveAsRecorded) {
   const nlohmann::json recorded = read_json_file(golden.string());
   for (const auto& [name, config] : resolved.items()) {
     ASSERT_TRUE(recorded.contains(name)) << name << " is not in " << golden;
-    EXPECT_EQ(recorded[name], config) << name << " differs first at "
-                                      << first_config_difference(recorded[name], config, {});
+    EXPECT_EQ(recorded[name], config)
+        << name << " differs first at " << first_config_difference(recorded[name], config, {});
   }
   EXPECT_EQ(recorded.size(), resolved.size());
 }
@@ -95,12 +96,13 @@ class StepScalingCli : public testing::TempFolderTest {
 
 TEST_F(StepScalingCli, TrainWithOnlyStepsSetTrainsAndSaysWhatItScaled) {
   const fs::path run = root_ / "run";
-  const auto result = run_lengen(root_, "train " + kCopy + " --out " + run.string() +
-                                            " --set train.steps=20 --set eval.lengths=16 --set eval.samples=4");
+  const auto result =
+      run_lengen(root_, "train " + kCopy + " --out " + run.string() +
+                            " --set train.steps=20 --set eval.lengths=16 --set eval.samples=4");
   ASSERT_EQ(result.code, 0) << result.err;
   const std::string said = result.out + result.err;  // spdlog's info lines
   EXPECT_NE(said.find("train.steps=20 is below the config's 16000: scaled train.warmup 1000 -> 1, "
-                            "train.eval_every 500 -> 2, train.checkpoint_every 500 -> 2"),
+                      "train.eval_every 500 -> 2, train.checkpoint_every 500 -> 2"),
             std::string::npos)
       << said;
   const nlohmann::json saved = read_json_file((run / "config.json").string());

@@ -99,9 +99,9 @@ TEST_F(SweepCommandLine, SetStepsScalesEachRunsScheduleAsTrainDoes) {
   source.set = {};
   const Sweep written = load_sweep(source);
   EXPECT_THROW(run_config(written, written.runs[0]), UserError);
-  const auto result = testing::run_lengen(root_, "sweep " + (root_ / "sweep.json").string() +
-                                                     " --set train.steps=200 --dry-run --out " +
-                                                     (root_ / "runs").string());
+  const auto result =
+      testing::run_lengen(root_, "sweep " + (root_ / "sweep.json").string() +
+                                     " --set train.steps=200 --dry-run --out " + (root_ / "runs").string());
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_NE(result.out.find("train.steps=200 is below the config's 16000: scaled"), std::string::npos)
       << result.out;
@@ -135,7 +135,8 @@ TEST_F(SweepCommandLine, RefusesAGridWithoutBaseAndNeitherSource) {
   testing::expect_one_line_refusal(
       testing::run_lengen(root_, "sweep --grid train.seed=1,2 --out " + (root_ / "o").string()), "--grid");
   testing::expect_one_line_refusal(
-      testing::run_lengen(root_, "sweep --base " + config_ + " --grid train.seed --out " + (root_ / "o").string()),
+      testing::run_lengen(root_,
+                          "sweep --base " + config_ + " --grid train.seed --out " + (root_ / "o").string()),
       "--grid train.seed: expected KEY=VALUE1,VALUE2,...");
 }
 
@@ -160,8 +161,8 @@ TEST_F(SweepCommandLine, DocsExampleExpandsAsDocumented) {
   source.set = {"train.steps=2000"};
   std::vector<std::string> names;
   for (const SweepRun& run : load_sweep(source).runs) names.push_back(run.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"nape-seed1", "nape-seed2", "nape-seed3", "rope-seed1", "rope-seed2",
-                                             "rope-seed3"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"nape-seed1", "nape-seed2", "nape-seed3", "rope-seed1",
+                                             "rope-seed2", "rope-seed3"}));
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ class SweepFigures : public testing::TempFolderTest {
   static std::map<std::string, std::string> colours_in(const std::string& script) {
     std::map<std::string, std::string> colours;
     const std::regex line("linecolor rgb '(#[0-9A-Fa-f]{6})' title '([^']*)'");
-    for (auto it = std::sregex_iterator(script.begin(), script.end(), line); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(script.begin(), script.end(), line); it != std::sregex_iterator();
+         ++it)
       colours[(*it)[2]] = (*it)[1];
     return colours;
   }
@@ -54,19 +55,21 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   const auto result = run_lengen(root_, "report " + sweep_.string());
   ASSERT_EQ(result.code, 0) << result.err;
   const std::string exact = text_of(sweep_ / "exact_match.gp");
-  EXPECT_NE(exact.find("set title 'copy, trained on lengths 2-4, 12 steps, 2 seeds'"), std::string::npos) << exact;
+  EXPECT_NE(exact.find("set title 'copy, trained on lengths 2-4, 12 steps, 2 seeds'"), std::string::npos)
+      << exact;
   EXPECT_NE(exact.find("set arrow 1 from 4, graph 0 to 4, graph 1 nohead"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set key outside below"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set lmargin"), std::string::npos) << exact;
   const std::string loss = text_of(sweep_ / "training_loss.gp");
-  EXPECT_NE(loss.find("set title 'copy, trained on lengths 2-4, 12 steps, 2 seeds'"), std::string::npos) << loss;
+  EXPECT_NE(loss.find("set title 'copy, trained on lengths 2-4, 12 steps, 2 seeds'"), std::string::npos)
+      << loss;
   EXPECT_EQ(loss.find("set arrow"), std::string::npos) << "a plot against the step marks no length";
   // Each method one colour, the same in every plot, and two methods two colours.
   const auto in_exact = colours_in(exact);
   ASSERT_EQ(in_exact.size(), 2u) << exact;
   EXPECT_NE(in_exact.begin()->second, in_exact.rbegin()->second);
-  for (const char* plot : {"token_accuracy.gp", "nonzero_per_query.gp", "training_loss.gp",
-                           "validation_exact_match.gp"}) {
+  for (const char* plot :
+       {"token_accuracy.gp", "nonzero_per_query.gp", "training_loss.gp", "validation_exact_match.gp"}) {
     EXPECT_EQ(colours_in(text_of(sweep_ / plot)), in_exact) << plot;
   }
   // 12 logged steps, a table of 8 of them: said.
@@ -88,7 +91,8 @@ TEST_F(SweepFigures, AttentionDrawsTheRunsSideBySideInOneFigure) {
     EXPECT_NE(figure.find(panel), std::string::npos) << panel;
   EXPECT_TRUE(fs::exists(maps / "softmax-seed1" / "layer0_head0.gp"));  // the per-head files stay
   EXPECT_NE(text_of(maps / "attention.md").find("![](attention.png)"), std::string::npos);
-  if (!fs::exists(maps / "softmax-seed1" / "layer0_head0.png")) GTEST_SKIP() << "gnuplot did not draw (not on PATH?)";
+  if (!fs::exists(maps / "softmax-seed1" / "layer0_head0.png"))
+    GTEST_SKIP() << "gnuplot did not draw (not on PATH?)";
   EXPECT_GT(fs::file_size(maps / "attention.png"), 0u);
   EXPECT_GT(fs::file_size(maps / "attention.svg"), 0u);
 }

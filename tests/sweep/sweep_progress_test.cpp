@@ -47,7 +47,8 @@ TEST_F(SweepProgressCli, EachFinishedRunSaysItsWallTimeAndExactMatchAtOneAndLong
 }
 
 TEST_F(SweepProgressCli, OnATerminalOneLiveLineCountsRunsWithAnEta) {
-  if (std::system("command -v script > /dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` to give a terminal";
+  if (std::system("command -v script > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no `script` to give a terminal";
   const fs::path typescript = root_ / "terminal.txt";
   // script(1) runs the sweep on a pseudo-terminal and copies what it shows into terminal.txt.
   const std::string inner = std::string(LENGEN_CLI_PATH) + " " + command();
@@ -57,7 +58,8 @@ TEST_F(SweepProgressCli, OnATerminalOneLiveLineCountsRunsWithAnEta) {
   const std::string shown = testing::text_of(typescript);
   EXPECT_NE(shown.find("\r\033[Ksweep: 0 done, 1 running, 1 left, "), std::string::npos) << shown;
   EXPECT_NE(shown.find("ETA after the first run ends"), std::string::npos) << shown;
-  EXPECT_TRUE(std::regex_search(shown, std::regex("sweep: 1 done, 1 running, 0 left, [0-9]+s elapsed, ETA [0-9]+s")))
+  EXPECT_TRUE(
+      std::regex_search(shown, std::regex("sweep: 1 done, 1 running, 0 left, [0-9]+s elapsed, ETA [0-9]+s")))
       << shown;
   EXPECT_NE(shown.find("done seed2 in "), std::string::npos) << shown;
 }

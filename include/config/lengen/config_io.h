@@ -25,8 +25,8 @@ Config config_from_json(const nlohmann::json& json, const std::string& source = 
 // `as_written` (a sweep's runs under `lengen sweep --set`): their train.steps scales the schedule
 // as load_config's overrides do, and `scaled` gets the line that says so.
 Config config_from_json_with_overrides(const nlohmann::json& json, const nlohmann::json& as_written,
-                                      const std::set<std::string>& overridden, const std::string& source,
-                                      std::string* scaled = nullptr);
+                                       const std::set<std::string>& overridden, const std::string& source,
+                                       std::string* scaled = nullptr);
 Config config_from_string(const std::string& text, const std::string& source = "config");
 
 // Every key with its value: the resolved config as it is written to a run folder.

@@ -14,7 +14,7 @@ namespace lengen {
 
 struct SweepOptions {
   SweepSource source;  // a sweep file (with --sets), or --base/--grid/--set
-  std::string out;  // the sweep folder
+  std::string out;     // the sweep folder
   int64_t jobs = 1;
   std::string shard = "0/1";  // "i/N": runs i, i+N, i+2N, ...
 };
