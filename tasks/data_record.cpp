@@ -1,5 +1,6 @@
 #include "lengen/data_record.h"
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -9,9 +10,34 @@
 
 namespace lengen {
 
+namespace {
+
+// Beyond 2^53 a double no longer holds every whole number: such a value stays as it is.
+nlohmann::json whole_as_integer(double value) {
+  constexpr double kExactIntegers = 9007199254740992.0;
+  const bool whole = std::nearbyint(value) == value && std::fabs(value) < kExactIntegers;
+  return whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
+}
+
+// A recorded parameter as a message shows it: 32, also where an older data.json wrote 32.0.
+std::string shown_param(const nlohmann::json& params, const std::string& name) {
+  if (!params.contains(name)) return "(none)";
+  const nlohmann::json& value = params[name];
+  return value.is_number_float() ? whole_as_integer(value.get<double>()).dump() : value.dump();
+}
+
+}  // namespace
+
+nlohmann::json task_params_json(const TaskParams& params) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [name, value] : params) json[name] = whole_as_integer(value);
+  return json;
+}
+
 std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train,
                              const std::map<std::string, std::string>& test_hashes) {
-  nlohmann::json record = {{"task", task.name()}, {"params", task.params()}, {"seed", seed}};
+  nlohmann::json record = {
+      {"task", task.name()}, {"params", task_params_json(task.params())}, {"seed", seed}};
   if (train) record["train_lengths"] = {train->min, train->max};
   record["test_hashes"] = test_hashes;  // {} too: this record knows of no test split
   return record.dump(2) + "\n";
@@ -70,7 +96,7 @@ std::string data_record_difference(const std::string& dir, const Task& task, uin
   const nlohmann::json params = record.value("params", nlohmann::json::object());
   for (const auto& [name, value] : wanted["params"].items()) {
     if (!params.contains(name) || params[name] != value) {
-      return name + "=" + (params.contains(name) ? params[name].dump() : std::string("(none)"));
+      return name + "=" + shown_param(params, name);
     }
   }
   if (record.value("seed", nlohmann::json()) != wanted["seed"]) {
@@ -123,13 +149,12 @@ void check_data_record(const std::string& dir, const Task& task) {
                     "), but the config's task is " + task.name());
   }
   const nlohmann::json recorded_params = record.value("params", nlohmann::json::object());
-  for (const auto& [name, value] : task.params()) {
-    const nlohmann::json wanted = value;
+  const nlohmann::json wanted_params = task_params_json(task.params());
+  for (const auto& [name, wanted] : wanted_params.items()) {
     if (!recorded_params.contains(name) || recorded_params[name] != wanted) {
-      throw UserError(
-          "--data " + dir + " holds data of " + task.name() + " with " + name + "=" +
-          (recorded_params.contains(name) ? recorded_params[name].dump() : std::string("(none)")) + " (" +
-          path + "), but the config's task has " + name + "=" + wanted.dump());
+      throw UserError("--data " + dir + " holds data of " + task.name() + " with " + name + "=" +
+                      shown_param(recorded_params, name) + " (" + path + "), but the config's task has " +
+                      name + "=" + wanted.dump());
     }
   }
 }

@@ -168,7 +168,7 @@ TEST(BenchCli, EvalTimesBothKernelsAgainstDenseAndTheFloor) {
   ASSERT_EQ(records.size(), 4u);
   for (const auto& record : records) {
     for (const char* field : {"method", "kernel", "length", "seconds_per_sample", "tokens_per_s",
-                              "peak_rss_mb", "speedup_vs_dense", "floor_ratio"}) {
+                              "peak_added_mb", "speedup_vs_dense", "floor_ratio"}) {
       EXPECT_TRUE(record.contains(field)) << field << " in " << record;
     }
     EXPECT_EQ(record["length"], 64);
@@ -197,6 +197,23 @@ TEST(BenchCli, EvalTimesBothKernelsAgainstDenseAndTheFloor) {
         1e-9)
         << record;
   }
+}
+
+// The memory column tells the kernels apart: what the evaluation added above the model, where
+// the dense kernel holds length x length scores per head and the fused one bounded chunks (the
+// process's own peak was the same for both, the largest evaluation so far).
+TEST(BenchCli, EvalMemoryIsWhatEachKernelAddedAboveTheModel) {
+  const auto records =
+      nlohmann::json::parse(run_cli("bench eval --lengths 1024 --samples 1 --repeats 1 --json"));
+  ASSERT_EQ(records.size(), 4u);
+  for (size_t dense = 0; dense < records.size(); dense += 2) {
+    const double dense_mb = records[dense]["peak_added_mb"].get<double>();
+    const double fused_mb = records[dense + 1]["peak_added_mb"].get<double>();
+    EXPECT_EQ(records[dense + 1]["kernel"], "fused");
+    EXPECT_GT(dense_mb, 20.0) << records[dense];
+    EXPECT_GT(dense_mb, 3 * fused_mb) << records[dense] << records[dense + 1];
+  }
+  EXPECT_NE(run_cli("bench eval --help").find("above what the process held before it"), std::string::npos);
 }
 
 TEST(BenchCli, NormalizersTimesEveryNormalizerAgainstTorchSoftmax) {

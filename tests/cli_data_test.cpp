@@ -118,7 +118,7 @@ TEST_F(CliData, FilesOfAnotherTaskAreRefusedByTheirRecord) {
     check_data_record(out("reverse"), *make_task("reverse", {{"vocab", 5}}, 3));
     ADD_FAILURE() << "another vocab accepted";
   } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("with vocab=4.0"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("with vocab=4 ("), std::string::npos) << error.what();
   }
   // A folder without a record (files made by another tool) is read as it is.
   fs::remove(out("reverse") + "/data.json");
@@ -369,7 +369,7 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   EXPECT_EQ(run("--task copy --param vocab=4 --seed 2 --eval-lengths 4 --eval-size 2 --out " + out("d")), 2);
   EXPECT_NE(err_.find("holds a training split of seed 1"), std::string::npos) << err_;
   EXPECT_EQ(run("--task copy --param vocab=5 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 2);
-  EXPECT_NE(err_.find("holds a training split of vocab=4.0"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("holds a training split of vocab=4 ("), std::string::npos) << err_;
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(std::ifstream(out("d/data.json")).rdbuf()), {}),
             record);
   EXPECT_EQ(run("--task copy --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0)

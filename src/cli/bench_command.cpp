@@ -106,7 +106,11 @@ void add_bench_step(CLI::App& bench) {
 void add_bench_eval(CLI::App& bench) {
   auto options = std::make_shared<EvalBenchOptions>();
   auto* eval = bench.add_subcommand(
-      "eval", "Seconds per evaluated sample at long lengths: fused vs dense attention, vs a FLOP floor");
+      "eval",
+      "Seconds per evaluated sample at long lengths: fused vs dense attention, vs a FLOP floor. '+peak MB' "
+      "(JSON: peak_added_mb) is the most resident memory one kernel's evaluation added above what the "
+      "process held before it (the model, its weights, the samples): the dense kernel's length x length "
+      "scores show there, the fused kernel's bounded chunks do not");
   add_count_list_option(eval, "--lengths", options->lengths,
                         "task lengths to evaluate (default 1024,4096,16384)", count_up_to(kMaxLength));
   eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")

@@ -31,7 +31,10 @@ void add_config_command(CLI::App& app) {
   show->add_option("--set", options->overrides, "override one key, e.g. --set train.lr=3e-4 (repeatable)")
       ->allow_extra_args(false);
   show->callback([options] {
-    const Config config = load_config(options->path, options->overrides);
+    std::string scaled;
+    const Config config = load_config(options->path, options->overrides, &scaled);
+    // Said on stderr: stdout stays the config, for a file or a pipe.
+    if (!scaled.empty()) std::cerr << scaled << "\n";
     // The task's parameters are checked as training checks them: a config shown is one that runs.
     make_task(config.task.name, config.task.params, config.task.seed);
     std::cout << config_to_json(config).dump(2) << "\n";

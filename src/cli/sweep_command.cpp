@@ -1,5 +1,6 @@
-// `lengen sweep SWEEP.json --out runs/SWEEP`: trains every run of a sweep file
-// (lengen/sweep_runner.h); exits 130 when interrupted, 1 when a run failed.
+// `lengen sweep SWEEP.json --out runs/SWEEP`, or `lengen sweep --base CONFIG --grid KEY=V1,V2
+// --out DIR`: trains every run of a sweep (lengen/sweep_runner.h); exits 130 when interrupted,
+// 1 when a run failed.
 #include <memory>
 #include <string>
 
@@ -30,10 +31,23 @@ void run_sweep_command(const SweepArgs& args) {
 
 void add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
-  auto* cmd = app.add_subcommand("sweep", "Train every run of a sweep file, each as its own `lengen train`");
-  cmd->add_option("sweep", args->options.sweep_path, "Sweep file (JSON)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  auto* cmd = app.add_subcommand(
+      "sweep",
+      "Train every run of a sweep file, or of --base CONFIG --grid KEY=V1,V2, each as its own "
+      "`lengen train`; the sweep file format, run names and resuming: docs/sweeps.md");
+  SweepSource& source = args->options.source;
+  auto* file = cmd->add_option("sweep", source.path, "Sweep file (JSON)")->check(CLI::ExistingFile);
+  auto* base =
+      cmd->add_option("--base", source.base, "Config every run starts from (instead of a sweep file)")
+          ->check(CLI::ExistingFile)
+          ->excludes(file);
+  cmd->add_option("--grid", source.grid,
+                  "KEY=V1,V2,...: one axis of the grid, values typed as --set types them (repeatable; "
+                  "the first is outermost)")
+      ->needs(base)
+      ->allow_extra_args(false);
+  cmd->add_option("--set", source.set, "KEY=VALUE applied to every run (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--out", args->options.out, "Sweep folder, e.g. runs/quick_copy")->required();
   cmd->add_option("--jobs", args->options.jobs, "Runs at a time; train.threads is divided between them")
       ->check(positive_count());

@@ -34,7 +34,9 @@ struct TrainArgs {
 };
 
 void run_train(const TrainArgs& args) {
-  Config config = load_config(args.config_path, args.overrides);
+  std::string scaled;
+  Config config = load_config(args.config_path, args.overrides, &scaled);
+  if (!scaled.empty()) spdlog::info("{}", scaled);
   // The evaluation after training merges into the run's results.json: one it cannot read or would
   // refuse (another run's, results on another --data folder) is found now, not after the last step.
   const RunFolder run(args.out);

@@ -12,6 +12,7 @@
 #include "config_field.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "step_scaling.h"
 
 namespace lengen {
 
@@ -122,6 +123,11 @@ json override_value(ValueType type, const std::string& text, const std::string& 
 
 }  // namespace
 
+json override_json(const std::string& key, const std::string& text) {
+  const ConfigField* field = config::find_field(key);
+  return override_value(field ? field->type : ValueType::kNumber, text, "--set " + key + "=" + text);
+}
+
 void set_config_value(Config& config, const std::string& key, const json& value, const std::string& source) {
   if (const ConfigField* field = config::find_field(key)) {
     set_field(config, *field, value, source);
@@ -180,13 +186,30 @@ Config config_from_json(const json& json_config, const std::string& source) {
   return config;
 }
 
+Config config_from_json_with_overrides(const json& json_config, const json& as_written,
+                                       const std::set<std::string>& overridden, const std::string& source,
+                                       std::string* scaled) {
+  Config config, written;
+  set_section(config, "", json_config, source);
+  try {
+    set_section(written, "", as_written, source);
+  } catch (const UserError&) {
+    written = config;  // its problem is the whole config's, named below
+  }
+  const std::string note = config::scale_schedule_to_steps(config.train, written.train, overridden);
+  if (scaled != nullptr) *scaled = note;
+  validate_config(config, source);
+  return config;
+}
+
 Config config_from_string(const std::string& text, const std::string& source) {
   return config_from_json(parse_json(text, source), source);
 }
 
-Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+Config load_config(const std::string& path, const std::vector<std::string>& overrides, std::string* scaled) {
   Config config;
   set_section(config, "", parse_json(read_file(path), path), path);
+  const TrainConfig as_written = config.train;
   // A key set twice would take its last value without a word: which one was meant is not known.
   // So would one set by its path and again inside a section's object (train.steps, train={...}).
   std::map<std::string, std::string> set_by;  // key -> the override that sets it
@@ -208,6 +231,10 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     }
   }
   for (const auto& assignment : overrides) apply_override(config, assignment);
+  std::set<std::string> keys_set;
+  for (const auto& entry : set_by) keys_set.insert(entry.first);
+  const std::string note = config::scale_schedule_to_steps(config.train, as_written, keys_set);
+  if (scaled != nullptr) *scaled = note;
   // A rule across keys may be broken by an override: the message names the overrides with the file.
   std::string source = path;
   for (size_t i = 0; i < overrides.size(); ++i) source += (i ? " --set " : " with --set ") + overrides[i];

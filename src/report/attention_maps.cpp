@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "attention_figure.h"
 #include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
 #include "lengen/attention_capture.h"
@@ -141,16 +142,6 @@ std::string map_data(const RunMaps& run, const PooledMap& pooled, int64_t layer,
   return out.str();
 }
 
-// A gnuplot string expression of several lines (a long run label does not fit on one).
-std::string gnuplot_lines(const std::string& text) {
-  std::string expression;
-  size_t start = 0;
-  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
-    expression += gnuplot_quoted(text.substr(start, end - start)) + " . \"\\n\" . ";
-  }
-  return expression + gnuplot_quoted(text.substr(start));
-}
-
 std::string map_script(const std::string& name, const std::string& title, const RunMaps& run,
                        const PooledMap& pooled, const std::string& terminal) {
   const bool labelled = run.sample.framing == Framing::kLabelPerPosition;
@@ -223,7 +214,8 @@ std::vector<std::string> unique_run_names(const std::vector<std::string>& run_di
   std::map<std::string, int> count;
   for (const std::string& run_dir : run_dirs) {
     std::string name = run_folder_name(run_dir);
-    if (name == "attention.md" || name == "checkpoints" || name.front() == '.') name = "run_" + name;
+    if (name.rfind("attention.", 0) == 0 || name == "checkpoints" || name.front() == '.')
+      name = "run_" + name;
     names.push_back(name);
   }
   for (const std::string& name : names) ++count[name];
@@ -255,74 +247,40 @@ std::string table_cell(const std::string& text) {
   return cell;
 }
 
-}  // namespace
+// The runs side by side in one figure: OUT/attention.{gp,png,svg}.
+constexpr const char* kFigureName = "attention";
 
-std::string write_attention_maps(const std::vector<std::string>& run_dirs,
-                                 const AttentionMapOptions& options) {
-  if (run_dirs.empty()) throw UserError("lengen attention needs at least one run folder");
-  if (options.sample < 0) throw UserError(fmt::format("--sample {} is negative", options.sample));
-  if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
-  check_out_folder(options.out_dir, "folder");
-  check_out_is_not_anothers(options.out_dir, run_dirs);
-  const std::vector<std::string> names = unique_run_names(run_dirs);
-  // Each run's maps go into OUT/NAME: a run folder of that name there (a sweep's run) is another
-  // run's, unless it is the run drawn.
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string folder = options.out_dir + "/" + names[i];
-    std::error_code error;
-    if (RunFolder(folder).is_lengen_run() && !fs::equivalent(folder, run_dirs[i], error)) {
-      throw UserError("--out " + options.out_dir + " holds a run folder " + names[i] +
-                      " of another run, where the maps of " + run_dirs[i] +
-                      " would go and be taken for its; choose another --out");
-    }
-  }
-  std::vector<RunMaps> runs;
-  for (size_t i = 0; i < run_dirs.size(); ++i) {
-    runs.push_back(capture_run(run_dirs[i], options));
-    runs.back().name = names[i];
-    runs.back().folder = fs::absolute(run_dirs[i]).lexically_normal().string();
-  }
-  const int64_t layer_count = static_cast<int64_t>(runs.front().layers.size());
-  const int64_t head_count = runs.front().layers.front().size(0);
-  for (const RunMaps& run : runs) {
-    if (static_cast<int64_t>(run.layers.size()) != layer_count || run.layers.front().size(0) != head_count) {
-      throw UserError(
-          fmt::format("run {} has {} layers of {} heads, run {} {} of {}: lengen attention compares runs "
-                      "of one shape",
-                      runs.front().name, layer_count, head_count, run.name, run.layers.size(),
-                      run.layers.front().size(0)));
-    }
-  }
-  const auto layers = chosen(options.layers, layer_count, "layers");
-  const auto heads = chosen(options.heads, head_count, "heads");
+// "ASEntmax (entmax15 + asentmax) / nape" over "layer 0 head 1", with the run's name before the
+// layer where another run has the same method (seeds).
+std::string panel_title(const std::vector<RunMaps>& runs, const RunMaps& run, int64_t layer, int64_t head) {
+  const bool shared = std::count_if(runs.begin(), runs.end(),
+                                    [&](const RunMaps& other) { return other.label == run.label; }) > 1;
+  return fmt::format("{}\n{}layer {} head {}", run.label, shared ? run.name + ", " : "", layer, head);
+}
 
-  const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
-  const std::string terminal = gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot);
-  // Every file this page writes is checked before the first is written.
-  std::vector<std::string> files = {"attention.md"};
-  for (const RunMaps& run : runs) {
-    for (int64_t layer : layers) {
-      for (int64_t head : heads) {
-        for (const char* extension : {".dat", ".gp", ".png", ".svg"})
-          files.push_back(fmt::format("{}/layer{}_head{}{}", run.name, layer, head, extension));
-      }
-    }
-  }
-  // The folder's list is read holding it: another writer's files, listed while it writes them,
-  // are not taken for a stale list. Only the path is checked before (a file there, the root).
-  check_output_folder_path(options.out_dir);
-  // One page at a time in OUT, and none of an earlier page's maps left beside this one's.
-  const OutputFolderLock writing(options.out_dir);
-  check_output_files(options.out_dir, files);
-  remove_listed_output_files(options.out_dir, [](const std::string& name) {
-    return name == "attention.md" || name.find('/') != std::string::npos;
-  });
-  claim_output_files(options.out_dir, files);
-  bool all_drawn = !gnuplot.empty();
+// What drawing the maps left: whether gnuplot drew every one, and the last map's pooling (every
+// map of one length is pooled alike), which the page explains.
+struct DrawnMaps {
+  bool all = false;
   PooledMap example;
-  for (const RunMaps& run : runs) {
+};
+
+// Each run's maps, OUT/NAME/layerL_headH.{dat,gp,png,svg}, and all of them side by side in one
+// figure, OUT/attention.{gp,png,svg}.
+DrawnMaps draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
+                    const std::vector<int64_t>& heads, const AttentionMapOptions& options,
+                    const std::string& gnuplot, const std::string& terminal) {
+  DrawnMaps drawn;
+  drawn.all = !gnuplot.empty();
+  PooledMap& example = drawn.example;
+  // The combined figure: a row per layer and head, a column per run.
+  std::vector<std::vector<FigurePanel>> panels(layers.size() * heads.size(),
+                                               std::vector<FigurePanel>(runs.size()));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const RunMaps& run = runs[r];
     const std::string dir = options.out_dir + "/" + run.name;
     fs::create_directories(dir);
+    size_t row = 0;
     for (int64_t layer : layers) {
       for (int64_t head : heads) {
         const std::string name = fmt::format("layer{}_head{}", layer, head);
@@ -330,11 +288,32 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
         const std::string title = fmt::format("{}\nlayer {} head {}", run.label, layer, head);
         write_file_atomically(dir + "/" + name + ".dat", map_data(run, example, layer, head, options));
         write_file_atomically(dir + "/" + name + ".gp", map_script(name, title, run, example, terminal));
-        if (!gnuplot.empty()) all_drawn = run_gnuplot(gnuplot, dir, name) && all_drawn;
+        if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, dir, name) && drawn.all;
+        panels[row++][r] = {run.name + "/" + name + ".dat",
+                            panel_title(runs, run, layer, head),
+                            example.weights.size(0),
+                            example.weights.size(1),
+                            example.row_block,
+                            example.column_block};
       }
     }
   }
+  write_file_atomically(
+      options.out_dir + "/" + kFigureName + ".gp",
+      attention_figure_script(
+          kFigureName, fmt::format("Attention maps: sample {} of length {}", options.sample, options.length),
+          panels, kLowestColouredWeight, terminal));
+  if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, options.out_dir, kFigureName) && drawn.all;
 
+  return drawn;
+}
+
+// attention.md: what the maps show, notes on the runs, and a table of the maps.
+std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
+                           const std::vector<int64_t>& heads, const AttentionMapOptions& options,
+                           const DrawnMaps& drawn, const std::string& gnuplot) {
+  const PooledMap& example = drawn.example;
+  const bool all_drawn = drawn.all;
   const RunMaps& first = runs.front();
   std::ostringstream md;
   md << kPageTitle << "sample " << options.sample << " of length " << options.length << "\n\n"
@@ -387,12 +366,83 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
       md << "\n";
     }
   }
+  md << "\nAll of them in one figure, the runs side by side: ![](" << kFigureName << ".png) (also "
+     << kFigureName << ".svg).\n";
   if (!all_drawn) {
     md << "\nSome maps were not drawn (" << (gnuplot.empty() ? "gnuplot is not on PATH" : "gnuplot failed")
        << "); the data (*.dat) and scripts (*.gp) are written: run `gnuplot NAME.gp` in a run's folder.\n";
   }
-  write_file_atomically(options.out_dir + "/attention.md", md.str());  // claimed above
   return md.str();
+}
+
+}  // namespace
+
+std::string write_attention_maps(const std::vector<std::string>& run_dirs,
+                                 const AttentionMapOptions& options) {
+  if (run_dirs.empty()) throw UserError("lengen attention needs at least one run folder");
+  if (options.sample < 0) throw UserError(fmt::format("--sample {} is negative", options.sample));
+  if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
+  check_out_folder(options.out_dir, "folder");
+  check_out_is_not_anothers(options.out_dir, run_dirs);
+  const std::vector<std::string> names = unique_run_names(run_dirs);
+  // Each run's maps go into OUT/NAME: a run folder of that name there (a sweep's run) is another
+  // run's, unless it is the run drawn.
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string folder = options.out_dir + "/" + names[i];
+    std::error_code error;
+    if (RunFolder(folder).is_lengen_run() && !fs::equivalent(folder, run_dirs[i], error)) {
+      throw UserError("--out " + options.out_dir + " holds a run folder " + names[i] +
+                      " of another run, where the maps of " + run_dirs[i] +
+                      " would go and be taken for its; choose another --out");
+    }
+  }
+  std::vector<RunMaps> runs;
+  for (size_t i = 0; i < run_dirs.size(); ++i) {
+    runs.push_back(capture_run(run_dirs[i], options));
+    runs.back().name = names[i];
+    runs.back().folder = fs::absolute(run_dirs[i]).lexically_normal().string();
+  }
+  const int64_t layer_count = static_cast<int64_t>(runs.front().layers.size());
+  const int64_t head_count = runs.front().layers.front().size(0);
+  for (const RunMaps& run : runs) {
+    if (static_cast<int64_t>(run.layers.size()) != layer_count || run.layers.front().size(0) != head_count) {
+      throw UserError(
+          fmt::format("run {} has {} layers of {} heads, run {} {} of {}: lengen attention compares runs "
+                      "of one shape",
+                      runs.front().name, layer_count, head_count, run.name, run.layers.size(),
+                      run.layers.front().size(0)));
+    }
+  }
+  const auto layers = chosen(options.layers, layer_count, "layers");
+  const auto heads = chosen(options.heads, head_count, "heads");
+
+  const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
+  const std::string terminal = gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot);
+  // Every file this page writes is checked before the first is written.
+  std::vector<std::string> files = {"attention.md"};
+  for (const char* extension : {".gp", ".png", ".svg"}) files.push_back(std::string(kFigureName) + extension);
+  for (const RunMaps& run : runs) {
+    for (int64_t layer : layers) {
+      for (int64_t head : heads) {
+        for (const char* extension : {".dat", ".gp", ".png", ".svg"})
+          files.push_back(fmt::format("{}/layer{}_head{}{}", run.name, layer, head, extension));
+      }
+    }
+  }
+  // The folder's list is read holding it: another writer's files, listed while it writes them,
+  // are not taken for a stale list. Only the path is checked before (a file there, the root).
+  check_output_folder_path(options.out_dir);
+  // One page at a time in OUT, and none of an earlier page's maps left beside this one's.
+  const OutputFolderLock writing(options.out_dir);
+  check_output_files(options.out_dir, files);
+  remove_listed_output_files(options.out_dir, [](const std::string& name) {
+    return name.rfind("attention.", 0) == 0 || name.find('/') != std::string::npos;
+  });
+  claim_output_files(options.out_dir, files);
+  const DrawnMaps drawn = draw_maps(runs, layers, heads, options, gnuplot, terminal);
+  const std::string md = attention_page(runs, layers, heads, options, drawn, gnuplot);
+  write_file_atomically(options.out_dir + "/attention.md", md);  // claimed above
+  return md;
 }
 
 }  // namespace lengen

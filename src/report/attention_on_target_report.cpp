@@ -45,7 +45,8 @@ Measured survey(const std::vector<RunResults>& runs, const std::string& decode) 
 
 std::string attention_on_target_section(const std::vector<RunResults>& runs, const std::string& decode,
                                         const std::string& out_dir, const std::string& gnuplot,
-                                        int64_t train_len_max) {
+                                        const PlotAxes& style) {
+  const int64_t train_len_max = style.train_length;
   const Measured measured = survey(runs, decode);
   if (measured.layers == 0 && measured.unknown.empty()) return "";
   std::ostringstream md;
@@ -72,7 +73,7 @@ std::string attention_on_target_section(const std::vector<RunResults>& runs, con
       write_output_file(out_dir, name + ".csv", csv_table(table, train_len_max));
       const std::string y_label = fmt::format("weight on the answering keys, layer {} ({})", layer,
                                               kind == std::string("best") ? "best head" : "mean over heads");
-      if (plot_metric(table, out_dir, name, y_label, "[0:1]", gnuplot)) {
+      if (plot_metric(table, out_dir, name, y_label, "[0:1]", gnuplot, style)) {
         md << "![Attention on the target, " << title << "](" << name << ".png)\n\n";
       }
     }

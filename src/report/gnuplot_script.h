@@ -7,6 +7,9 @@ namespace lengen {
 // A single-quoted gnuplot string: quotes are doubled.
 std::string gnuplot_quoted(const std::string& text);
 
+// A gnuplot string expression of several lines ('A' . "\n" . 'B'): a long title does not fit on one.
+std::string gnuplot_lines(const std::string& text);
+
 // pngcairo where this gnuplot has it, else png.
 std::string png_terminal(const std::string& gnuplot);
 

@@ -12,6 +12,7 @@
 #include "lengen/atomic_write.h"
 #include "lengen/output_files.h"
 #include "lengen/report.h"
+#include "plot_style.h"
 
 namespace fs = std::filesystem;
 
@@ -29,12 +30,50 @@ bool run_quietly(const std::string& command) {
   return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
 }
 
+// A slide's width, with the legend's rows below the data.
+constexpr const char* kPlotSize = "1000,600";
+
+// Everything but the lines: title, axes and their labels with room for them, the legend outside
+// the data, and the training length as a dashed vertical line.
+std::string plot_frame(const PlotAxes& axes) {
+  std::ostringstream frame;
+  if (!axes.title.empty()) frame << "set title " << gnuplot_quoted(axes.title) << "\n";
+  frame << (axes.log_x ? "set logscale x 2\n" : "")
+        << (axes.log_y ? "set logscale y 10\nset format y '%g'\n" : "")
+        // The legend below the data, two methods a row: long method labels beside it would
+        // squeeze the plot to half the figure's width.
+        << "set grid\nset key outside below center horizontal maxcols 2\n"
+        // Room on the left for the y tics and label, which gnuplot would otherwise cut.
+        << "set lmargin 12\n"
+        << "set xlabel " << gnuplot_quoted(axes.x_label) << "\nset ylabel " << gnuplot_quoted(axes.y_label)
+        << "\nset yrange " << axes.y_range << "\n";
+  if (axes.train_length > 0) {
+    // Room left and right of the data, so that the training length, often the first length
+    // evaluated, is a line of its own and not the border.
+    frame << "set offsets graph 0.04, graph 0.04, 0, 0\n"
+          << "set arrow 1 from " << axes.train_length << ", graph 0 to " << axes.train_length
+          << ", graph 1 nohead dashtype 2 linewidth 1.5 linecolor rgb '#555555'\n"
+          << "set label 1 'training length " << axes.train_length << "' at " << axes.train_length
+          << ", graph 1 offset 0.5,-1 left textcolor rgb '#555555'\n";
+  }
+  return frame.str();
+}
+
 }  // namespace
 
 std::string gnuplot_quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
+}
+
+std::string gnuplot_lines(const std::string& text) {
+  std::string expression;
+  size_t start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    expression += gnuplot_quoted(text.substr(start, end - start)) + " . \"\\n\" . ";
+  }
+  return expression + gnuplot_quoted(text.substr(start));
 }
 
 // pngcairo draws better; the plain png terminal is the fallback some gnuplot builds have.
@@ -62,8 +101,9 @@ std::string find_gnuplot() {
 }
 
 bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
-                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot) {
-  PlotAxes axes;
+                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot,
+                 const PlotAxes& style) {
+  PlotAxes axes = style;
   axes.y_label = y_label;
   axes.y_range = y_range;
   return plot_table(table, dir, name, axes, gnuplot);
@@ -95,20 +135,19 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
   std::ostringstream script;
   script << "# " << axes.y_label << " against " << axes.x_label << "; run `gnuplot " << name
          << ".gp` in this folder.\n"
-         << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot))
-         << " noenhanced size 900,560\n"
+         << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot)) << " noenhanced size "
+         << kPlotSize << "\n"
          << "set output '" << name << ".png'\n"
-         << (axes.log_x ? "set logscale x 2\n" : "")
-         << (axes.log_y ? "set logscale y 10\nset format y '%g'\n" : "") << "set grid\nset key below\n"
-         << "set xlabel " << gnuplot_quoted(axes.x_label) << "\nset ylabel " << gnuplot_quoted(axes.y_label)
-         << "\nset yrange " << axes.y_range << "\n"
-         << "plot ";
+         << plot_frame(axes) << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
+    const std::string label = group_label(table.groups[plotted[i]]);
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i
            << (axes.error_bars ? " using 1:2:3 with yerrorlines" : " using 1:2 with lines")
-           << " linewidth 2 title " << gnuplot_quoted(group_label(table.groups[plotted[i]]));
+           << " linewidth 2 linecolor rgb '" << line_colour(label, axes.colour_keys) << "' title "
+           << gnuplot_quoted(label);
   }
-  script << "\nset terminal svg noenhanced size 900,560\nset output '" << name << ".svg'\nreplot\n";
+  script << "\nset terminal svg noenhanced size " << kPlotSize << "\nset output '" << name
+         << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());
   return !gnuplot.empty() && run_gnuplot(gnuplot, dir, name);
 }

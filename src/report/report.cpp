@@ -21,6 +21,7 @@
 #include "lengen/run_lock.h"
 #include "lengen/schedule_history.h"
 #include "lengen/sweep_manifest.h"
+#include "plot_style.h"
 #include "training_curves_report.h"
 
 namespace fs = std::filesystem;
@@ -285,17 +286,19 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   // A plot or its data read alone says what it measures: the decode mode and the data.
   const std::string measured_on =
       ", " + decode + (options.on_files ? ", on --data files" : ", on generated data");
+  // One title and one colour per method in every plot of the report.
+  const PlotAxes style = report_plot_style(runs, train_len_max);
   for (const MetricSpec& spec : kMetrics) {
     const MetricTable table = metric_table(runs, decode, spec.metric);
     md << "## " << spec.title << "\n\n" << markdown_table(table, train_len_max) << "\n";
     write_output_file(out_dir, std::string(spec.metric) + ".csv", csv_table(table, train_len_max));
     const bool plotted =
-        plot_metric(table, out_dir, spec.metric, spec.y_label + measured_on, spec.y_range, gnuplot);
+        plot_metric(table, out_dir, spec.metric, spec.y_label + measured_on, spec.y_range, gnuplot, style);
     if (plotted) md << "![" << spec.title << "](" << spec.metric << ".png)\n\n";
     all_plotted = all_plotted && plotted;
   }
-  md << attention_on_target_section(runs, decode, out_dir, gnuplot, train_len_max);
-  md << training_section(runs, out_dir, gnuplot);
+  md << attention_on_target_section(runs, decode, out_dir, gnuplot, style);
+  md << training_section(runs, out_dir, gnuplot, style);
   if (gnuplot.empty()) {
     md << "Plots skipped: gnuplot is not on PATH. The data (*.dat) and scripts (*.gp) are written; "
           "run `gnuplot NAME.gp` here to draw them.\n";

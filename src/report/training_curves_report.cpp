@@ -123,10 +123,15 @@ std::vector<size_t> shown_steps(const MetricTable& table, size_t columns) {
   return shown;
 }
 
-// `digits`: after the point, or with `significant`, in all (a loss falls over decades).
-std::string step_table(const MetricTable& table, int digits, bool significant) {
+// `digits`: after the point, or with `significant`, in all (a loss falls over decades). A table
+// of some of the logged steps says so: a reader would take its columns for all there are.
+std::string step_table(const MetricTable& table, int digits, bool significant, const std::string& csv) {
   const std::vector<size_t> shown = shown_steps(table, 8);
   std::ostringstream out;
+  if (shown.size() < table.lengths.size()) {
+    out << shown.size() << " of " << table.lengths.size() << " logged steps shown, evenly spaced (" << csv
+        << " has them all).\n\n";
+  }
   out << "| method |";
   for (size_t i : shown) out << " step " << table.lengths[i] << " |";
   out << "\n|---|";
@@ -183,7 +188,7 @@ std::vector<RunResults> split_by_log_window(std::vector<RunResults> runs) {
 }  // namespace
 
 std::string training_section(const std::vector<RunResults>& runs, const std::string& out_dir,
-                             const std::string& gnuplot) {
+                             const std::string& gnuplot, const PlotAxes& style) {
   std::vector<RunCurves> curves;
   std::vector<std::string> foreign_logs;
   bool any = false;
@@ -211,12 +216,18 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
     bool significant;
     PlotAxes axes;
   };
-  PlotAxes loss_axes{"step", "training loss"};
+  PlotAxes loss_axes = style;
+  loss_axes.x_label = "step";
+  loss_axes.y_label = "training loss";
+  loss_axes.train_length = 0;
   loss_axes.log_x = false;
   loss_axes.log_y = true;
   loss_axes.error_bars = false;
-  PlotAxes validation_axes{"step", "validation exact match (%)", "[0:100]"};
-  validation_axes.log_x = false;
+  PlotAxes validation_axes = loss_axes;
+  validation_axes.y_label = "validation exact match (%)";
+  validation_axes.y_range = "[0:100]";
+  validation_axes.log_y = false;
+  validation_axes.error_bars = true;
   const Spec specs[] = {
       {"training_loss", "Training loss", &RunCurves::loss, 3, true, loss_axes},
       {"validation_exact_match", "Validation exact match (%)", &RunCurves::val_exact_match, 1, false,
@@ -233,7 +244,8 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
     const MetricTable table =
         curve_table(spec.curve == &RunCurves::loss ? split_by_log_window(runs) : runs, of_runs, spec.name);
     if (table.lengths.empty()) continue;
-    md << "### " << spec.title << "\n\n" << step_table(table, spec.digits, spec.significant) << "\n";
+    md << "### " << spec.title << "\n\n"
+       << step_table(table, spec.digits, spec.significant, std::string(spec.name) + ".csv") << "\n";
     write_output_file(out_dir, std::string(spec.name) + ".csv", csv_table(table, 0, "step"));
     if (plot_table(table, out_dir, spec.name, spec.axes, gnuplot)) {
       md << "![" << spec.title << "](" << spec.name << ".png)\n\n";

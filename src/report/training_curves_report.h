@@ -10,7 +10,8 @@ namespace lengen {
 
 // Tables at a few steps and plots (training_loss, validation_exact_match .{csv,dat,gp,png,svg}
 // in `out_dir`) of the steps every run of a method logged. "" when no run has a log.jsonl.
+// `style`: the report's title and colours (plots against the step mark no training length).
 std::string training_section(const std::vector<RunResults>& runs, const std::string& out_dir,
-                             const std::string& gnuplot);
+                             const std::string& gnuplot, const PlotAxes& style);
 
 }  // namespace lengen

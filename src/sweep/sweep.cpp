@@ -1,5 +1,6 @@
 #include "lengen/sweep.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -333,17 +334,32 @@ void check_runs_differ(const Sweep& sweep, const std::string& source) {
 
 }  // namespace
 
-Sweep load_sweep(const std::string& path) {
-  Sweep sweep = sweep_from_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
-  check_runs_differ(sweep, path);
+Sweep load_sweep_json(const ordered_json& json, const std::string& base_dir, const std::string& source,
+                      const std::vector<std::string>& command_line_set) {
+  Sweep sweep = sweep_from_json(json, base_dir, source);
+  sweep.command_line_set = command_line_set;
+  check_runs_differ(sweep, source);
   return sweep;
 }
 
-Config run_config(const Sweep& sweep, const SweepRun& run) {
-  nlohmann::json merged = sweep.base;
-  for (const auto& [key, value] : run.overrides) set_path(merged, key, value);
+Sweep load_sweep(const std::string& path) {
+  return load_sweep_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
+}
+
+Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) {
+  nlohmann::json merged = sweep.base, as_written = sweep.base;
+  std::set<std::string> command_line_keys;
+  for (const auto& [key, value] : run.overrides) {
+    set_path(merged, key, value);
+    const auto& typed = sweep.command_line_set;
+    if (std::find(typed.begin(), typed.end(), key) == typed.end()) {
+      set_path(as_written, key, value);
+    } else {
+      for (const std::string& leaf : keys_set_by(key, value)) command_line_keys.insert(leaf);
+    }
+  }
   const std::string source = "sweep run " + run.name;
-  Config config = config_from_json(merged, source);
+  Config config = config_from_json_with_overrides(merged, as_written, command_line_keys, source, scaled);
   try {
     make_task(config.task.name, config.task.params, config.task.seed);
   } catch (const UserError& e) {

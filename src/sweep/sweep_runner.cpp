@@ -1,13 +1,7 @@
 #include "lengen/sweep_runner.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <deque>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,7 +11,6 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/child_processes.h"
-#include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation_plan.h"
@@ -27,8 +20,11 @@
 #include "lengen/output_files.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
-#include "lengen/stop_signals.h"
 #include "lengen/sweep.h"
+#include "lengen/sweep_source.h"
+#include "pending_run.h"
+#include "run_state.h"
+#include "sweep_children.h"
 #include "sweep_claims.h"
 
 namespace fs = std::filesystem;
@@ -36,193 +32,6 @@ namespace fs = std::filesystem;
 namespace lengen {
 
 namespace {
-
-constexpr int kFailureTailLines = 20;
-
-// Where one run's files live: the run folder and, next to it, the config it was started with,
-// its log (child stdout and stderr) and, after a failure, the failure note.
-struct RunPaths {
-  std::string run_dir, config, log, failure;
-  RunPaths(const std::string& out, const std::string& name)
-      : run_dir(out + "/" + name),
-        config(out + "/" + name + kSweepConfigSuffix),
-        log(out + "/" + name + kSweepLogSuffix),
-        failure(out + "/" + name + kSweepFailureSuffix) {}
-};
-
-// Finished: training ran to the train.steps of the run's config.json, and the run was then
-// evaluated. A run evaluated after an interruption is not finished; it is resumed.
-bool is_finished(const RunPaths& paths) {
-  const RunFolder folder(paths.run_dir);
-  if (!fs::exists(folder.results_path()) || !fs::exists(folder.config_path())) return false;
-  const nlohmann::json saved = read_json_file(folder.config_path());
-  const nlohmann::json steps = saved.is_object() && saved.contains("train") && saved["train"].is_object()
-                                   ? saved["train"].value("steps", nlohmann::json())
-                                   : nlohmann::json();
-  return steps.is_number_integer() && folder.training_completed(steps.get<int64_t>());
-}
-
-// The step of a run's first step checkpoint, from its config.json (train.checkpoint_every, or
-// train.steps when sooner: the last step always checkpoints); 1 when the config cannot tell.
-int64_t first_checkpoint_step(const RunFolder& folder) {
-  try {
-    const nlohmann::json train = read_json_file(folder.config_path()).at("train");
-    const int64_t every = train.at("checkpoint_every").get<int64_t>();
-    const int64_t steps = train.at("steps").get<int64_t>();
-    return std::max<int64_t>(1, every > 0 ? std::min(every, steps) : steps);
-  } catch (const std::exception&) {
-    return 1;
-  }
-}
-
-// Why a run is kept as it is, neither resumed nor started over (which would replace what it
-// has): it has checkpoints but lost its config.json (a resume is refused), or it has no step
-// checkpoint left to resume from and was evaluated (results.json: a user's notes and lengths
-// evaluated by hand among them) or trained past its first checkpoint (checkpoints/best.pt, or a
-// log that went that far), its step checkpoints deleted since, to save space, say. "" for a run
-// to resume, or one that may start over: one that failed before its first checkpoint.
-std::string why_kept_as_it_is(const RunPaths& paths) {
-  const RunFolder folder(paths.run_dir);
-  if (!folder.latest_checkpoint().empty()) {
-    if (fs::exists(folder.config_path())) return "";
-    // Resumed, it would be refused; started over, its checkpoints would go.
-    return "it has checkpoints but no config.json: put it back (" + paths.config +
-           " holds the config the sweep started it with) to resume it";
-  }
-  const char* advice =
-      "; lengen does not train over it: move the run folder away (or delete it) to train the run anew";
-  if (fs::exists(folder.results_path()))
-    return std::string("it has results.json but no step checkpoint to resume from") + advice;
-  if (fs::exists(folder.best_checkpoint_path()))
-    return std::string("it has checkpoints/best.pt (a trained model) but no step checkpoint to resume from") +
-           advice;
-  if (const int64_t logged = folder.last_logged_training_step(); logged >= first_checkpoint_step(folder))
-    return "its log.jsonl records training to step " + std::to_string(logged) +
-           ", but its step checkpoints are gone" + advice;
-  return "";
-}
-
-struct PendingRun {
-  std::string name;
-  RunPaths paths;
-  std::vector<std::string> argv;
-  std::shared_ptr<RunClaim> claim;
-  std::string config_text;  // what NAME.config.json, the child's config, must hold when it starts
-};
-
-std::string last_lines(const std::string& path, int count) {
-  std::ifstream in(path);
-  std::deque<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line);
-    if (static_cast<int>(lines.size()) > count) lines.pop_front();
-  }
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return text;
-}
-
-// What a finished run may differ in from the sweep and still count as its run: how many
-// threads trained it, and what was evaluated (`lengen eval` adds lengths).
-const std::vector<std::string> kKeysAFinishedRunMayDifferIn = {"train.threads", "eval", "description"};
-// A run that is still to finish resumes, and a resume may also grow train.steps.
-const std::vector<std::string> kKeysAStartedRunMayDifferIn = {"train.steps", "train.threads", "eval",
-                                                              "description"};
-
-// For a finished (or started) run, how its config.json differs from what the sweep now asks for,
-// e.g. "task.params.vocab is 512 there, 1024 in the sweep"; "" when it does not.
-// Another sweep's run that has not written its run folder yet is compared by the config that sweep
-// wrote for it (NAME.config.json).
-std::string stale_difference(const Config& wanted_config, const RunPaths& paths,
-                             const std::vector<std::string>& may_differ_in = kKeysAFinishedRunMayDifferIn,
-                             bool or_sweep_config = false, bool finished = true) {
-  std::string saved_path = paths.run_dir + "/config.json";
-  if (!fs::exists(saved_path) && or_sweep_config) saved_path = paths.config;
-  if (!fs::exists(saved_path)) return "";
-  // A finished run is compared as trained (a default written out or an unread key is no
-  // difference); one to resume as its resume compares it (an unread key changed is refused).
-  const nlohmann::json wanted =
-      finished ? comparable_config_json(wanted_config) : resolved_config_json(wanted_config);
-  const nlohmann::json saved = finished ? comparable_config_json(read_json_file(saved_path))
-                                        : resolved_config_json(read_json_file(saved_path));
-  const std::string key = first_config_difference(saved, wanted, may_differ_in);
-  if (key.empty()) return "";
-  return key + " is " + config_value_text(saved, key) + " there, " + config_value_text(wanted, key) +
-         " in the sweep";
-}
-
-// A started run whose newest checkpoint is past the train.steps the sweep now asks for cannot be
-// resumed to them (training refuses it); "" when it can.
-std::string resume_past_steps(const Config& wanted, const RunPaths& paths) {
-  const RunFolder folder(paths.run_dir);
-  const int64_t step = folder.latest_step();
-  if (step > wanted.train.steps) {
-    return "its newest checkpoint is step " + std::to_string(step) +
-           ", past train.steps=" + std::to_string(wanted.train.steps) +
-           " in the sweep (set train.steps to at least " + std::to_string(step) + ")";
-  }
-  // At exactly that step, a checkpoint trained under other train.steps (its config.json's) ends
-  // on another schedule than one trained to it: training refuses to call it finished.
-  if (step == 0 || step != wanted.train.steps || !fs::exists(folder.config_path())) return "";
-  const nlohmann::json saved = read_json_file(folder.config_path());
-  const nlohmann::json trained_under =
-      saved.is_object() ? saved.value(nlohmann::json::json_pointer("/train/steps"), nlohmann::json())
-                        : nlohmann::json();
-  if (!trained_under.is_number_integer() || trained_under.get<int64_t>() == step) return "";
-  return "its newest checkpoint is step " + std::to_string(step) +
-         ", trained under train.steps=" + trained_under.dump() +
-         ", not to the train.steps=" + std::to_string(wanted.train.steps) +
-         " of the sweep (set train.steps above " + std::to_string(step) + ", or to " + trained_under.dump() +
-         ")";
-}
-
-// Why a run folder differs from what the sweep asks for: its config.json edited since the sweep
-// started it (it differs from NAME.config.json, the config the sweep wrote for it), or the sweep
-// changed since. The advice differs: restore the file, or retrain the run.
-std::string stale_advice(const RunPaths& paths, const std::vector<std::string>& may_differ_in) {
-  const std::string saved = paths.run_dir + "/config.json";
-  if (!fs::exists(saved)) return "remove that run folder to retrain it, or use another --out";
-  const nlohmann::json config = read_json_file(saved);
-  if (fs::exists(paths.config)) {
-    const nlohmann::json started = read_json_file(paths.config);
-    const std::string key = first_config_difference(config, started, may_differ_in);
-    // A resume with more train.steps writes them into config.json: lengen's doing, not an edit.
-    if (key == "train.steps" &&
-        config_value_text(config, key) == std::to_string(RunFolder(paths.run_dir).latest_step())) {
-      return "it was resumed to train.steps=" + config_value_text(config, key) +
-             " since the sweep started it: give the sweep that train.steps, or use another --out";
-    }
-    if (!key.empty()) {
-      return "its config.json was edited since the sweep started it (" + key + " is " +
-             config_value_text(config, key) + " there, " + config_value_text(started, key) + " in " +
-             paths.config + "): restore it, or use another --out";
-    }
-  }
-  // Its results.json records the sections the model was trained with (trained_with): a config.json
-  // that differs from those was edited after training, whatever NAME.config.json says.
-  const std::string results = paths.run_dir + "/results.json";
-  if (fs::exists(results)) {
-    const nlohmann::json recorded = read_json_file(results);
-    const nlohmann::json trained =
-        recorded.is_object() ? recorded.value("trained_with", nlohmann::json()) : nlohmann::json();
-    if (trained.is_object() && config.is_object()) {
-      nlohmann::json config_sections = nlohmann::json::object();
-      for (const auto& [section, value] : trained.items()) {
-        if (config.contains(section)) config_sections[section] = config[section];
-      }
-      std::vector<std::string> free = may_differ_in;
-      // A resume may grow train.steps; the device and the evaluation's query chunks leave the model alone.
-      for (const char* key : {"train.steps", "train.device", "model.prefill_chunk"}) free.push_back(key);
-      const std::string key = first_config_difference(config_sections, trained, free);
-      if (!key.empty()) {
-        return "its config.json was edited after training (" + key + " is " +
-               config_value_text(config_sections, key) + " there, " + config_value_text(trained, key) +
-               " in " + results + "'s trained_with): restore it, or use another --out";
-      }
-    }
-  }
-  return "remove that run folder to retrain it, or use another --out";
-}
 
 // Finished runs are skipped, so one trained with another config under the same name would be
 // reported as this sweep's; a run another sweep file is training (or left to resume) under the
@@ -289,65 +98,6 @@ std::string side_config_edit(const std::string& path, const nlohmann::json& want
   }
 }
 
-// Why a finished run's results.json does not hold the sweep's measurements of it, with what to
-// do, or "" when it does: results another run wrote (copied in: "its results.json was written by
-// another run ..."), or what the sweep's evaluation would have written that it lacks
-// (results.json's "results" -> decode -> length -> {samples, checkpoint}: "its results.json lacks
-// length 8 (teacher_forced, last checkpoint, 200 samples), ...", a run evaluated by hand after its
-// results were moved aside, with another decode mode, checkpoint, sample count or fewer lengths).
-std::string results_fall_short(const Config& wanted, const RunFolder& folder, const std::string& settings) {
-  const nlohmann::json results = read_json_file(folder.results_path());
-  if (!results.is_object()) return "";  // named where the run is read (eval, report)
-  const std::string own_id = folder.run_id();
-  const nlohmann::json written_by = results.value("run_id", nlohmann::json());
-  if (!own_id.empty() && written_by.is_string() && written_by.get<std::string>() != own_id) {
-    return "its results.json was written by another run (run id " + written_by.get<std::string>() +
-           "), not by this one (" + own_id + "): move it aside, then `lengen eval " + folder.path() + "`";
-  }
-  const std::string decode = name_of(wanted.eval.decode);
-  const bool best = wanted.eval.checkpoint == CheckpointChoice::kBest;
-  const std::string step_checkpoint =
-      fs::path(folder.checkpoint_path(wanted.train.steps)).filename().string();
-  std::string lacking;
-  for (int64_t length : evaluation_lengths(wanted)) {
-    const int64_t samples = samples_at_length(wanted.eval, length);
-    const nlohmann::json entry = results.value(
-        nlohmann::json::json_pointer("/results/" + decode + "/" + std::to_string(length)), nlohmann::json());
-    const bool there = entry.is_object() && entry.value("samples", int64_t{-1}) == samples &&
-                       entry.value("checkpoint", std::string()) == (best ? "best.pt" : step_checkpoint);
-    if (there) continue;
-    const std::string text = "length " + std::to_string(length) + " (" + decode + ", " +
-                             (best ? "best" : "last") + " checkpoint, " + std::to_string(samples) +
-                             " samples)";
-    lacking += (lacking.empty() ? "" : ", ") + text;
-  }
-  if (lacking.empty()) return "";
-  return "its results.json lacks " + lacking + ": `lengen eval " + folder.path() + settings + "` adds them";
-}
-
-// What a finished run's results lack of the sweep's measurements, with the command that adds them
-// (`--set`s of the eval settings its config.json holds otherwise), or "" when they hold them all.
-// A finished run is not evaluated again: this is said instead, by the sweep and its --dry-run.
-std::string finished_run_note(const Config& wanted_config, const RunPaths& paths) {
-  const RunFolder folder(paths.run_dir);
-  const nlohmann::json wanted = config_to_json(wanted_config);
-  const nlohmann::json saved = read_json_file(folder.config_path());
-  std::string differences, settings;
-  if (saved.is_object() && saved.contains("eval") && saved["eval"].is_object()) {
-    for (const auto& [name, value] : wanted["eval"].items()) {
-      if (saved["eval"].contains(name) && saved["eval"][name] == value) continue;
-      const std::string key = "eval." + name;
-      differences += (differences.empty() ? "" : ", ") + key + "=" + config_value_text(saved, key) +
-                     " (the sweep's: " + config_value_text(wanted, key) + ")";
-      settings +=
-          " --set '" + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + "'";
-    }
-  }
-  const std::string short_of = results_fall_short(wanted_config, folder, settings);
-  if (short_of.empty() || differences.empty()) return short_of;
-  return short_of + " (its config.json has " + differences + ")";
-}
-
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
 // Returns false (after recording why) when its config is invalid or its results would be lost.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, PendingRun& pending) {
@@ -359,6 +109,10 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
     return false;
   }
   config.train.threads = std::max<int64_t>(1, config.train.threads / args.jobs);
+  const std::vector<int64_t> lengths = evaluation_lengths(config);
+  pending.decode = name_of(config.eval.decode);
+  pending.first_length = lengths.front();
+  pending.longest_length = *std::max_element(lengths.begin(), lengths.end());
   RunFolder folder(pending.paths.run_dir);
   if (const std::string why = why_kept_as_it_is(pending.paths); !why.empty()) {
     write_failure_note(pending.paths.failure, "kept as it is (not started)",
@@ -602,7 +356,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   std::vector<PendingRun> queue;
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
-    PendingRun pending{run.name, RunPaths(args.out, run.name), {}, nullptr, {}};
+    PendingRun pending{run.name, RunPaths(args.out, run.name), {}, nullptr, {}, {}, 0, 0};
     if (is_finished(pending.paths)) {
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
@@ -626,106 +380,33 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   return queue;
 }
 
-// Whether a child ended because of the stop signal this sweep passed on to it: it stopped as
-// asked (kInterruptedExitCode), or it was still starting up and the signal's default action
-// ended it before it could catch the signal.
-bool ended_by_forwarded_stop(int status, bool stop_forwarded) {
-  const int code = exit_code_of(status);
-  if (code == kInterruptedExitCode) return true;
-  return stop_forwarded && (code == 128 + SIGINT || code == 128 + SIGTERM);
-}
-
-// Records how one child ended; `stop_forwarded`: this sweep passed a stop signal on to it.
-void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTally& tally) {
-  const int code = exit_code_of(status);
-  if (code == 0) {
-    ++tally.succeeded;
-    const bool removed = remove_failure_note(run.paths.failure);
-    std::cout << "done " << run.name
-              << (removed ? "" : " (" + run.paths.failure + " kept: edited since the sweep wrote it)")
-              << std::endl;
-  } else if (ended_by_forwarded_stop(status, stop_forwarded)) {
-    // Ctrl-C: the run stopped at a checkpoint (or before its first step); it has not failed.
-    tally.interrupted.push_back(run.name);
-    const bool kept = !RunFolder(run.paths.run_dir).latest_checkpoint().empty();
-    std::cout << "stopped " << run.name
-              << (kept ? " (interrupted, checkpoint kept)" : " (interrupted before its first checkpoint)")
-              << std::endl;
-  } else {
-    tally.failed.push_back(run.name);
-    write_failure_note(run.paths.failure, "exit code " + std::to_string(code),
-                       last_lines(run.paths.log, kFailureTailLines));
-    std::cout << "FAIL " << run.name << " (exit code " << code << "), see " << run.paths.failure << std::endl;
-  }
-}
-
-// Trains the queue as child processes, `jobs` at a time; each writes its output to its log.
-// A stop signal (Ctrl-C, SIGTERM) is passed on to the running children, which checkpoint and
-// stop; no further run starts. Returns whether a stop signal arrived.
-bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
-  StopSignals stop_signals;
-  std::map<pid_t, const PendingRun*> running;
-  bool stop_forwarded = false;
-  size_t next = 0;
-  while (next < queue.size() || !running.empty()) {
-    while (!stop_signal_received() && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
-      const PendingRun& run = queue[next++];
-      // The side file is the child's config: one edited while earlier runs trained is put back.
-      std::string now;
-      try {
-        now = read_text_file(run.paths.config, "sweep run config");
-      } catch (const UserError&) {
-        // Removed or replaced by something unreadable: written again below.
-      }
-      if (now != run.config_text) {
-        write_file_atomically(run.paths.config, run.config_text);
-        std::cout << "restored " << run.paths.config << " (edited while the sweep ran)\n";
-      }
-      std::cout << "start " << run.name << " (log: " << run.paths.log << ")" << std::endl;
-      running.emplace(start_child({run.argv, {}, run.paths.log}), &run);
+// A --set train.steps that scaled the runs' schedules is said, as `lengen train` says it: once,
+// unless runs were scaled differently.
+void say_scaled_schedules(const Sweep& sweep, const std::vector<size_t>& mine) {
+  std::string said;
+  for (size_t index : mine) {
+    std::string scaled;
+    try {
+      run_config(sweep, sweep.runs[index], &scaled);
+    } catch (const UserError&) {
+      continue;  // named where the run is prepared
     }
-    if (running.empty()) break;
-    const ChildWait wait = wait_for_children_or_stop();
-    if (wait.stop_signal != 0) {
-      stop_forwarded = true;
-      std::vector<pid_t> pids;
-      for (const auto& entry : running) pids.push_back(entry.first);
-      signal_children(pids, wait.stop_signal);
-    }
-    for (const ChildEnd& end : wait.ended) {
-      const auto it = running.find(end.pid);
-      if (it == running.end()) continue;
-      record_exit(*it->second, end.status, stop_forwarded, tally);
-      running.erase(it);
-    }
-  }
-  tally.not_started = static_cast<int64_t>(queue.size() - next);
-  return stop_signal_received();
-}
-
-void print_summary(const std::string& out, const SweepTally& tally) {
-  std::cout << "sweep " << out << ": " << tally.succeeded << " trained, " << tally.skipped
-            << " already finished, " << tally.failed.size() << " failed";
-  if (!tally.interrupted.empty()) std::cout << ", " << tally.interrupted.size() << " interrupted";
-  if (tally.busy > 0) std::cout << ", " << tally.busy << " in use by another process (not touched)";
-  if (tally.not_started > 0) std::cout << ", " << tally.not_started << " not started (interrupted)";
-  std::cout << "\n";
-  for (const auto& name : tally.failed)
-    std::cout << "  failed: " << name << " (" << out << "/" << name << ".failure.txt)\n";
-  if (!tally.interrupted.empty() || tally.not_started > 0) {
-    std::cout << "rerun the same command to resume the interrupted runs and start the others\n";
+    if (scaled.empty() || scaled == said) continue;
+    std::cout << (said.empty() ? "" : sweep.runs[index].name + ": ") << scaled << "\n";
+    said = scaled;
   }
 }
 
 }  // namespace
 
 void print_sweep_plan(const SweepOptions& args) {
-  const Sweep sweep = load_sweep(args.sweep_path);
+  const Sweep sweep = load_sweep(args.source);
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
   // An --out the real command would refuse is refused by the plan too (runs whose config changed
   // since they started are listed as such).
   check_sweep_out(sweep, mine, args.out);
   if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);
+  say_scaled_schedules(sweep, mine);
   print_plan(sweep, mine, args);
   // Then it ends as the sweep would begin: a folder it would refuse is the same one line, exit 2.
   if (fs::is_directory(args.out)) check_sweep_folder_contents(sweep, mine, args.out);
@@ -733,10 +414,11 @@ void print_sweep_plan(const SweepOptions& args) {
 
 SweepTally run_sweep(const SweepOptions& args) {
   if (args.jobs < 1) throw UserError("--jobs must be at least 1");
-  const Sweep sweep = load_sweep(args.sweep_path);
+  const Sweep sweep = load_sweep(args.source);
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
   SweepTally tally;
   std::vector<PendingRun> queue;
+  say_scaled_schedules(sweep, mine);
   {
     const auto folder_lock = start_sweep_folder(sweep, mine, args.out);
     queue = queue_runs(sweep, mine, args, tally);

@@ -3,6 +3,7 @@
 // One table of keys (src/config/config_fields.cpp) drives all of them. Every problem a user
 // can cause throws UserError with one line that starts with the file name (or "--set ...").
 #include <nlohmann/json_fwd.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,21 @@
 namespace lengen {
 
 // Reads the JSON file at `path` (keys missing from it keep their defaults), applies each
-// "key.path=value" override in order, then validates the result.
-Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+// "key.path=value" override in order, then validates the result. An override of train.steps below
+// the file's scales the warmup, eval_every and checkpoint_every the overrides leave alone to the
+// shorter run where it cannot hold them (src/config/step_scaling.h); `scaled`, when given, gets
+// the one line that says so ("" when nothing was scaled).
+Config load_config(const std::string& path, const std::vector<std::string>& overrides = {},
+                   std::string* scaled = nullptr);
 
 // The same from JSON already in memory; `source` names it in error messages.
 Config config_from_json(const nlohmann::json& json, const std::string& source = "config");
+// config_from_json for a config whose keys `overridden` were set by command-line overrides over
+// `as_written` (a sweep's runs under `lengen sweep --set`): their train.steps scales the schedule
+// as load_config's overrides do, and `scaled` gets the line that says so.
+Config config_from_json_with_overrides(const nlohmann::json& json, const nlohmann::json& as_written,
+                                       const std::set<std::string>& overridden, const std::string& source,
+                                       std::string* scaled = nullptr);
 Config config_from_string(const std::string& text, const std::string& source = "config");
 
 // Every key with its value: the resolved config as it is written to a run folder.
@@ -39,6 +50,10 @@ std::string first_config_difference(const nlohmann::json& saved, const nlohmann:
 // object ("train={\"lr\":3e-4}"). Checks the key's own range; call validate_config after the
 // last override for the checks that span several keys.
 void apply_override(Config& config, const std::string& assignment);
+
+// The JSON value that `--set key=text` gives `key`, typed as apply_override types it (a string
+// key takes the text raw; otherwise JSON where it parses, else the text as a string), unchecked.
+nlohmann::json override_json(const std::string& key, const std::string& text);
 
 // Sets one key (e.g. "train.lr") from a JSON value, with the same checks as a config file.
 void set_config_value(Config& config, const std::string& key, const nlohmann::json& value,

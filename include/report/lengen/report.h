@@ -117,6 +117,13 @@ struct PlotAxes {
   bool log_x = true;  // base 2
   bool log_y = false;
   bool error_bars = true;  // mean ± std; else a line through the means
+  // What a figure pasted into a slide says of itself (src/report/plot_style.h): a title (task,
+  // training length, steps, seeds), the training length marked by a vertical line (0: none, for
+  // plots against the step), and one colour per method label in every plot of a report: the
+  // labels of the whole report in order, each keeping its place in the palette.
+  std::string title = {};
+  int64_t train_length = 0;
+  std::vector<std::string> colour_keys = {};
 };
 
 // Writes the gnuplot data file and script for `table` into `dir` (NAME.dat, NAME.gp), one line
@@ -124,9 +131,10 @@ struct PlotAxes {
 // NAME.svg. Returns false if it failed.
 bool plot_table(const MetricTable& table, const std::string& dir, const std::string& name,
                 const PlotAxes& axes, const std::string& gnuplot);
-// The same against source length.
+// The same against source length, titled and coloured as `style` says.
 bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
-                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot);
+                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot,
+                 const PlotAxes& style = {});
 
 struct ReportOptions {
   std::string out_dir;           // default: DIR

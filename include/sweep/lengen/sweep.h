@@ -32,6 +32,9 @@ struct Sweep {
   std::string description;
   nlohmann::json base;  // the base config as JSON (keys it lacks keep their defaults)
   std::vector<SweepRun> runs;
+  // The keys `lengen sweep --set` set for every run, as typed: a train.steps among them scales
+  // each run's schedule as `lengen train --set train.steps=N` does (lengen/config_io.h).
+  std::vector<std::string> command_line_set = {};
 };
 
 // Parses and expands a sweep; `base_dir` resolves a relative "base" path. Structural problems
@@ -40,10 +43,14 @@ struct Sweep {
 Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source = "sweep");
 Sweep load_sweep(const std::string& path);
+// sweep_from_json, then the check that no two runs resolve to one config (load_sweep's checks).
+Sweep load_sweep_json(const nlohmann::ordered_json& json, const std::string& base_dir,
+                      const std::string& source, const std::vector<std::string>& command_line_set = {});
 
 // The run's resolved config: base, then its overrides, then validation (and the task's own
 // parameter checks). An invalid value throws UserError naming the run.
-Config run_config(const Sweep& sweep, const SweepRun& run);
+// `scaled`, when given, gets the line that says how a command-line train.steps scaled it.
+Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled = nullptr);
 
 // A name component for one override: strings as they are ("nape"), numbers and booleans
 // after the key's last part ("seed2", "lr0.001", "learn_alpha-true"); only [A-Za-z0-9._-].

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "lengen/sweep_source.h"
+
 namespace lengen {
 
 struct SweepOptions {
-  std::string sweep_path;
-  std::string out;  // the sweep folder
+  SweepSource source;  // a sweep file (with --sets), or --base/--grid/--set
+  std::string out;     // the sweep folder
   int64_t jobs = 1;
   std::string shard = "0/1";  // "i/N": runs i, i+N, i+2N, ...
 };

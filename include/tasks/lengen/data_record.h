@@ -7,6 +7,7 @@
 // must say the same task.len_min and task.len_max, since evaluation multiples count from them.
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,10 @@
 namespace lengen {
 
 constexpr const char* kDataRecordName = "data.json";
+
+// A task's parameters as JSON, a whole number as an integer ("vocab": 32, not 32.0): how
+// data.json records them and how messages about them show them.
+nlohmann::json task_params_json(const TaskParams& params);
 
 // The task lengths a training split was drawn from (both ends included).
 struct TrainLengths {
