@@ -196,6 +196,7 @@ class MqmtarTask : public Task {
 
   // Each query's "QSEP v1..vv" target: no answer for the QSEP, then for each value token the
   // value tokens of the record whose key is the query's (the only place "key KVSEP" occurs).
+  std::optional<int32_t> answer_marker() const override { return kQSep; }
   std::optional<AnswerSources> answer_sources(const Sample& sample) const override {
     const int64_t query_len = 1 + shape_.key_len;
     const auto haystack = static_cast<int64_t>(sample.src.size()) - shape_.num_queries * query_len;

@@ -63,6 +63,38 @@ TEST(EvalMetrics, CountMatchesOnlyScoresMaskedPositions) {
   EXPECT_EQ(m.correct_tokens, 3);
 }
 
+// A target of several answers (mqmtar: QSEP v1 v2 per query, then EOS) counts each answer right
+// only when all its symbols are; teacher-forced and generated scoring count them alike.
+TEST(EvalMetrics, AnswersCountWhenEverySymbolIsRight) {
+  constexpr int32_t kMarker = 2;
+  const std::vector<Sample> samples = {{{7}, {kMarker, 5, 6, kMarker, 8, 9}}, {{7}, {kMarker, 5, 6, kMarker, 8, 9}}};
+  const std::vector<std::vector<int32_t>> generated = {
+      tokens({kMarker, 5, 6, kMarker, 8, 9}),  // both answers right
+      tokens({kMarker, 5, 6, kMarker, 8, 1})};  // the second answer's last symbol wrong
+  const SequenceMetrics m = score_generated(generated, samples, kMarker);
+  EXPECT_EQ(m.answers, 4);
+  EXPECT_EQ(m.correct_answers, 3);
+  EXPECT_DOUBLE_EQ(m.answer_accuracy(), 0.75);
+  EXPECT_EQ(score_generated(generated, samples).answers, 0);  // a task without a marker
+
+  // The same targets as a batch scored by argmax predictions: the first position (the source) is
+  // outside the mask; the EOS closes the last answer and belongs to none.
+  const int64_t m_token = symbol_to_token(kMarker);
+  const auto t = [](int32_t symbol) { return static_cast<int64_t>(symbol_to_token(symbol)); };
+  const int64_t eos = kEos;
+  auto target = torch::tensor({{t(7), m_token, t(5), t(6), m_token, t(8), t(9), eos},
+                               {t(7), m_token, t(5), t(6), m_token, t(8), t(9), eos}}, torch::kLong);
+  auto predictions = target.clone();
+  predictions[0][3] = t(1);  // row 0: first answer wrong
+  predictions[1][7] = t(1);  // row 1: only the EOS wrong, both answers right
+  auto mask = torch::ones({2, 8}, torch::kBool);
+  mask.index_put_({torch::indexing::Slice(), 0}, false);
+  const SequenceMetrics forced = count_matches(predictions, target, mask, kMarker);
+  EXPECT_EQ(forced.answers, 4);
+  EXPECT_EQ(forced.correct_answers, 3);
+  EXPECT_EQ(forced.exact, 0);
+}
+
 TEST(EvalMetrics, DefaultLengthsAndGreedyCap) {
   Config config;
   config.task.len_max = 16;

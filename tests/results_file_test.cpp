@@ -74,6 +74,19 @@ TEST(ResultsFile, WhatIsWrittenReadsBackTheSame) {
   EXPECT_EQ(back.method, (Method{"entmax15", "asentmax", "nape"}));
 }
 
+// Answers are written (with their accuracy) for entries that have them, and read back.
+TEST(ResultsFile, AnswersAreKeptWhereMeasured) {
+  ResultsFile results = full_file();
+  results.results["teacher_forced"][16].answers = 32;
+  results.results["teacher_forced"][16].correct_answers = 24;
+  const nlohmann::json json = to_json(results);
+  EXPECT_DOUBLE_EQ(json["results"]["teacher_forced"]["16"]["answer_accuracy"].get<double>(), 0.75);
+  EXPECT_FALSE(json["results"]["teacher_forced"]["1024"].contains("answers"));
+  const ResultsFile back = results_file_from_json(json, "results.json");
+  EXPECT_EQ(back.results.at("teacher_forced").at(16).metric("answer_accuracy"), 0.75);
+  EXPECT_FALSE(back.results.at("teacher_forced").at(1024).metric("answer_accuracy"));
+}
+
 TEST(ResultsFile, OptionalPartsStayAbsent) {
   ResultsFile results = full_file();
   ResultEntry& entry = results.results["teacher_forced"][16];

@@ -62,15 +62,16 @@ double LengthResult::mean_entropy() const {
 }
 
 SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
-                                const std::vector<Sample>& samples) {
+                                const std::vector<Sample>& samples, std::optional<int32_t> answer_marker) {
   SequenceMetrics metrics;
   for (size_t i = 0; i < samples.size(); ++i) {
     std::vector<int32_t> expected;
     for (int32_t symbol : samples[i].trg) expected.push_back(symbol_to_token(symbol));
     expected.push_back(kEos);
-    int64_t correct = 0;
-    for (size_t t = 0; t < expected.size() && t < generated[i].size(); ++t)
-      correct += generated[i][t] == expected[t];
+    std::vector<bool> right(expected.size());
+    for (size_t t = 0; t < expected.size() && t < generated[i].size(); ++t) right[t] = generated[i][t] == expected[t];
+    const int64_t correct = std::count(right.begin(), right.end(), true);
+    if (answer_marker) count_answers(expected, right, symbol_to_token(*answer_marker), metrics);
     metrics.samples += 1;
     metrics.tokens += static_cast<int64_t>(expected.size());
     metrics.correct_tokens += correct;
@@ -88,7 +89,7 @@ int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& s
 
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
                               const EvalConfig& eval, const std::function<void(int64_t)>& after_batch,
-                              AttentionOnTargetMeter* target_meter) {
+                              AttentionOnTargetMeter* target_meter, std::optional<int32_t> answer_marker) {
   torch::NoGradGuard no_grad;
   model->eval();
   const auto device = model->parameters().front().device();
@@ -110,7 +111,8 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
     // Greedy mode takes its statistics from decoding, where the model attends to its own output.
     const auto score = [&] {
       teacher_forced.add(
-          score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target));
+          score_teacher_forced(model, to_device(collate(chunk), device), greedy ? nullptr : stats_target,
+                               answer_marker));
     };
     if (target_meter != nullptr) {
       target_meter->measure(model, chunk, score);
@@ -124,7 +126,7 @@ LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples
         prompts.push_back(encode_prompt(sample.src));
         caps.push_back(greedy_token_cap(static_cast<int64_t>(sample.src.size()), eval.decode_cap));
       }
-      generated.add(score_generated(greedy_decode(model, prompts, caps, stats_target), chunk));
+      generated.add(score_generated(greedy_decode(model, prompts, caps, stats_target), chunk, answer_marker));
     }
     if (after_batch) after_batch(static_cast<int64_t>(last));
   }

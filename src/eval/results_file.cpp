@@ -63,6 +63,8 @@ ResultEntry entry_from_json(const Json& json) {
   entry.tokens = json.at("tokens").get<int64_t>();
   entry.correct_tokens = json.at("correct_tokens").get<int64_t>();
   entry.loss = number_at(json, "loss");
+  entry.answers = json.value("answers", int64_t{0});
+  entry.correct_answers = json.value("correct_answers", int64_t{0});
   if (json.contains("attention")) entry.attention = attention_from_json(json.at("attention"));
   if (json.contains("attention_on_target"))
     entry.attention_on_target = target_from_json(json.at("attention_on_target"));
@@ -172,6 +174,8 @@ std::optional<double> ResultEntry::metric(const std::string& name) const {
   if (name == "exact_match") return exact_match;
   if (name == "token_accuracy") return token_accuracy;
   if (name == "loss") return loss;
+  if (name == "answer_accuracy")
+    return answers > 0 ? std::optional<double>(static_cast<double>(correct_answers) / answers) : std::nullopt;
   if (name == "nonzero_per_query")
     return attention ? std::optional<double>(attention->nonzero_per_query) : std::nullopt;
   if (name == "entropy") return attention ? std::optional<double>(attention->entropy) : std::nullopt;
@@ -207,6 +211,11 @@ Json to_json(const ResultEntry& entry) {
                {"loss", entry.loss},
                {"checkpoint", entry.checkpoint},
                {"step", entry.step}};
+  if (entry.answers > 0) {
+    json["answers"] = entry.answers;
+    json["correct_answers"] = entry.correct_answers;
+    json["answer_accuracy"] = static_cast<double>(entry.correct_answers) / entry.answers;
+  }
   if (entry.attention_on_target) json["attention_on_target"] = to_json(*entry.attention_on_target);
   if (entry.attention) {
     Json layers = Json::array();

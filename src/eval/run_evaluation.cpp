@@ -207,7 +207,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
             if (stop_signal_received()) throw StopRequested(stopped);
             progress.update(set, done);
           },
-          target_meter ? &*target_meter : nullptr));
+          target_meter ? &*target_meter : nullptr, task->answer_marker()));
       if (target_meter) {
         evaluation.results.back().attention_on_target =
             target_attention(target_meter->result(), task->name());
@@ -247,6 +247,8 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
   entry.exact = m.exact;
   entry.tokens = m.tokens;
   entry.correct_tokens = m.correct_tokens;
+  entry.answers = m.answers;
+  entry.correct_answers = m.correct_answers;
   entry.loss = result.loss;
   if (!result.attention.empty())
     entry.attention =
@@ -285,16 +287,19 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
 
 std::string results_table(const std::vector<LengthResult>& results, int64_t train_len_max) {
   std::ostringstream out;
-  out << fmt::format("{:>8}  {:>8}  {:>9}  {:>9}  {:>12}  {:>8}\n", "length", "multiple", "exact %",
-                     "token %", "nonzero/q", "entropy");
+  // Answer accuracy for tasks whose targets hold several answers.
+  const bool answers = !results.empty() && results.front().metrics.answers > 0;
+  out << fmt::format("{:>8}  {:>8}  {:>9}  {:>9}  {}{:>12}  {:>8}\n", "length", "multiple", "exact %",
+                     "token %", answers ? fmt::format("{:>9}  ", "answer %") : "", "nonzero/q", "entropy");
   for (const LengthResult& result : results) {
     const double multiple = static_cast<double>(result.length) / static_cast<double>(train_len_max);
     const bool stats = !result.attention.empty();
     // Three significant digits, but 1024x rather than 1.02e+03x.
     const std::string times =
         multiple >= 1000 ? fmt::format("{:.0f}", multiple) : fmt::format("{:.3g}", multiple);
-    out << fmt::format("{:>8}  {:>7}x  {:>9.1f}  {:>9.1f}  {:>12}  {:>8}\n", result.length, times,
+    out << fmt::format("{:>8}  {:>7}x  {:>9.1f}  {:>9.1f}  {}{:>12}  {:>8}\n", result.length, times,
                        100 * result.metrics.exact_match(), 100 * result.metrics.token_accuracy(),
+                       answers ? fmt::format("{:>9.1f}  ", 100 * result.metrics.answer_accuracy()) : "",
                        stats ? fmt::format("{:.2f}", result.mean_nonzero_per_query()) : "-",
                        stats ? fmt::format("{:.3f}", result.mean_entropy()) : "-");
   }

@@ -40,8 +40,23 @@ struct MetricSpec {
 constexpr MetricSpec kMetrics[] = {
     {"exact_match", "Exact match (%)", "exact match (%)", "[0:100]"},
     {"token_accuracy", "Token accuracy (%)", "token accuracy (%)", "[0:100]"},
+    // Only for tasks whose targets hold several answers (mqmtar's queries).
+    {"answer_accuracy", "Answer accuracy (%): answers with every symbol right", "answer accuracy (%)",
+     "[0:100]"},
     {"nonzero_per_query", "Attention: nonzero keys per query", "nonzero keys per query", "[0:*]"},
 };
+
+// Whether some run has `metric` at some length (answer accuracy exists for some tasks only).
+bool any_run_has(const std::vector<RunResults>& runs, const std::string& decode, const std::string& metric) {
+  for (const RunResults& run : runs) {
+    const auto found = run.results.find(decode);
+    if (found == run.results.end()) continue;
+    for (const auto& [length, entry] : found->second) {
+      if (entry.metric(metric)) return true;
+    }
+  }
+  return false;
+}
 
 // Results of a run's best.pt: its best in-distribution validation, not a step of its schedule.
 bool from_best_checkpoint(const ResultEntry& entry) {
@@ -52,7 +67,7 @@ bool from_best_checkpoint(const ResultEntry& entry) {
 bool is_report_page(const std::string& name) {
   if (name.find('/') != std::string::npos) return false;
   if (name == "report.md") return true;
-  for (const char* prefix : {"exact_match.", "token_accuracy.", "nonzero_per_query.",
+  for (const char* prefix : {"exact_match.", "token_accuracy.", "answer_accuracy.", "nonzero_per_query.",
                              "attention_on_target_layer", "training_loss.", "validation_exact_match."}) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
@@ -289,6 +304,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   // One title and one colour per method in every plot of the report.
   const PlotAxes style = report_plot_style(runs, train_len_max);
   for (const MetricSpec& spec : kMetrics) {
+    if (!any_run_has(runs, decode, spec.metric)) continue;
     const MetricTable table = metric_table(runs, decode, spec.metric);
     md << "## " << spec.title << "\n\n" << markdown_table(table, train_len_max) << "\n";
     write_output_file(out_dir, std::string(spec.metric) + ".csv", csv_table(table, train_len_max));

@@ -330,7 +330,9 @@ std::string multiple_text(int64_t length, int64_t train_len_max) {
   return fmt::format("{:g}x", static_cast<double>(length) / static_cast<double>(train_len_max));
 }
 
-bool is_percent(const std::string& metric) { return metric == "exact_match" || metric == "token_accuracy"; }
+bool is_percent(const std::string& metric) {
+  return metric == "exact_match" || metric == "token_accuracy" || metric == "answer_accuracy";
+}
 
 }  // namespace
 

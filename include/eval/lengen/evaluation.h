@@ -34,17 +34,21 @@ struct LengthResult {
 };
 
 // Position-wise comparison of generated tokens against trg + EOS, over the target's length;
-// exact when both are identical (a sequence that runs on past the EOS is wrong).
+// exact when both are identical (a sequence that runs on past the EOS is wrong). Answers are
+// counted when `answer_marker` (Task::answer_marker) is given.
 SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
-                                const std::vector<Sample>& samples);
+                                const std::vector<Sample>& samples,
+                                std::optional<int32_t> answer_marker = std::nullopt);
 
 // Scores `samples` (all of length parameter `length`) in batches of eval.batch_size with the
 // eval.decode mode. Puts the model in eval mode; runs without grad. `after_batch`, when set, is
 // called with the number of samples scored so far. `target_meter`, when set, records the
-// attention on the target of the first samples during their teacher-forced pass.
+// attention on the target of the first samples during their teacher-forced pass. With
+// `answer_marker` (Task::answer_marker) the metrics count answers too.
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
                               const EvalConfig& eval, const std::function<void(int64_t)>& after_batch = {},
-                              AttentionOnTargetMeter* target_meter = nullptr);
+                              AttentionOnTargetMeter* target_meter = nullptr,
+                              std::optional<int32_t> answer_marker = std::nullopt);
 
 // Evaluation data per length: samples_at_length fixed samples of the task from each length's own
 // seed stream (disjoint from training and validation), or with `data_dir` the test_{i}_{L}

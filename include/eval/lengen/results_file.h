@@ -83,6 +83,10 @@ struct ResultEntry {
   int64_t exact = 0;
   int64_t tokens = 0;
   int64_t correct_tokens = 0;
+  // Tasks whose targets hold several answers (mqmtar's queries): how many, and how many had every
+  // symbol right; 0 (and absent from the file) for the others.
+  int64_t answers = 0;
+  int64_t correct_answers = 0;
   double loss = 0.0;
   std::optional<AttentionSummary> attention;           // absent when statistics were off
   std::optional<TargetAttention> attention_on_target;  // absent when not measured
@@ -95,7 +99,7 @@ struct ResultEntry {
   std::optional<double> decode_cap;
   nlohmann::json data;  // where the samples come from (EvalSet::data); null when not recorded
 
-  // A metric by name: "exact_match", "token_accuracy", "loss", "nonzero_per_query", "entropy",
+  // A metric by name: "exact_match", "token_accuracy", "answer_accuracy", "loss", "nonzero_per_query", "entropy",
   // or "attention_on_target/LAYER/best" (or "/mean"); nullopt where the entry has none.
   std::optional<double> metric(const std::string& name) const;
 };

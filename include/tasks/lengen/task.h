@@ -62,6 +62,10 @@ class Task {
   // Which source positions answer each target symbol of `sample`; nullopt when the task names no
   // answering key.
   virtual std::optional<AnswerSources> answer_sources(const Sample&) const { return std::nullopt; }
+  // The target symbol that opens each answer of a target holding several (mqmtar's QSEP before
+  // each queried value); nullopt when a target is one answer. Answer accuracy counts the answers
+  // whose every symbol is right.
+  virtual std::optional<int32_t> answer_marker() const { return std::nullopt; }
   // The resolved parameters (defaults filled in), for config files and logs.
   virtual TaskParams params() const = 0;
 };
