@@ -3,6 +3,7 @@
 #include <chrono>
 #include <csignal>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -77,7 +78,10 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
 
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
   StopSignals stop_signals;
-  SweepProgress progress(static_cast<int64_t>(queue.size()), jobs);
+  // Beside the runs' NAME.log files; .txt, so that no run's name can take it.
+  const std::string progress_log =
+      queue.empty() ? "" : (std::filesystem::path(queue.front().paths.log).parent_path() / kSweepProgressLog).string();
+  SweepProgress progress(static_cast<int64_t>(queue.size()), jobs, progress_log);
   std::map<pid_t, const PendingRun*> running;
   bool stop_forwarded = false;
   size_t next = 0;

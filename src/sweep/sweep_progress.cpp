@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "lengen/json_file.h"
@@ -64,10 +65,11 @@ std::string exact_match_summary(const PendingRun& run) {
   return text;
 }
 
-SweepProgress::SweepProgress(int64_t total, int64_t jobs)
+SweepProgress::SweepProgress(int64_t total, int64_t jobs, std::string log_path)
     : total_(total),
       jobs_(std::max<int64_t>(1, jobs)),
       live_(isatty(STDERR_FILENO) == 1),
+      log_path_(std::move(log_path)),
       start_(Clock::now()) {}
 
 SweepProgress::~SweepProgress() { clear_live_line(); }
@@ -104,6 +106,7 @@ void SweepProgress::ended(const PendingRun& run, const std::string& line, bool s
 void SweepProgress::print(const std::string& line) {
   clear_live_line();
   std::cout << line << std::endl;
+  if (!log_path_.empty()) std::ofstream(log_path_, std::ios::app) << line << "\n";
   redraw();
 }
 

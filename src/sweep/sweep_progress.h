@@ -12,11 +12,15 @@
 
 namespace lengen {
 
+// The sweep folder's file of the progress lines.
+constexpr const char* kSweepProgressLog = "sweep_progress.txt";
+
 class SweepProgress {
  public:
   // `total`: the runs this sweep will start; `jobs`: how many at a time. The live line goes to
-  // stderr, and only when stderr is a terminal.
-  SweepProgress(int64_t total, int64_t jobs);
+  // stderr, and only when stderr is a terminal. The lines of their own also go to `log_path`
+  // (appended; "" for none), so a sweep run in the background keeps them in its folder.
+  SweepProgress(int64_t total, int64_t jobs, std::string log_path = "");
   ~SweepProgress();
   SweepProgress(const SweepProgress&) = delete;
   SweepProgress& operator=(const SweepProgress&) = delete;
@@ -37,6 +41,7 @@ class SweepProgress {
   int64_t done_ = 0, running_ = 0;
   double finished_seconds_ = 0;  // wall time of the runs done, for the ETA
   bool live_;
+  std::string log_path_;
   Clock::time_point start_;
   std::vector<std::pair<std::string, Clock::time_point>> started_at_;
 };

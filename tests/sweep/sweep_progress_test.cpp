@@ -1,6 +1,6 @@
 // What a sweep shows while it runs: a line per finished run with its wall time and its exact
 // match at 1x and at the longest length, and on a terminal a live line of runs done, running and
-// left with elapsed time and an ETA.
+// left with elapsed time and an ETA; the run lines are kept in the sweep's sweep_progress.txt too.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -44,6 +44,10 @@ TEST_F(SweepProgressCli, EachFinishedRunSaysItsWallTimeAndExactMatchAtOneAndLong
   }
   // Not a terminal: no live line drawn over itself.
   EXPECT_EQ(result.err.find("\033[K"), std::string::npos) << result.err;
+  // The same lines stay in the sweep's folder, for a sweep run in the background.
+  const std::string kept = testing::text_of(root_ / "runs" / "sweep_progress.txt");
+  EXPECT_TRUE(std::regex_search(kept, std::regex("done seed1 in [0-9]+s: exact match"))) << kept;
+  EXPECT_TRUE(std::regex_search(kept, std::regex("done seed2 in [0-9]+s: exact match"))) << kept;
 }
 
 TEST_F(SweepProgressCli, OnATerminalOneLiveLineCountsRunsWithAnEta) {
