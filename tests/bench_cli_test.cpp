@@ -21,6 +21,8 @@
 #include "lengen/batch.h"
 #include "lengen/config_io.h"
 #include "lengen/sequence.h"
+#include "lengen/step_bench.h"
+#include "lengen/step_flops.h"
 #include "lengen/training_data.h"
 
 namespace lengen {
@@ -79,6 +81,33 @@ TEST(BenchCli, StepTimesEveryMethodAgainstSoftmax) {
     EXPECT_EQ(entry["d_mlp"], 64);  // 4 x d_model unless --d-mlp says otherwise
   }
   EXPECT_EQ(results[0]["method"], "Softmax");
+}
+
+// The floor: the step's matrix-product FLOPs, the sgemm rate and the step time over the time of
+// those FLOPs at that rate. By hand, 1 layer, d_model 16, 2 heads x 8, d_mlp 64, vocab 36, 2 x 8
+// tokens (16): projections 2*16*(4*16*16 + 3*16*64) = 131072, q.k^T and p.v 2*2*16*8*16 = 8192,
+// output layer 2*16*16*36 = 18432; forward 157696, with backward 3x = 473088.
+TEST(BenchCli, StepReportsItsFloor) {
+  ModelConfig model = default_step_bench_model();
+  model.layers = 1;
+  model.d_model = 16;
+  model.heads = 2;
+  model.d_head = 8;
+  model.d_mlp = 64;
+  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36), 473088.0);
+  const auto results = nlohmann::json::parse(run_cli(
+      "bench step --json --repeats 1 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 --length 8 "
+      "--only ASEntmax"));
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& entry : results) {
+    EXPECT_DOUBLE_EQ(entry["flops"].get<double>(), 473088.0) << entry;
+    const double rate = entry["sgemm_flops_per_s"].get<double>();
+    EXPECT_GT(rate, 1e8) << entry;
+    const double floor_seconds = 473088.0 / rate;
+    EXPECT_NEAR(entry["floor_ratio"].get<double>(), entry["ms"].get<double>() / 1e3 / floor_seconds,
+                1e-9 * entry["floor_ratio"].get<double>())
+        << entry;
+  }
 }
 
 TEST(BenchCli, StepInBfloat16ReportsItsDtypeAndThroughput) {

@@ -27,6 +27,7 @@
 #include "lengen/evaluation.h"
 #include "lengen/rng.h"
 #include "lengen/run_folder.h"
+#include "lengen/sgemm_rate.h"
 #include "lengen/sequence.h"
 #include "lengen/shipped_configs.h"
 #include "lengen/training_data.h"
@@ -88,23 +89,6 @@ double start_memory_measurement() {
   std::ofstream clear("/proc/self/clear_refs");
   if (clear) clear << "5";
   return status_mb("VmRSS");
-}
-
-// FLOP/s of a 512 x 512 x 512 fp32 matrix product on one thread (the fastest of a few, in thread
-// CPU time) times `threads`: the rate of the bench's threads if each ran matrix products at full
-// speed. (lengen keeps OpenBLAS's own pool at one thread, see compute_threads.h.)
-double sgemm_flops_per_second(int threads) {
-  constexpr int64_t kSize = 512;
-  const auto a = torch::randn({kSize, kSize});
-  const auto b = torch::randn({kSize, kSize});
-  auto c = torch::empty({kSize, kSize});
-  double best = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < 12; ++i) {
-    const double start = bench_now_seconds(true);
-    torch::mm_out(c, a, b);
-    best = std::min(best, bench_now_seconds(true) - start);
-  }
-  return 2.0 * kSize * kSize * kSize / best * threads;
 }
 
 // One sample's attention (causal q.k and the weighted sum of values) and projection (q, k, v,

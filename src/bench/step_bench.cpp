@@ -23,6 +23,8 @@
 #include "lengen/errors.h"
 #include "lengen/memory_estimate.h"
 #include "lengen/sequence.h"
+#include "lengen/sgemm_rate.h"
+#include "lengen/step_flops.h"
 #include "lengen/training_data.h"
 
 namespace lengen {
@@ -91,7 +93,16 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-void print_heading(const StepBenchOptions& options, const std::string& device_name, bool single) {
+// The step's matrix-product FLOPs and, on the CPU, the machine's sgemm rate: the floor a step
+// could reach if it were nothing but its matrix products at full speed.
+struct StepFloor {
+  double flops = 0;
+  double sgemm_flops_per_second = 0;  // 0: not measured (a GPU)
+  double seconds() const { return sgemm_flops_per_second > 0 ? flops / sgemm_flops_per_second : 0.0; }
+};
+
+void print_heading(const StepBenchOptions& options, const std::string& device_name, bool single,
+                   const StepFloor& floor) {
   const ModelConfig& model = options.model;
   std::printf(
       "training step (forward, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, d_mlp "
@@ -104,7 +115,14 @@ void print_heading(const StepBenchOptions& options, const std::string& device_na
       static_cast<long long>(options.batch), static_cast<long long>(options.length),
       model.attention.positions.c_str(), device_name.c_str(), name_of(options.dtype).c_str(), options.threads,
       options.repeats, single ? "thread CPU time" : "wall time");
-  std::printf("%-18s %10s %12s %8s\n", "method", "ms/step", "tokens/s", "ratio");
+  std::printf("%.2f MFLOP of matrix products per step (forward + backward); ", floor.flops / 1e6);
+  if (floor.sgemm_flops_per_second > 0) {
+    std::printf("sgemm %.1f GFLOP/s (one thread's rate x threads), floor %.2f ms; floor x = time / floor\n",
+                floor.sgemm_flops_per_second / 1e9, floor.seconds() * 1e3);
+  } else {
+    std::printf("no sgemm rate on this device\n");
+  }
+  std::printf("%-18s %10s %12s %8s %8s\n", "method", "ms/step", "tokens/s", "ratio", "floor x");
 }
 
 }  // namespace
@@ -186,9 +204,11 @@ void run_step_bench(const StepBenchOptions& options) {
       contender.seconds.push_back(bench_now_seconds(single) - start);
     }
   }
+  StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab), 0.0};
+  if (!device.is_cuda()) floor.sgemm_flops_per_second = sgemm_flops_per_second(options.threads);
   const double baseline = median(contenders.front().seconds);
   nlohmann::json results = nlohmann::json::array();
-  if (!options.json) print_heading(options, device_name, single);
+  if (!options.json) print_heading(options, device_name, single, floor);
   for (const auto& contender : contenders) {
     const double seconds = median(contender.seconds);
     const double tokens_per_second = static_cast<double>(options.batch * options.length) / seconds;
@@ -209,10 +229,19 @@ void run_step_bench(const StepBenchOptions& options) {
                          {"dtype", name_of(options.dtype)},
                          {"ms", seconds * 1e3},
                          {"tokens_per_s", tokens_per_second},
-                         {"ratio", seconds / baseline}});
+                         {"ratio", seconds / baseline},
+                         {"flops", floor.flops},
+                         {"sgemm_flops_per_s", floor.sgemm_flops_per_second > 0
+                                                   ? nlohmann::json(floor.sgemm_flops_per_second)
+                                                   : nlohmann::json(nullptr)},
+                         {"floor_ratio", floor.sgemm_flops_per_second > 0
+                                             ? nlohmann::json(seconds / floor.seconds())
+                                             : nlohmann::json(nullptr)}});
     } else {
-      std::printf("%-18s %10.2f %12.0f %8.2f\n", contender.method.name.c_str(), seconds * 1e3,
-                  tokens_per_second, seconds / baseline);
+      const std::string floor_ratio =
+          floor.sgemm_flops_per_second > 0 ? fmt::format("{:.2f}", seconds / floor.seconds()) : "-";
+      std::printf("%-18s %10.2f %12.0f %8.2f %8s\n", contender.method.name.c_str(), seconds * 1e3,
+                  tokens_per_second, seconds / baseline, floor_ratio.c_str());
     }
   }
   if (options.json) std::cout << results.dump(2) << "\n";

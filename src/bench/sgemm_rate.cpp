@@ -1,0 +1,34 @@
+// The matrix-product rate the benches measure against (sgemm_rate.h).
+#include "lengen/sgemm_rate.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "bench_clock.h"
+#include "lengen/compute_threads.h"
+
+namespace lengen {
+
+double sgemm_flops_per_second(int threads) {
+  constexpr int64_t kSize = 512;
+  // One product per thread's CPU time: the rate of one thread, whatever the BLAS's own pool holds.
+  // A pool of more threads would spread the product over them and its CPU time would not be one
+  // thread's, so the product runs on a one-thread BLAS and the callers' setting comes back after.
+  set_compute_threads(1);
+  const auto a = torch::randn({kSize, kSize});
+  const auto b = torch::randn({kSize, kSize});
+  auto c = torch::empty({kSize, kSize});
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 12; ++i) {
+    const double start = bench_now_seconds(true);
+    torch::mm_out(c, a, b);
+    best = std::min(best, bench_now_seconds(true) - start);
+  }
+  set_compute_threads(threads);
+  return 2.0 * kSize * kSize * kSize / best * threads;
+}
+
+}  // namespace lengen
