@@ -16,18 +16,19 @@ set(layers
     base:0:src/base
     tasks:1:tasks
     config:2:src/config
-    runtime:3:src/runtime
-    normalizers:4:src/normalizers
-    attention:5:src/attention
-    model:6:src/model
-    scoring:7:src/scoring
-    train:8:src/train
-    eval:8:src/eval
-    report:9:src/report
-    sweep:9:src/sweep
-    bench:9:src/bench
-    cli:10:src/cli)
-set(torch_rank 3)
+    run:3:src/run
+    runtime:4:src/runtime
+    normalizers:5:src/normalizers
+    attention:6:src/attention
+    model:7:src/model
+    scoring:8:src/scoring
+    train:9:src/train
+    eval:9:src/eval
+    report:10:src/report
+    sweep:10:src/sweep
+    bench:10:src/bench
+    cli:11:src/cli)
+set(torch_rank 4)
 # Files CMakeLists.txt writes into the build tree for the one layer that includes them: data, not
 # code of another layer.
 set(generated_includes shipped_quick_configs.inc)

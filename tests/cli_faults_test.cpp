@@ -364,7 +364,7 @@ TEST_F(CliFaults, ASweepDryRunNamesARunFolderHoldingUserFiles) {
   std::ofstream(at("out/seed1/thesis.tex")) << "mine";
   const CliResult result = lengen("sweep " + at("seeds.json") + " --out " + at("out") + " --dry-run");
   EXPECT_EQ(result.code, 0) << result.err;
-  EXPECT_NE(result.out.find("seed1  [not a lengen run folder (no .lengen_run); the sweep refuses it]"),
+  EXPECT_NE(result.out.find("seed1  [not a lengen run folder (no run.json); the sweep refuses it]"),
             std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("seed2  [new]"), std::string::npos) << result.out;

@@ -59,7 +59,7 @@ TEST_F(CliWrites, ForceTrustsOnlyTheMarker) {
   // Without --force the way out named is another --out, not --resume or --force, which refuse it too.
   expect_one_line_refusal(
       lengen("train " + base() + " --out " + theirs.string()),
-      "thesis is not a lengen run folder (no .lengen_run) and holds files; lengen trains into "
+      "thesis is not a lengen run folder (no run.json) and holds files; lengen trains into "
       "a new folder or a run of its own: choose another --out");
 
   // In a run folder lengen made, --force still keeps a file of the user's.
@@ -552,7 +552,7 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
   const CliResult trained_on_files =
       lengen("train " + base() + " --out " + at("run") + " --data " + at("data"));
   ASSERT_EQ(trained_on_files.code, 0) << trained_on_files.err;
-  EXPECT_NE(text_of(root_ / "run" / "training_data.json").find(fs::absolute(at("data")).string()),
+  EXPECT_NE(text_of(root_ / "run" / "run.json").find(fs::absolute(at("data")).string()),
             std::string::npos);
   const std::string log = text_of(root_ / "run" / "log.jsonl");
   expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9"),
@@ -585,7 +585,7 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
   EXPECT_NE(moved.out.find("are now read from " + fs::absolute(at("moved")).lexically_normal().string()),
             std::string::npos)
       << moved.out;
-  const nlohmann::json record = read_json_file(at("run/training_data.json"));
+  const nlohmann::json record = read_json_file(at("run/run.json"))["training_data"];
   EXPECT_EQ(record.value("dir", ""), fs::absolute(at("moved")).lexically_normal().string());
 }
 
@@ -640,16 +640,6 @@ TEST_F(CliWrites, ASweepNamesAFinishedRunLackingItsMeasurements) {
   ASSERT_EQ(lengen("eval " + at("out/a")).code, 0);
   const CliResult complete = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
   EXPECT_EQ(complete.out.find("lacks"), std::string::npos) << complete.out;
-  // Results another run wrote, copied in, are not the run's measurements either.
-  const std::string other = trained("other", " --set train.seed=2");
-  fs::copy_file(RunFolder(other).results_path(), at("out/a/results.json"),
-                fs::copy_options::overwrite_existing);
-  const CliResult copied = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  EXPECT_NE(copied.out.find("  a: its results.json was written by another run (run id "), std::string::npos)
-      << copied.out;
-  const CliResult copied_dry = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
-  EXPECT_NE(copied_dry.out.find("[finished; its results.json was written by another run"), std::string::npos)
-      << copied_dry.out;
 }
 
 // A run named like one of the sweep folder's own files is refused before anything is written.
@@ -827,24 +817,6 @@ TEST_F(CliWrites, ASweepDoesNotWriteThroughALinkedLog) {
   // Nor is a run folder a sweep folder.
   expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out/a")),
                           "is a run folder; a sweep writes its runs into a folder of its own");
-}
-
-// With training_data.json deleted, the checkpoint still says what the run trained on: a resume on
-// generated data, or on other files, is refused.
-TEST_F(CliWrites, AResumeKnowsItsDataWithoutTheRecord) {
-  ASSERT_EQ(
-      lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("files")).code,
-      0);
-  ASSERT_EQ(lengen("train " + base() + " --out " + at("run") + " --data " + at("files")).code, 0);
-  fs::remove(root_ / "run" / "training_data.json");
-  const CliResult result =
-      lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9");
-  expect_one_line_refusal(result, "was trained on --data " + at("files") + " (files with hash ");
-  EXPECT_NE(result.err.find("not on generated data"), std::string::npos) << result.err;
-  EXPECT_EQ(lengen("train " + base() + " --out " + at("run") + " --resume --set train.steps=9 --data " +
-                   at("files"))
-                .code,
-            0);
 }
 
 // A run evaluated only on --data files has no row among the results on generated data: it is
@@ -1112,22 +1084,6 @@ TEST_F(CliWrites, ASweepComparesAStartedRunAsItsResumeDoes) {
                           "was started with another config (model.attention.alpha");
 }
 
-// Another run's checkpoint put in checkpoints/ under lengen's name is not pruned as this run's:
-// left in place, and named.
-TEST_F(CliWrites, PruningLeavesAnotherRunsCheckpoint) {
-  const std::string other = trained("other", " --set train.seed=2");
-  const std::string run = trained("run");
-  const fs::path foreign = root_ / "run" / "checkpoints" / "step_00000001.pt";
-  fs::copy_file(root_ / "other" / "checkpoints" / "step_00000006.pt", foreign);
-  const CliResult resumed = lengen("train " + base() + " --out " + run + " --resume --set train.steps=12");
-  ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_TRUE(fs::exists(foreign));
-  EXPECT_NE(resumed.out.find(foreign.string() + " was written by another run: left in place"),
-            std::string::npos)
-      << resumed.out;
-  EXPECT_FALSE(fs::exists(root_ / "run" / "checkpoints" / "step_00000006.pt"));  // its own are pruned
-}
-
 // A checkpoints/ that is a file is named as such by --resume, not taken for a run without one.
 TEST_F(CliWrites, AResumeNamesACheckpointsFileAsNoFolder) {
   const std::string run = trained("run");
@@ -1146,7 +1102,7 @@ TEST_F(CliWrites, AResumeKeepsANoteInTheLog) {
   std::ofstream(root_ / "mine" / "notes.txt") << "mine";
   expect_one_line_refusal(
       lengen("train " + base() + " --out " + at("mine") + " --resume"),
-      "it is not a lengen run folder (no .lengen_run); lengen resumes only runs it started: "
+      "it is not a lengen run folder (no run.json); lengen resumes only runs it started: "
       "choose another --out");
   ASSERT_EQ(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9").code, 0);
   const std::string log = text_of(root_ / "run" / "log.jsonl");
@@ -1349,15 +1305,13 @@ TEST_F(CliWrites, AReportRefusesAConfigJsonLengenCannotRead) {
   EXPECT_FALSE(fs::exists(root_ / "odd" / "report.md"));
 }
 
-// The report takes what a run trained on from its evaluated checkpoints: with training_data.json
-// deleted, a run trained on --data files is still not a seed of one trained on generated data.
+// A run trained on --data files is not a seed of one trained on generated data.
 TEST_F(CliWrites, AReportKnowsWhatARunTrainedOnAndWith) {
   ASSERT_EQ(
       lengen("data --task copy --param vocab=4 --len-min 2 --len-max 4 --train 64 --out " + at("files")).code,
       0);
   ASSERT_EQ(lengen("train " + base() + " --out " + at("runs/on_files") + " --data " + at("files")).code, 0);
   ASSERT_EQ(lengen("train " + base() + " --out " + at("runs/generated") + " --set train.seed=2").code, 0);
-  fs::remove(root_ / "runs" / "on_files" / "training_data.json");
   const CliResult report = lengen("report " + at("runs"));
   ASSERT_EQ(report.code, 0) << report.err;
   const std::string md = text_of(root_ / "runs" / "report.md");

@@ -362,8 +362,7 @@ TEST_F(DataParallelTraining, RankAgreementIgnoresThreadsAndNamesTheRank) {
             "--resume on rank 0, not on rank 1");
   for (const std::string name : {"a", "b"}) {
     fs::create_directories(root_ / name);
-    std::ofstream(root_ / name / ".lengen_run")
-        << "lengen run folder\nid " << std::string(16, name[0]) << "\n";
+    std::ofstream(root_ / name / "run.json") << R"({"run_id": ")" << std::string(16, name[0]) << R"("})";
   }
   EXPECT_EQ(
       rank_agreement_difference(rank_agreement(config, "", (root_ / "a").string(), true),

@@ -170,8 +170,8 @@ TEST_F(Report, ARepeatOfARunIsNotAnotherSeed) {
 
 // A run trained on --data files is not a seed of one trained on generated data.
 TEST_F(Report, RunsOnOtherTrainingDataAreAGroupOfTheirOwn) {
-  write_file_atomically((dir_ / "asentmax-seed3" / "training_data.json").string(),
-                        R"({"dir": "/data/copy", "hash": "0123456789abcdef"})");
+  write_file_atomically((dir_ / "asentmax-seed3" / "run.json").string(),
+                        R"({"run_id": "0123456789abcdef", "training_data": {"dir": "/data/copy", "hash": "0123456789abcdef"}})");
   const auto runs = collect_runs(dir_.string());
   EXPECT_EQ(runs[0].group.variant, "data=generated");
   EXPECT_EQ(runs[2].group.variant, "data=files 0123456789abcdef");

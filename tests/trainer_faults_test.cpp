@@ -183,18 +183,11 @@ TEST_F(TrainerFaultsTest, ForceReplacesOnlyRunFoldersLengenWrote) {
   onto_file.force = true;
   EXPECT_THROW(train(config(4), onto_file), UserError);
   EXPECT_TRUE(fs::is_regular_file(file));
-  // An empty marker made by hand is not lengen's: the folder's checkpoint stays.
+  // A run.json of the user's (not a run record) does not make the folder a run: its checkpoint stays.
   fs::create_directories(theirs / "checkpoints");
   std::ofstream(theirs / "checkpoints" / "step_00000010.pt") << "mine";
-  std::ofstream(theirs / ".lengen_run").close();
+  std::ofstream(theirs / "run.json") << R"({"experiment": "mine"})";
   EXPECT_THROW(train(config(4), force), UserError);
-  std::ofstream(theirs / ".lengen_run") << "lengen run folder\n";  // its first line, without a run id
-  EXPECT_THROW(train(config(4), force), UserError);
-  // An id lengen would not write (lengen's are 16 hex digits) does not vouch for the folder either.
-  for (const char* id : {"zzzz", "0123456789abcdeg", "0123456789abcdef0", "0123456789ABCDEF"}) {
-    std::ofstream(theirs / ".lengen_run") << "lengen run folder\nid " << id << "\n";
-    EXPECT_THROW(train(config(4), force), UserError) << id;
-  }
   std::ifstream kept(theirs / "checkpoints" / "step_00000010.pt");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine");
   // A run folder lengen wrote is replaced.

@@ -16,6 +16,7 @@
 #include "lengen/results_file.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
+#include "lengen/run_start.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
 #include "lengen/trainer.h"

@@ -171,8 +171,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // written from.
   evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
   const TrainingProgress trained = load_checkpoint(evaluation.checkpoint, model, nullptr);
-  check_checkpoint_is_runs(evaluation.checkpoint, trained, RunFolder(run_dir));
-  check_checkpoint_trained_as(evaluation.checkpoint, trained, config);
+  check_checkpoint_belongs(evaluation.checkpoint, trained, RunFolder(run_dir), config);
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.schedule = trained.schedule;

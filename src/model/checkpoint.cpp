@@ -177,15 +177,6 @@ TrainingProgress read_progress(const std::string& path, torch::serialize::InputA
 
 }  // namespace
 
-std::string checkpoint_run_id(const std::string& path) {
-  try {
-    torch::serialize::InputArchive archive;
-    return read_progress(path, archive).run_id;
-  } catch (const CheckpointUnreadable&) {
-    return "";
-  }
-}
-
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
                                  torch::optim::Optimizer* optimizer) {
   torch::serialize::InputArchive archive;
@@ -231,37 +222,6 @@ TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
     }
   }
   return progress;
-}
-
-std::string training_config_of(const Config& config) {
-  const nlohmann::json resolved = config_to_json(config);
-  return nlohmann::json{{"task", resolved.at("task")}, {"train", resolved.at("train")}}.dump();
-}
-
-void check_checkpoint_trained_as(const std::string& path, const TrainingProgress& progress,
-                                 const Config& config) {
-  if (progress.training_config.empty()) return;
-  const auto stored = nlohmann::json::parse(progress.training_config, nullptr, /*allow_exceptions=*/false);
-  if (stored.is_discarded() || !stored.is_object()) return;
-  const nlohmann::json current = nlohmann::json::parse(training_config_of(config));
-  const std::string key =
-      first_config_difference(stored, current, {"train.steps", "train.threads", "train.device"});
-  if (key.empty()) return;
-  throw UserError(
-      "checkpoint " + path + " was trained with " + key + "=" + config_value_text(stored, key) +
-      ", this run's config.json has " + config_value_text(current, key) +
-      ": it is not a model of this config");
-}
-
-void check_checkpoint_is_runs(const std::string& path, const TrainingProgress& progress,
-                              const RunFolder& run) {
-  const std::string id = run.run_id();
-  // A checkpoint from before runs had an identity belongs to whichever run holds it.
-  if (progress.run_id.empty() || progress.run_id == id) return;
-  if (id.empty()) return;
-  throw UserError("checkpoint " + path + " was written by another run (run id " + progress.run_id +
-                  "), not by " + run.path() + " (run id " + id +
-                  "); evaluate or resume it in the run folder that trained it");
 }
 
 std::string weights_hash(Decoder& model) {

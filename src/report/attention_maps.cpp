@@ -112,8 +112,7 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
   Decoder model(config.model, vocab_size(task->num_symbols()));
   const std::string checkpoint = resolve_checkpoint(run_dir, options.checkpoint);
   const TrainingProgress progress = load_checkpoint(checkpoint, model, nullptr);
-  check_checkpoint_is_runs(checkpoint, progress, RunFolder(run_dir));
-  check_checkpoint_trained_as(checkpoint, progress, config);
+  check_checkpoint_belongs(checkpoint, progress, RunFolder(run_dir), config);
   maps.step = progress.step;
   maps.checkpoint = fs::path(checkpoint).filename().string();
   model->to(resolve_device(config.train.device));

@@ -19,6 +19,7 @@
 #include "lengen/json_file.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_record.h"
 #include "lengen/sweep_manifest.h"
 
 namespace fs = std::filesystem;
@@ -201,8 +202,8 @@ void label_by_results(ReadRun& read, const std::string& decode) {
     }
   }
   if (trained_on.empty()) {
-    const fs::path data = fs::path(run.dir) / "training_data.json";
-    trained_on.insert(training_data_label(fs::exists(data) ? read_json_file(data.string()) : nlohmann::json()));
+    const auto record = read_run_record(run.dir);
+    trained_on.insert(training_data_label(record ? record->training_data : nlohmann::json()));
   }
   read.config["data"] = fmt::format("{}", fmt::join(trained_on, " and "));
   read.config["checkpoint"] = checkpoint_kind(shown);

@@ -124,49 +124,17 @@ std::string resume_past_steps(const Config& wanted, const RunPaths& paths) {
          ")";
 }
 
-// Why a run folder differs from what the sweep asks for: its config.json edited since the sweep
-// started it (it differs from NAME.config.json, the config the sweep wrote for it), or the sweep
-// changed since. The advice differs: restore the file, or retrain the run.
+// What to do about a run folder that differs from what the sweep asks for: give the sweep the
+// train.steps a resume grew the run to, or retrain it.
 std::string stale_advice(const RunPaths& paths, const std::vector<std::string>& may_differ_in) {
   const std::string saved = paths.run_dir + "/config.json";
-  if (!fs::exists(saved)) return "remove that run folder to retrain it, or use another --out";
-  const nlohmann::json config = read_json_file(saved);
-  if (fs::exists(paths.config)) {
-    const nlohmann::json started = read_json_file(paths.config);
-    const std::string key = first_config_difference(config, started, may_differ_in);
-    // A resume with more train.steps writes them into config.json: lengen's doing, not an edit.
+  if (fs::exists(saved) && fs::exists(paths.config)) {
+    const nlohmann::json config = read_json_file(saved);
+    const std::string key = first_config_difference(config, read_json_file(paths.config), may_differ_in);
     if (key == "train.steps" &&
         config_value_text(config, key) == std::to_string(RunFolder(paths.run_dir).latest_step())) {
       return "it was resumed to train.steps=" + config_value_text(config, key) +
              " since the sweep started it: give the sweep that train.steps, or use another --out";
-    }
-    if (!key.empty()) {
-      return "its config.json was edited since the sweep started it (" + key + " is " +
-             config_value_text(config, key) + " there, " + config_value_text(started, key) + " in " +
-             paths.config + "): restore it, or use another --out";
-    }
-  }
-  // Its results.json records the sections the model was trained with (trained_with): a config.json
-  // that differs from those was edited after training, whatever NAME.config.json says.
-  const std::string results = paths.run_dir + "/results.json";
-  if (fs::exists(results)) {
-    const nlohmann::json recorded = read_json_file(results);
-    const nlohmann::json trained =
-        recorded.is_object() ? recorded.value("trained_with", nlohmann::json()) : nlohmann::json();
-    if (trained.is_object() && config.is_object()) {
-      nlohmann::json config_sections = nlohmann::json::object();
-      for (const auto& [section, value] : trained.items()) {
-        if (config.contains(section)) config_sections[section] = config[section];
-      }
-      std::vector<std::string> free = may_differ_in;
-      // A resume may grow train.steps; the device and the evaluation's query chunks leave the model alone.
-      for (const char* key : {"train.steps", "train.device", "model.prefill_chunk"}) free.push_back(key);
-      const std::string key = first_config_difference(config_sections, trained, free);
-      if (!key.empty()) {
-        return "its config.json was edited after training (" + key + " is " +
-               config_value_text(config_sections, key) + " there, " + config_value_text(trained, key) +
-               " in " + results + "'s trained_with): restore it, or use another --out";
-      }
     }
   }
   return "remove that run folder to retrain it, or use another --out";
@@ -175,20 +143,13 @@ std::string stale_advice(const RunPaths& paths, const std::vector<std::string>& 
 namespace {
 
 // Why a finished run's results.json does not hold the sweep's measurements of it, with what to
-// do, or "" when it does: results another run wrote (copied in: "its results.json was written by
-// another run ..."), or what the sweep's evaluation would have written that it lacks
+// do, or "" when it does: what the sweep's evaluation would have written that it lacks
 // (results.json's "results" -> decode -> length -> {samples, checkpoint}: "its results.json lacks
 // length 8 (teacher_forced, last checkpoint, 200 samples), ...", a run evaluated by hand after its
 // results were moved aside, with another decode mode, checkpoint, sample count or fewer lengths).
 std::string results_fall_short(const Config& wanted, const RunFolder& folder, const std::string& settings) {
   const nlohmann::json results = read_json_file(folder.results_path());
   if (!results.is_object()) return "";  // named where the run is read (eval, report)
-  const std::string own_id = folder.run_id();
-  const nlohmann::json written_by = results.value("run_id", nlohmann::json());
-  if (!own_id.empty() && written_by.is_string() && written_by.get<std::string>() != own_id) {
-    return "its results.json was written by another run (run id " + written_by.get<std::string>() +
-           "), not by this one (" + own_id + "): move it aside, then `lengen eval " + folder.path() + "`";
-  }
   const std::string decode = name_of(wanted.eval.decode);
   const bool best = wanted.eval.checkpoint == CheckpointChoice::kBest;
   const std::string step_checkpoint =

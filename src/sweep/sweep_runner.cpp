@@ -159,9 +159,9 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
       const RunFolder folder(paths.run_dir);
       if (state != "finished" && run_in_use_elsewhere(paths.run_dir)) {
         state = "in use by another lengen process; the sweep skips it";
-      } else if (state == "new" && folder.has_content() && !folder.not_replaceable_reason().empty()) {
+      } else if (state == "new" && folder.has_content() && !folder.is_lengen_run()) {
         // The run would start with --force, which refuses a folder lengen did not make.
-        state = "not a lengen run folder (" + folder.not_replaceable_reason() + "); the sweep refuses it";
+        state = "not a lengen run folder (no run.json); the sweep refuses it";
       } else if (state == "finished") {
         const std::string difference = stale_difference(wanted, paths);
         const std::string short_of = difference.empty() ? finished_run_note(wanted, paths) : "";

@@ -11,17 +11,13 @@
 #include "lengen/decoder.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_lock.h"
+#include "lengen/run_start.h"
 #include "lengen/trainer.h"
 
 namespace lengen {
 
-// A new run: refuses a folder with content unless --force on a lengen run folder, which it
-// empties. A resumed run: refuses a config that differs from the folder's config.json in a key
-// a resume may not change, train.steps below its newest checkpoint and training data other than the run's
-// (training_data.json). Then rank 0 writes the marker, config.json and, with --data, training_data.json.
-// Every rank calls it; rank 0 (`writer`) takes the run's lock first and gets it back, to hold while it
-// writes.
-// `data_record` is training_data_record of the data as training read it.
+// check_run_folder_at_start on every rank, then write_run_start on rank 0 (`writer`), which
+// holds the run's lock it returns while training writes.
 std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
                                             const TrainOptions& options, const nlohmann::json& data_record,
                                             bool writer);
@@ -35,11 +31,5 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
 TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Config& config,
                                                const nlohmann::json& data_record, Decoder& model,
                                                torch::optim::Optimizer& optimizer, bool writer);
-
-// What a run trains on, as training_data.json and checkpoints record it: generated data (null),
-// or the --data folder by its absolute path and the hash of its train.src and train.trg.
-nlohmann::json training_data_record(const std::string& data_dir);
-// The same record with the hash of the files' bytes as read (read_samples' content_hash).
-nlohmann::json training_data_record(const std::string& data_dir, const std::string& files_hash);
 
 }  // namespace lengen

@@ -253,7 +253,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
       throw;
     }
   }
-  // Every checkpoint it writes carries the run's identity (the marker's, written above).
+  // Every checkpoint it writes carries the run's identity (its run.json's, written above).
   if (writer_) progress_.run_id = run_.run_id();
   progress_.training_config = training_config_of(config);
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
@@ -375,17 +375,7 @@ void TrainingRun::save(int64_t done) {
   progress_.step = done;
   save_checkpoint(run_.checkpoint_path(done), model_, optimizer_.get(), progress_);
   last_good_checkpoint_ = run_.checkpoint_path(done);
-  // A step checkpoint another run wrote (put here by hand under lengen's name) is not this run's to
-  // delete: left, and named once.
-  const std::string own_id = progress_.run_id;
-  const auto is_runs = [&own_id](const std::string& path) {
-    const std::string id = checkpoint_run_id(path);
-    return own_id.empty() || id.empty() || id == own_id;
-  };
-  for (const std::string& spared : run_.prune_checkpoints(config_.train.keep_checkpoints, is_runs)) {
-    if (named_foreign_checkpoints_.insert(spared).second)
-      spdlog::warn("{} was written by another run: left in place, not pruned as this run's", spared);
-  }
+  run_.prune_checkpoints(config_.train.keep_checkpoints);
 }
 
 }  // namespace lengen

@@ -87,7 +87,6 @@ class TrainingRun {
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   TrainingProgress progress_;
   std::string last_good_checkpoint_;                 // named when training diverges
-  std::set<std::string> named_foreign_checkpoints_;  // step checkpoints of another run, named once
   std::unique_ptr<JsonlLog> log_;
   ProgressLine progress_line_;
   std::chrono::steady_clock::time_point window_start_;

@@ -39,12 +39,6 @@ struct TrainResult {
 // run_dir with content unless resume or force (UserError, nothing touched).
 TrainResult train(const Config& config, const TrainOptions& options);
 
-// For `--resume` of the lengen run at run_dir: UserError when `config` differs from its config.json
-// in a key a resume may not change, or `data_dir` is not the training data it started on. Training
-// checks the same under the run's lock; called first, it gives the real reason before any check of
-// what the resumed run would write (its results.json).
-void check_resume_keeps_inputs(const std::string& run_dir, const Config& config, const std::string& data_dir);
-
 // Throws UserError unless train.batch_size splits evenly over `world` data-parallel workers.
 // Checked before the workers meet, so that every rank fails alike instead of racing a peer
 // that has already exited.

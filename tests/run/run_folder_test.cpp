@@ -18,11 +18,15 @@
 #include "lengen/errors.h"
 #include "lengen/output_files.h"
 #include "lengen/run_lock.h"
+#include "lengen/run_record.h"
 #include "temp_folder.h"
 #include "user_error_message.h"
 
 namespace lengen {
 namespace {
+
+// Makes `dir` a lengen run folder, as training does first.
+void mark_as_run(const std::string& dir) { lengen::write_run_record(dir, {lengen::new_run_id(), nullptr}); }
 
 namespace fs = std::filesystem;
 
@@ -45,7 +49,7 @@ TEST_F(RunFolderTest, AnOutputFolderLinkedToNothingIsNamed) {
 TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
   const fs::path mine = root_ / "mine";
   fs::create_directories(mine);
-  RunFolder(mine.string()).mark(true);
+  mark_as_run(mine.string());
   std::ofstream(mine / "config.json") << "{}";
   EXPECT_TRUE(RunFolder(mine.string()).is_lengen_run());
   RunFolder(mine.string()).remove_for_restart();
@@ -68,7 +72,7 @@ TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
             std::string::npos);
   EXPECT_TRUE(fs::exists(file));
 
-  // Names anyone may use do not make a run folder: only the marker does.
+  // Names anyone may use do not make a run folder: only its record does.
   const fs::path lookalike = root_ / "lookalike";
   fs::create_directories(lookalike);
   std::ofstream(lookalike / "config.json") << "{\"task\": \"x\", \"model\": \"y\", \"train\": {}}";
@@ -84,9 +88,8 @@ TEST_F(RunFolderTest, RestartDeletesOnlyTheFilesLengenWrites) {
   const fs::path run = root_ / "run";
   RunFolder folder(run.string());
   fs::create_directories(folder.checkpoint_dir());
-  folder.mark(true);
-  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json",
-                                 "notes.txt", "results.json.123-0.tmp"})
+  mark_as_run(folder.path());
+  for (const std::string name : {"config.json", "log.jsonl", "results.json", "notes.txt", "results.json.123-0.tmp"})
     std::ofstream(run / name) << "x";
   for (const std::string name :
        {"step_00000003.pt", "best.pt", "step_00000006.pt.unreadable", "step_00000200_backup.pt", "mine.pt"})
@@ -95,7 +98,7 @@ TEST_F(RunFolderTest, RestartDeletesOnlyTheFilesLengenWrites) {
   std::set<std::string> left;
   for (const auto& entry : fs::recursive_directory_iterator(run))
     left.insert(fs::relative(entry.path(), run).string());
-  EXPECT_EQ(left, (std::set<std::string>{".lengen_run", "notes.txt", "checkpoints",
+  EXPECT_EQ(left, (std::set<std::string>{"run.json", "notes.txt", "checkpoints",
                                          "checkpoints/step_00000200_backup.pt", "checkpoints/mine.pt"}));
 }
 
@@ -108,7 +111,7 @@ TEST_F(RunFolderTest, RestartDoesNotDeleteThroughALinkedCheckpointFolder) {
   const fs::path run = root_ / "run";
   RunFolder folder(run.string());
   fs::create_directories(run);
-  folder.mark(true);
+  mark_as_run(folder.path());
   std::ofstream(run / "config.json") << "{}";
   fs::create_directory_symlink(elsewhere, folder.checkpoint_dir());
   EXPECT_NE(user_error_message([&] { folder.remove_for_restart(); }).find("is a link"), std::string::npos);
@@ -193,10 +196,10 @@ TEST_F(RunFolderTest, TheLockFileIsNeverWrittenThroughALinkOrIntoAnotherFile) {
   EXPECT_NE(message.find("is a symbolic link, not the lock file lengen writes"), std::string::npos)
       << message;
   // Nor is a run with such a lock file called in use by another process: the link is named.
-  std::ofstream(RunFolder(run).marker_path()) << "lengen run\n";
+  mark_as_run(run);
   message = user_error_message([&] { run_in_use_elsewhere(run); });
   EXPECT_NE(message.find("is a symbolic link"), std::string::npos) << message;
-  fs::remove(RunFolder(run).marker_path());
+  fs::remove(fs::path(run) / "run.json");
   fs::remove(lock_path);
   fs::create_hard_link(user_file, lock_path);
   message = user_error_message([&] { RunLock lock(run); });
@@ -264,7 +267,7 @@ TEST_F(RunFolderTest, ALogThatIsNotARegularFileIsRefusedNotWaitedOn) {
 TEST_F(RunFolderTest, RestartRefusesAFileInPlaceOfCheckpointsBeforeDeletingAnything) {
   const RunFolder run((root_ / "run").string());
   fs::create_directories(run.path());
-  run.mark(/*fresh=*/true);
+  mark_as_run(run.path());
   std::ofstream(run.config_path()) << "{}";
   std::ofstream(run.checkpoint_dir()) << "not a folder";
   EXPECT_NE(user_error_message([&] { run.remove_for_restart(); }).find("checkpoints is not a folder"),

@@ -1,14 +1,11 @@
 #pragma once
-// A run is a folder: config.json (resolved), log.jsonl (one JSON object per line),
-// checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt, results.json after eval,
-// training_data.json when it trained on --data files, the
-// marker file .lengen_run that says lengen made the folder (so --force may replace it) and the
-// lock file .lengen_lock (lengen/run_lock.h). Only names of exactly these forms are read, pruned or
-// deleted; a user's files beside them are left alone.
+// A run is a folder: run.json (the run's record, lengen/run_record.h), config.json (resolved),
+// log.jsonl (one JSON object per line), checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt,
+// results.json after eval, and the lock file .lengen_lock (lengen/run_lock.h). Only names of
+// exactly these forms are read, pruned or deleted; a user's files beside them are left alone.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -28,12 +25,9 @@ class RunFolder {
   std::string config_path() const { return path_ + "/config.json"; }
   std::string log_path() const { return path_ + "/log.jsonl"; }
   std::string results_path() const { return path_ + "/results.json"; }
-  // What --data the run trained on (absolute path and content hash); absent for generated data.
-  std::string training_data_path() const { return path_ + "/training_data.json"; }
   std::string checkpoint_dir() const { return path_ + "/checkpoints"; }
   std::string checkpoint_path(int64_t step) const;
   std::string best_checkpoint_path() const { return checkpoint_dir() + "/best.pt"; }
-  std::string marker_path() const { return path_ + "/.lengen_run"; }
 
   // Step checkpoints (is_step_checkpoint_name), oldest first.
   std::vector<std::string> checkpoints() const;
@@ -48,33 +42,19 @@ class RunFolder {
   // The highest step of a training line ({"step": N, "loss": ...}) in log.jsonl; 0 when it has
   // none, or there is no log.
   int64_t last_logged_training_step() const;
-  // Deletes all but the newest `keep` step checkpoints (best.pt is kept). With `is_runs`, one it
-  // says is not the run's own (another run's checkpoint a user put there under lengen's name) is
-  // left where it is; returns those.
-  std::vector<std::string> prune_checkpoints(
-      int64_t keep, const std::function<bool(const std::string&)>& is_runs = nullptr) const;
+  // Deletes all but the newest `keep` step checkpoints (best.pt is kept).
+  void prune_checkpoints(int64_t keep) const;
 
   // True when the folder exists and holds anything but its lock file.
   bool has_content() const;
 
-  // True when lengen made this folder as a run folder: it holds the marker.
-  // Whether the marker is one lengen wrote (its first line), not an empty file or a user's of
-  // that name: --force replaces only such a folder (a damaged identity is still refused by eval
-  // and --resume by name).
-  bool marker_is_lengens() const;
-  // Why --force may not replace the folder ("no .lengen_run", "its .lengen_run is not one lengen
-  // wrote"), or "" when it may.
-  std::string not_replaceable_reason() const;
+  // True when lengen made this folder as a run folder: it holds a run record.
   bool is_lengen_run() const;
-  // Writes the marker with the run's identity: a new one for a run that starts (`fresh`), the
-  // one it has for a run that resumes. Checkpoints carry it, so that one of another run (another
-  // seed of the same model, say) is not evaluated or resumed under this run's config.
-  void mark(bool fresh) const;
-  // The identity the marker holds, or "" (no marker, or one without an identity).
+  // The id its record holds, or "" (no record).
   std::string run_id() const;
   // Empties the run for `--force`: deletes the files training and evaluation write (config.json,
   // log.jsonl, results.json, lengen's checkpoints and their temporary
-  // files), keeping the marker, the lock and anything else. Refuses (UserError, nothing
+  // files), keeping the record, the lock and anything else. Refuses (UserError, nothing
   // deleted) a file or a folder that is not a lengen run folder.
   void remove_for_restart() const;
 

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "lengen/atomic_write.h"
@@ -16,6 +15,7 @@
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"
 #include "lengen/run_lock.h"
+#include "lengen/run_record.h"
 
 namespace fs = std::filesystem;
 
@@ -24,19 +24,10 @@ namespace lengen {
 namespace {
 
 constexpr const char* kStepPrefix = "step_";
-constexpr const char* kMarkerFirstLine = "lengen run folder";
 constexpr size_t kStepDigits = 8;
 
 bool all_digits(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-}
-
-constexpr size_t kRunIdDigits = 16;
-
-// A run id as lengen writes it (new_run_id): 16 lower-case hex digits. Anything else in a marker
-// was written by someone else, and --force deletes only what lengen's marker vouches for.
-bool is_run_id(const std::string& id) {
-  return id.size() == kRunIdDigits && id.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 // A temporary file of write_file_atomically beside NAME: NAME.PID-N.tmp.
@@ -122,24 +113,15 @@ bool RunFolder::training_completed(int64_t steps) const {
   return !latest.empty() && latest == checkpoint_path(steps);
 }
 
-std::vector<std::string> RunFolder::prune_checkpoints(
-    int64_t keep, const std::function<bool(const std::string&)>& is_runs) const {
+void RunFolder::prune_checkpoints(int64_t keep) const {
   const auto paths = checkpoints();
-  std::vector<std::string> spared;
-  for (size_t i = 0; i + static_cast<size_t>(std::max<int64_t>(keep, 1)) < paths.size(); ++i) {
-    if (is_runs && !is_runs(paths[i])) {
-      spared.push_back(paths[i]);
-      continue;
-    }
-    fs::remove(paths[i]);
-  }
-  return spared;
+  for (size_t i = 0; i + static_cast<size_t>(std::max<int64_t>(keep, 1)) < paths.size(); ++i) fs::remove(paths[i]);
 }
 
 bool RunFolder::has_content() const {
   std::error_code error;
   if (!fs::is_directory(path_, error)) return fs::exists(path_, error);
-  // lengen's lock and an empty checkpoints/ are what a start that failed before its marker (a
+  // lengen's lock and an empty checkpoints/ are what a start that failed before its record (a
   // full disk) leaves: nothing of anyone's, so the folder may be started again.
   for (const auto& entry : fs::directory_iterator(path_)) {
     if (entry.path().filename() == RunLock::kFileName) continue;
@@ -152,11 +134,14 @@ bool RunFolder::has_content() const {
   return false;
 }
 
-// Only the marker says lengen made the folder: a config.json and a log.jsonl are names anyone
-// may use, and --force deletes what it takes for a run folder.
 bool RunFolder::is_lengen_run() const {
   std::error_code error;
-  return fs::is_directory(path_, error) && fs::is_regular_file(marker_path(), error);
+  return fs::is_directory(path_, error) && read_run_record(path_).has_value();
+}
+
+std::string RunFolder::run_id() const {
+  const auto record = read_run_record(path_);
+  return record ? record->run_id : "";
 }
 
 std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder) {
@@ -167,64 +152,13 @@ std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder
   return {};
 }
 
-bool RunFolder::marker_is_lengens() const {
-  if (!is_lengen_run()) return false;
-  return !run_id().empty();
-}
-
-std::string RunFolder::not_replaceable_reason() const {
-  const std::string marker = fs::path(marker_path()).filename().string();
-  if (!is_lengen_run()) return "no " + marker;
-  return marker_is_lengens() ? ""
-                             : "its " + marker + " is not one lengen wrote, with a run id of 16 hex digits";
-}
-
-namespace {
-
-constexpr const char* kRunIdPrefix = "id ";
-
-// 64 random bits as 16 hex digits: unique among the runs a researcher will ever compare.
-std::string new_run_id() {
-  std::random_device random;
-  const uint64_t bits = (static_cast<uint64_t>(random()) << 32) ^ random();
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
-  return text;
-}
-
-}  // namespace
-
-void RunFolder::mark(bool fresh) const {
-  // A resumed run keeps its marker as it is: a marker whose identity is missing or damaged must
-  // not take a new one, under which the run's own checkpoints would read as another run's.
-  if (!fresh && is_lengen_run()) return;
-  write_file_atomically(marker_path(),
-                        std::string(kMarkerFirstLine) + "\n" + kRunIdPrefix + new_run_id() + "\n");
-}
-
-// One reading of the marker for every command: its first line as lengen writes it, then an id
-// line with an id of lengen's form; anything else has no run id.
-std::string RunFolder::run_id() const {
-  std::error_code error;
-  if (!fs::is_regular_file(marker_path(), error)) return "";  // a FIFO would block the read
-  std::ifstream in(marker_path());
-  std::string line;
-  if (!std::getline(in, line) || line != kMarkerFirstLine) return "";
-  while (std::getline(in, line)) {
-    if (line.rfind(kRunIdPrefix, 0) != 0) continue;
-    const std::string id = line.substr(std::string(kRunIdPrefix).size());
-    return is_run_id(id) ? id : "";
-  }
-  return "";
-}
-
 void RunFolder::remove_for_restart() const {
   std::error_code error;
   if (fs::exists(path_, error) && !fs::is_directory(path_, error)) {
     throw UserError(path_ + " is a file, not a run folder; --force only replaces run folders lengen wrote");
   }
-  if (const std::string reason = not_replaceable_reason(); !reason.empty()) {
-    throw UserError(path_ + " is not a lengen run folder (" + reason +
+  if (!is_lengen_run()) {
+    throw UserError(path_ + " is not a lengen run folder (no " + kRunRecordName +
                     "); --force only replaces run folders lengen wrote");
   }
   // A linked checkpoints/ points out of the run folder: what lies behind it is not this run's to delete.
@@ -240,7 +174,7 @@ void RunFolder::remove_for_restart() const {
   }
   // A folder in the place of a file lengen writes (a user's, or made by hand) would stop the
   // restart halfway: refused before anything is deleted.
-  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json"}) {
+  for (const std::string name : {"config.json", "log.jsonl", "results.json"}) {
     const fs::path file = fs::path(path_) / name;
     if (fs::is_directory(fs::symlink_status(file, error))) {
       throw UserError(file.string() +
@@ -257,7 +191,7 @@ void RunFolder::remove_for_restart() const {
     remove(file);
     spdlog::info("removed {}: {}", file.string(), what);
   };
-  for (const std::string name : {"config.json", "log.jsonl", "results.json", "training_data.json"}) {
+  for (const std::string name : {"config.json", "log.jsonl", "results.json"}) {
     for (const auto& entry : fs::directory_iterator(path_)) {
       const std::string file = entry.path().filename().string();
       if (file == name) remove(entry.path());

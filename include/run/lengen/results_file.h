@@ -126,7 +126,7 @@ struct ResultsFile {
 };
 
 // What a model trained on, as results.json and the report name it, from a training data record
-// (a run's training_data.json, or a checkpoint's copy of it): null is "generated", a record is
+// (a run's run.json, or a checkpoint's copy of it): null is "generated", a record is
 // "files HASH"; "" for anything else (no record known).
 std::string training_data_label(const nlohmann::json& record);
 
