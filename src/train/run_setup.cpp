@@ -103,7 +103,6 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
   }
 }
 
-
 }  // namespace
 
 void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
@@ -123,14 +122,14 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
   }
 }
 
-std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
-                                            const TrainOptions& options, const nlohmann::json& data_record,
-                                            bool writer) {
+std::unique_ptr<FolderLock> prepare_run_folder(const RunFolder& run, const Config& config,
+                                               const TrainOptions& options, const nlohmann::json& data_record,
+                                               bool writer) {
   const auto resolved = config_to_json(config);
   check_out_folder(run.path(), "run folder");
   // A run inside another run's folder (its checkpoints/) would pass for part of that run.
   check_out_is_not_in_a_run(run.path(), {run.path()});
-  std::unique_ptr<RunLock> lock;
+  std::unique_ptr<FolderLock> lock;
   if (options.resume) {
     // Only a run lengen started is continued, and nothing is written into a folder that turns
     // out not to be one: a copied config.json does not make a user's folder a run.
@@ -150,7 +149,7 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     }
     // Checked under the lock: a run another process is training is neither compared nor touched
     // (and is named as in use, even before its first checkpoint).
-    if (writer) lock = std::make_unique<RunLock>(run.path());
+    if (writer) lock = std::make_unique<FolderLock>(run.path());
     std::error_code error;
     if (fs::exists(run.checkpoint_dir(), error) && !fs::is_directory(run.checkpoint_dir(), error))
       throw UserError("cannot resume " + run.path() + ": " + run.checkpoint_dir() + " is not a folder");
@@ -171,7 +170,7 @@ std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& 
     }
     if (writer) {
       fs::create_directories(run.path());
-      lock = std::make_unique<RunLock>(run.path());
+      lock = std::make_unique<FolderLock>(run.path());
     }
     if (run.has_content()) {
       if (!options.force && run.is_lengen_run() && run.checkpoints().empty()) {

@@ -9,8 +9,8 @@
 #include "lengen/checkpoint.h"
 #include "lengen/config.h"
 #include "lengen/decoder.h"
+#include "lengen/folder_lock.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/trainer.h"
 
 namespace lengen {
@@ -22,9 +22,9 @@ namespace lengen {
 // Every rank calls it; rank 0 (`writer`) takes the run's lock first and gets it back, to hold while it
 // writes.
 // `data_record` is training_data_record of the data as training read it.
-std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
-                                            const TrainOptions& options, const nlohmann::json& data_record,
-                                            bool writer);
+std::unique_ptr<FolderLock> prepare_run_folder(const RunFolder& run, const Config& config,
+                                               const TrainOptions& options, const nlohmann::json& data_record,
+                                               bool writer);
 
 // Loads the newest checkpoint that can be read into `model` and `optimizer`; an unreadable
 // newer one (cut short by a full disk, damaged) is renamed to NAME.unreadable, kept but out of

@@ -3,7 +3,7 @@
 // checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt, results.json after eval,
 // training_data.json when it trained on --data files, the
 // marker file .lengen_run that says lengen made the folder (so --force may replace it) and the
-// lock file .lengen_lock (lengen/run_lock.h). Only names of exactly these forms are read, pruned or
+// lock file .lengen_lock (lengen/folder_lock.h). Only names of exactly these forms are read, pruned or
 // deleted; a user's files beside them are left alone.
 #include <cstdint>
 #include <filesystem>
