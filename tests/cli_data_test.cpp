@@ -129,7 +129,7 @@ TEST_F(CliData, FilesOfAnotherTaskAreRefusedByTheirRecord) {
 // Beside training files lengen did not write (--train 0), no data.json speaks for them.
 TEST_F(CliData, AFolderBeingWrittenIsRefusedAndForeignTrainingFilesGetNoRecord) {
   fs::create_directories(out("held"));
-  const std::string held = "flock -o " + out("held") + " ";
+  const std::string held = "flock -o " + out("held/.lengen_lock") + " ";
   const std::string command = held + std::string(LENGEN_CLI_PATH) + " data --task copy --out " + out("held") +
                               " --train 5 --len-min 2 --len-max 4 --eval-lengths 4 --eval-size 2 2> " +
                               out("held_err.txt");
@@ -138,11 +138,8 @@ TEST_F(CliData, AFolderBeingWrittenIsRefusedAndForeignTrainingFilesGetNoRecord) 
   EXPECT_EQ(WEXITSTATUS(status), 2);
   std::ifstream err_in(out("held_err.txt"));
   const std::string message(std::istreambuf_iterator<char>(err_in), {});
-  EXPECT_NE(message.find(out("held") +
-                         " is being written by another lengen process (a report, attention page or data)"),
-            std::string::npos)
-      << message;
-  EXPECT_TRUE(fs::is_empty(out("held")));
+  EXPECT_NE(message.find(out("held") + " is in use by another lengen process"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(out("held/train.src")));
   fs::create_directories(out("mine"));
   std::ofstream(out("mine") + "/train.src") << "1 2\n";
   std::ofstream(out("mine") + "/train.trg") << "1 2\n";
@@ -353,7 +350,7 @@ TEST_F(CliData, SplitsLargerThanTheDiskAreRefused) {
 
 // data.json labels every split in the folder: a split of another task, parameter or seed beside
 // splits this command leaves in place is refused; the files a record describes are checked by
-// their hash; a user's .part file is not lengen's to remove.
+// their hash; a test split of the user's under the name of one --force removed is not lengen's.
 TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   ASSERT_EQ(run("--task copy --param vocab=4 --seed 1 --train 20 --len-min 2 --len-max 4 --out " + out("d")),
             0)
@@ -375,24 +372,7 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   EXPECT_EQ(run("--task copy --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0)
       << err_;
 
-  // A .part file of the user's in --out is theirs.
-  fs::create_directories(out("p"));
-  std::ofstream(out("p/train.src.part")) << "precious\n";
-  EXPECT_EQ(run("--task copy --param vocab=4 --train 20 --len-min 2 --len-max 4 --out " + out("p")), 2);
-  EXPECT_NE(err_.find("train.src.part exists and lengen did not write it"), std::string::npos) << err_;
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(std::ifstream(out("p/train.src.part")).rdbuf()), {}),
-            "precious\n");
-  // Nor is one made later under a name lengen wrote through and renamed away.
-  fs::remove(out("p/train.src.part"));
-  ASSERT_EQ(run("--task copy --param vocab=4 --train 20 --len-min 2 --len-max 4 --out " + out("p")), 0)
-      << err_;
-  std::ofstream(out("p/train.trg.part")) << "precious\n";
-  EXPECT_EQ(
-      run("--task copy --param vocab=4 --train 20 --len-min 2 --len-max 4 --out " + out("p") + " --force"),
-      2);
-  EXPECT_NE(err_.find("train.trg.part exists and lengen did not write it"), std::string::npos) << err_;
-  EXPECT_TRUE(fs::exists(out("p/train.trg.part")));
-  // Nor is a test split of the user's made under the name of one --force removed before.
+  // A test split of the user's made under the name of one --force removed before is theirs.
   ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4,8 --eval-size 2 --out " + out("t")), 0) << err_;
   ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("t") + " --force"),
             0)
@@ -476,38 +456,6 @@ TEST_F(CliData, EvalLengthsBesideTestSplitsAreNamed) {
                      out("d") + " (lengths 4)"),
       std::string::npos)
       << printed();
-}
-
-// data --force removes old splits only as lengen wrote them: one edited since stops it.
-TEST_F(CliData, ForceKeepsASplitEditedSince) {
-  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4,8 --eval-size 2 --out " + out("d")), 0) << err_;
-  std::ofstream(out("d/test_1_8.src"), std::ios::app) << "1 2 3 0 1 2 3 0\n";
-  const std::string edited = [&] {
-    std::ifstream in(out("d/test_1_8.src"));
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
-  EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --force --out " + out("d")), 2);
-  EXPECT_NE(err_.find("test_1_8.src is not the file lengen wrote there"), std::string::npos) << err_;
-  std::ifstream in(out("d/test_1_8.src"));
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), edited);
-}
-
-// A name listed without the hash of what lengen wrote (an older lengen) cannot be told from a
-// file of the user's: data --force refuses it, and a refused command seals nothing.
-TEST_F(CliData, AnUnsealedSplitIsNotWrittenOver) {
-  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0) << err_;
-  std::ifstream listed(out("d/.lengen_outputs"));
-  std::string names;
-  for (std::string line; std::getline(listed, line);) names += line.substr(0, line.find('\t')) + "\n";
-  listed.close();
-  std::ofstream(out("d/.lengen_outputs"), std::ios::trunc) << names;
-  std::ofstream(out("d/test_0_4.src"), std::ios::trunc) << "mine\n";
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --force --out " + out("d")), 2);
-    EXPECT_NE(err_.find("without the hash of what lengen wrote"), std::string::npos) << err_;
-  }
-  std::ifstream in(out("d/test_0_4.src"));
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "mine\n");
 }
 
 }  // namespace

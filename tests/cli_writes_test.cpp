@@ -12,10 +12,9 @@
 
 #include "cli_folder_test.h"
 #include "cli_runner.h"
+#include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
-#include "lengen/output_files.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "temp_folder.h"
 
 namespace lengen {
@@ -83,7 +82,7 @@ TEST_F(CliWrites, ARunHasOneWriterAtATime) {
   const std::string run = trained("run");
   const std::string results = text_of(fs::path(run) / "results.json");
   {
-    const RunLock held(run);
+    const FolderLock held(run);
     expect_one_line_refusal(lengen("eval " + run + " --lengths 3"),
                             run + " is in use by another lengen process");
     expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
@@ -93,11 +92,6 @@ TEST_F(CliWrites, ARunHasOneWriterAtATime) {
     expect_one_line_refusal(
         lengen("train " + base() + " --out " + run + " --resume --set train.steps=2 --set train.warmup=0"),
         run + " is in use by another lengen process");
-    // Nor does a lock file deleted under its holder let a second writer in.
-    fs::remove(fs::path(run) / RunLock::kFileName);
-    expect_one_line_refusal(lengen("eval " + run + " --lengths 3"),
-                            run + " is in use by another lengen process");
-    expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --force"), run + " is in use");
     // Nor do a report or attention maps go into a run folder another process is writing.
     expect_one_line_refusal(lengen("report " + run), "in use by another lengen process");
     expect_one_line_refusal(lengen("report " + run + " --out " + run), "in use by another lengen process");
@@ -170,88 +164,25 @@ TEST_F(CliWrites, AReportReplacesAnEarlierReportWhole) {
   EXPECT_EQ(text_of(root_ / "pages" / "notes.txt"), "mine");
   // While another process writes into the folder, a report is refused in one line.
   const std::string report = text_of(root_ / "pages" / "report.md");
-  expect_one_line_refusal(lengen("report " + deep + " --out " + at("pages"), "flock -o " + at("pages")),
-                          "is being written by another lengen process");
+  expect_one_line_refusal(
+      lengen("report " + deep + " --out " + at("pages"), "flock -o " + at("pages/.lengen_lock")),
+      at("pages") + " is in use by another lengen process");
   EXPECT_EQ(text_of(root_ / "pages" / "report.md"), report);
 }
 
-// A file of the user's written under a name lengen wrote (its bytes are not the ones lengen
-// sealed) is theirs: a new page keeps it instead of removing the earlier page's file, a report
-// does not write over it, and train --force keeps it in the run folder.
-TEST_F(CliWrites, AUsersFileUnderANameLengenWroteIsKept) {
-  const std::string deep = trained("deep", " --set model.layers=2");
-  const std::string shallow = trained("shallow", " --set model.layers=1 --set train.seed=2");
-  ASSERT_EQ(lengen("attention " + deep + " --length 4 --out " + at("maps")).code, 0);
-  fs::remove_all(root_ / "maps" / "deep");
-  fs::create_directories(root_ / "maps" / "deep");
-  std::ofstream(root_ / "maps" / "deep" / "layer0_head0.png") << "my picture";
-  const CliResult page = lengen("attention " + shallow + " --length 4 --out " + at("maps"));
-  EXPECT_EQ(page.code, 0) << page.err;
-  EXPECT_EQ(text_of(root_ / "maps" / "deep" / "layer0_head0.png"), "my picture");
-  EXPECT_NE(page.out.find("kept " + (root_ / "maps" / "deep" / "layer0_head0.png").string()),
-            std::string::npos)
-      << page.out;
-  EXPECT_FALSE(listed_output_file(at("maps"), "deep/layer0_head0.png"));
-
-  ASSERT_EQ(lengen("report " + deep + " --out " + at("pages")).code, 0);
-  std::ofstream(root_ / "pages" / "report.md") << "my notes";
-  expect_one_line_refusal(lengen("report " + shallow + " --out " + at("pages")),
-                          "pages/report.md is not the file lengen wrote there");
-  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
-  EXPECT_TRUE(fs::exists(root_ / "pages" / "attention_on_target_layer1_best.csv"));
-  // A link in a page's place, even to a copy of lengen's bytes, is named as a link.
-  fs::rename(root_ / "pages" / "report.md", root_ / "my_notes.md");
-  fs::copy_file(root_ / "pages" / "exact_match.csv", root_ / "copy.csv");
-  fs::remove(root_ / "pages" / "exact_match.csv");
-  fs::create_symlink(root_ / "copy.csv", root_ / "pages" / "exact_match.csv");
-  expect_one_line_refusal(lengen("report " + shallow + " --out " + at("pages")),
-                          "pages/exact_match.csv is not the file lengen wrote there (it is a link now)");
-
-  ASSERT_EQ(lengen("report " + deep).code, 0);
-  std::ofstream(fs::path(deep) / "exact_match.csv") << "my table";
-  const CliResult forced = lengen("train " + base() + " --out " + deep + " --force --set model.layers=2");
-  ASSERT_EQ(forced.code, 0) << forced.err;
-  EXPECT_EQ(text_of(fs::path(deep) / "exact_match.csv"), "my table");
-  EXPECT_NE(
-      forced.out.find("exact_match.csv: it is not the file lengen wrote there (its bytes changed since)"),
-      std::string::npos)
-      << forced.out;
-  EXPECT_FALSE(fs::exists(fs::path(deep) / "report.md"));
-}
-
-// A name listed without the hash of what lengen wrote (by an older lengen, or one killed while
-// writing) cannot be told from a file of the user's: not written over, and named.
-TEST_F(CliWrites, AnUnsealedNameIsNotWrittenOver) {
-  const std::string run = trained("run");
-  ASSERT_EQ(lengen("report " + run + " --out " + at("pages")).code, 0);
-  std::ifstream listed(root_ / "pages" / ".lengen_outputs");
-  std::string names;
-  for (std::string line; std::getline(listed, line);) names += line.substr(0, line.find('\t')) + "\n";
-  listed.close();
-  std::ofstream(root_ / "pages" / ".lengen_outputs", std::ios::trunc) << names;
-  std::ofstream(root_ / "pages" / "report.md") << "my notes";
-  expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
-                          "without the hash of what lengen wrote");
-  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
-  // While another writer holds the folder (its names listed as it writes them), that is what is said.
-  expect_one_line_refusal(lengen("report " + run + " --out " + at("pages"), "flock -o " + at("pages")),
-                          "is being written by another lengen process");
-  // The refusal seals nothing: the same command again is refused again.
-  expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
-                          "without the hash of what lengen wrote");
-  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), "my notes");
-}
-
-// A page of the user's under a name a report writes late (a training curve) stops the report
-// before the earlier report's files are removed.
+// A page lengen wrote is lengen's, edited or not: the next report replaces it. A page of the
+// user's under a name a report may write (a layer's table) stops the report before the earlier
+// report's files are removed.
 TEST_F(CliWrites, AReportChecksEveryPageBeforeRemovingAny) {
   const std::string run = trained("run");
   ASSERT_EQ(lengen("report " + run + " --out " + at("pages")).code, 0);
   const std::string report = text_of(root_ / "pages" / "report.md");
-  ASSERT_TRUE(fs::exists(root_ / "pages" / "training_loss.csv"));
-  std::ofstream(root_ / "pages" / "training_loss.csv", std::ios::app) << "my row\n";
+  std::ofstream(root_ / "pages" / "report.md", std::ios::app) << "my line\n";
+  ASSERT_EQ(lengen("report " + run + " --out " + at("pages")).code, 0);
+  EXPECT_EQ(text_of(root_ / "pages" / "report.md"), report);
+  std::ofstream(root_ / "pages" / "attention_on_target_layer7_best.csv") << "my table\n";
   expect_one_line_refusal(lengen("report " + run + " --out " + at("pages")),
-                          "training_loss.csv is not the file lengen wrote there");
+                          "attention_on_target_layer7_best.csv exists and lengen did not write it");
   EXPECT_EQ(text_of(root_ / "pages" / "report.md"), report);
   EXPECT_TRUE(fs::exists(root_ / "pages" / "exact_match.csv"));
   // Results of best.pt are said to be.
@@ -265,8 +196,9 @@ TEST_F(CliWrites, AReportChecksEveryPageBeforeRemovingAny) {
 TEST_F(CliWrites, ARefusedPageListsNothing) {
   const std::string run = trained("run");
   fs::create_directories(root_ / "held");
-  expect_one_line_refusal(lengen("report " + run + " --out " + at("held"), "flock -o " + at("held")),
-                          "is being written by another lengen process");
+  expect_one_line_refusal(
+      lengen("report " + run + " --out " + at("held"), "flock -o " + at("held/.lengen_lock")),
+      "is in use by another lengen process");
   std::ofstream(root_ / "held" / "report.md") << "my notes";
   expect_one_line_refusal(lengen("report " + run + " --out " + at("held")), "lengen did not write it");
   EXPECT_EQ(text_of(root_ / "held" / "report.md"), "my notes");
@@ -367,15 +299,11 @@ TEST_F(CliWrites, PagesAreNotWrittenIntoAnotherRunOrDataFolder) {
   ASSERT_TRUE(fs::exists(fs::path(one) / "report.md"));
   ASSERT_TRUE(fs::exists(fs::path(one) / "one" / "layer0_head0.dat"));
   std::ofstream(fs::path(one) / "notes.txt") << "mine";
-  // A list edited to name a file outside the run is not followed.
-  std::ofstream(root_ / "outside.txt") << "mine too";
-  std::ofstream(fs::path(one) / ".lengen_outputs", std::ios::app) << "../outside.txt\n";
   ASSERT_EQ(lengen("train " + base() + " --out " + one + " --force").code, 0);
   EXPECT_FALSE(fs::exists(fs::path(one) / "report.md"));
   EXPECT_FALSE(fs::exists(fs::path(one) / "attention.md"));
   EXPECT_FALSE(fs::exists(fs::path(one) / "one"));
   EXPECT_EQ(text_of(fs::path(one) / "notes.txt"), "mine");
-  EXPECT_EQ(text_of(root_ / "outside.txt"), "mine too");
 }
 
 // Run folders named "..", or sharing a name, each get their own folder inside --out.
@@ -800,21 +728,10 @@ TEST_F(CliWrites, ASweepRefusesARunStartedUnderAnotherConfig) {
   EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
 }
 
-// A sweep writes its side files only as files of its own folder: a NAME.log replaced by a link to
-// a file elsewhere is refused before anything is written through it.
-TEST_F(CliWrites, ASweepDoesNotWriteThroughALinkedLog) {
+// A run folder is not a sweep folder.
+TEST_F(CliWrites, ASweepRefusesARunFolderAsItsFolder) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
   ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
-  fs::remove(root_ / "out" / "a" / "results.json");
-  fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");  // unfinished again
-  std::ofstream(at("precious.txt")) << "PRECIOUS\n";
-  fs::remove(root_ / "out" / "a.log");
-  fs::create_symlink("../precious.txt", root_ / "out" / "a.log");
-  expect_one_line_refusal(
-      lengen("sweep " + at("sweep.json") + " --out " + at("out")),
-      "out/a.log is a link; a sweep writes its side files only as files of its own folder");
-  EXPECT_EQ(text_of(root_ / "precious.txt"), "PRECIOUS\n");
-  // Nor is a run folder a sweep folder.
   expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out/a")),
                           "is a run folder; a sweep writes its runs into a folder of its own");
 }

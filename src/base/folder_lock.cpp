@@ -2,29 +2,64 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-
-#include "lengen/errors.h"
+#include <set>
+#include <utility>
 
 namespace lengen {
 
-FolderLock::FolderLock(const std::string& dir, const std::string& what, WhenHeld when_held,
-                       const std::string& busy_message)
-    : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-  if (fd_ < 0) throw UserError("cannot open " + what + " " + dir + ": " + std::strerror(errno));
+namespace {
+
+using FileId = std::pair<dev_t, ino_t>;
+
+// The lock files this process holds: flock locks one open file against another even within a
+// process, so a probe of one of them would find it held.
+std::set<FileId>& held_here() {
+  static std::set<FileId> held;
+  return held;
+}
+
+FileId id_of(int fd) {
+  struct stat file {};
+  ::fstat(fd, &file);
+  return {file.st_dev, file.st_ino};
+}
+
+}  // namespace
+
+FolderLock::FolderLock(const std::string& dir, WhenHeld when_held, const std::string& file_name) {
+  const std::string path = dir + "/" + file_name;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw UserError("cannot lock " + dir + ": " + path + ": " + std::strerror(errno));
   const int operation = LOCK_EX | (when_held == WhenHeld::kRefuse ? LOCK_NB : 0);
   while (::flock(fd_, operation) != 0) {
     const int reason = errno;
     if (reason == EINTR) continue;  // a signal while waiting: the wait goes on
     ::close(fd_);
-    if (reason == EWOULDBLOCK && when_held == WhenHeld::kRefuse) throw UserError(busy_message);
-    throw UserError("cannot lock " + what + " " + dir + ": " + std::strerror(reason));
+    if (reason == EWOULDBLOCK)
+      throw FolderInUse(dir + " is in use by another lengen process; wait for it to end");
+    throw UserError("cannot lock " + dir + ": " + std::strerror(reason));
   }
+  held_here().insert(id_of(fd_));
 }
 
-FolderLock::~FolderLock() { ::close(fd_); }
+FolderLock::~FolderLock() {
+  held_here().erase(id_of(fd_));
+  ::close(fd_);  // the only descriptor of this open file: closing it releases the flock
+}
+
+bool FolderLock::held_elsewhere(const std::string& dir, const std::string& file_name) {
+  const int fd = ::open((dir + "/" + file_name).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  // A shared lock: taken on a file opened read-only, wherever flock works.
+  const bool held =
+      held_here().count(id_of(fd)) == 0 && ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
 
 }  // namespace lengen

@@ -211,9 +211,9 @@ void run_data(const DataOptions& options) {
   // Data files in a run folder (or its checkpoints/) would be taken for the run's.
   check_out_is_not_in_a_run(options.out);
   check_out_is_not_a_sweep_folder(options.out);
-  // The output folder has one writer at a time (an flock on the folder itself, writing nothing
-  // into it): two `lengen data` writing one folder would mix their splits under one data.json.
-  const OutputFolderLock lock(options.out);
+  // The output folder has one writer at a time: two `lengen data` writing one folder would mix
+  // their splits under one data.json.
+  const auto lock = lock_output_folder(options.out);
   std::vector<std::string> conflicts = conflicting_files(options);
   if (!conflicts.empty() && !options.force) {
     std::string list;
@@ -231,9 +231,8 @@ void run_data(const DataOptions& options) {
   const bool record = options.train > 0 || !(foreign("train.src") || foreign("train.trg"));
   std::vector<std::string> names;
   if (record) names.push_back(kDataRecordName);
-  // Each split and the .part files it is written through (a user's file of that name is theirs).
   const auto add_split = [&names](const std::string& stem) {
-    for (const char* suffix : {".src", ".trg", ".src.part", ".trg.part"}) names.push_back(stem + suffix);
+    for (const char* suffix : {".src", ".trg"}) names.push_back(stem + suffix);
   };
   if (options.train > 0) add_split("train");
   for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
@@ -281,9 +280,6 @@ void run_data(const DataOptions& options) {
   } else if (record && fs::exists(fs::path(options.out) / "train.src")) {
     train_lengths = recorded_train_lengths(options.out);
   }
-  // Old splits are removed only as lengen wrote them: one edited or replaced since is the user's,
-  // and stops the command before anything is removed.
-  check_output_files(options.out, old_splits);
   claim_output_files(options.out, names);
   // With --force, every old file this command replaces goes before the first new one is written:
   // stopped halfway, the folder then holds this command's finished splits only, never an old
@@ -358,12 +354,6 @@ void run_data(const DataOptions& options) {
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
                           data_record_text(*task, options.seed, train_lengths, test_hashes));
   }
-  // The .part files are renamed away: their names are free again, not lengen's to replace.
-  std::vector<std::string> parts;
-  for (const std::string& name : names) {
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0) parts.push_back(name);
-  }
-  release_output_files(options.out, parts);
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";

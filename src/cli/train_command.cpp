@@ -11,11 +11,11 @@
 #include "lengen/config_io.h"
 #include "lengen/device.h"
 #include "lengen/evaluation.h"
+#include "lengen/folder_lock.h"
 #include "lengen/process_group.h"
 #include "lengen/rank_agreement.h"
 #include "lengen/results_file.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/run_start.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
@@ -48,7 +48,7 @@ void run_train(const TrainArgs& args) {
     } catch (const UserError&) {
       // A run another process is training has moved on from what was just compared: that it is
       // in use is the reason to give (one rank of a data-parallel group finds rank 0 holding it).
-      { const RunLock probe(args.out); }  // throws RunInUse, naming the holder's pid
+      { const FolderLock probe(args.out); }  // throws FolderInUse
       throw;
     }
     check_results_file_accepts(args.out);

@@ -20,10 +20,10 @@
 #include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
+#include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/sequence.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
@@ -164,7 +164,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   Decoder model(config.model, vocab_size(task->num_symbols()));
   // The run has one writer: a second evaluation (or a training) of it would merge its results
   // into a results.json this one is about to replace.
-  const RunLock lock(run_dir);
+  const FolderLock lock(run_dir);
   RunEvaluation evaluation;
   evaluation.run_id = RunFolder(run_dir).run_id();
   // Provenance in absolute paths: results.json is read from other folders than the one it was

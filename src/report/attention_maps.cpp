@@ -21,13 +21,13 @@
 #include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
+#include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/memory_estimate.h"
 #include "lengen/named_entries.h"
 #include "lengen/output_files.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/sequence.h"
 
 namespace fs = std::filesystem;
@@ -339,7 +339,7 @@ std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<i
   // A run being trained now: its maps are of the checkpoint named, a model of that moment.
   std::vector<std::string> busy;
   for (const RunMaps& run : runs) {
-    if (run_in_use_elsewhere(run.folder)) busy.push_back(run.name);
+    if (FolderLock::held_elsewhere(run.folder)) busy.push_back(run.name);
   }
   if (!busy.empty()) {
     spdlog::warn("{} run(s) are being trained or evaluated by another lengen process: {}", busy.size(),
@@ -428,11 +428,10 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
       }
     }
   }
-  // The folder's list is read holding it: another writer's files, listed while it writes them,
-  // are not taken for a stale list. Only the path is checked before (a file there, the root).
+  // The folder's list is read holding its lock; only the path is checked before (a file there, the root).
   check_output_folder_path(options.out_dir);
   // One page at a time in OUT, and none of an earlier page's maps left beside this one's.
-  const OutputFolderLock writing(options.out_dir);
+  const auto writing = lock_output_folder(options.out_dir);
   check_output_files(options.out_dir, files);
   remove_listed_output_files(options.out_dir, [](const std::string& name) {
     return name.rfind("attention.", 0) == 0 || name.find('/') != std::string::npos;

@@ -15,10 +15,10 @@
 #include "lengen/atomic_write.h"
 #include "lengen/config.h"
 #include "lengen/errors.h"
+#include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/named_entries.h"
 #include "lengen/output_files.h"
-#include "lengen/run_lock.h"
 #include "lengen/schedule_history.h"
 #include "lengen/sweep_manifest.h"
 #include "plot_style.h"
@@ -128,12 +128,11 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       fixed_names.push_back(spec.metric + std::string(extension));
   }
   check_out_is_not_anothers(out_dir, {dir});
-  // The folder's list is read holding it: another writer's files, listed while it writes them,
-  // are not taken for a stale list. Only the path is checked before (a file there, the root).
+  // The folder's list is read holding its lock; only the path is checked before (a file there, the root).
   check_output_folder_path(out_dir);
   // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
   // layer the new runs do not have).
-  const OutputFolderLock writing(out_dir);
+  const auto writing = lock_output_folder(out_dir);
   check_output_files(out_dir, fixed_names);
   // Every file a report may write is checked before the earlier report's are removed: a page of
   // the user's under a report's name (a curve, a layer's table) stops it here, not halfway.
@@ -273,7 +272,7 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   // A run being trained or evaluated now: its results and curves are of a moment, and change.
   std::vector<std::string> busy;
   for (const RunResults& run : runs) {
-    if (run_in_use_elsewhere(run.dir)) busy.push_back(run.name);
+    if (FolderLock::held_elsewhere(run.dir)) busy.push_back(run.name);
   }
   if (!busy.empty()) {
     spdlog::warn("{} run(s) of {} are being trained or evaluated by another lengen process: {}", busy.size(),

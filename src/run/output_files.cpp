@@ -1,20 +1,14 @@
 #include "lengen/output_files.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
-#include <sstream>
 
 #include "lengen/atomic_write.h"
-#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/file_removal.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/sweep_manifest.h"
 
 namespace fs = std::filesystem;
@@ -23,84 +17,21 @@ namespace lengen {
 
 namespace {
 
-// DIR/.lengen_outputs, one name a line: "NAME" while lengen is writing it (claimed), "NAME<TAB>HASH"
-// once written (sealed), HASH being the content hash of what lengen wrote. A sealed file whose
-// bytes differ is no longer lengen's: someone wrote their own file under that name.
-using OutputList = std::map<std::string, std::string>;  // name -> content hash, "" while unsealed
-
-OutputList read_list(const fs::path& list_path) {
-  OutputList list;
+// DIR/.lengen_outputs, one name a line. A list an older lengen wrote has "NAME<TAB>HASH" lines:
+// only the name is read.
+std::set<std::string> read_list(const fs::path& list_path) {
+  std::set<std::string> names;
   std::ifstream in(list_path);
   for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    const size_t tab = line.find('\t');
-    if (tab == std::string::npos)
-      list[line] = "";
-    else
-      list[line.substr(0, tab)] = line.substr(tab + 1);
+    if (!line.empty()) names.insert(line.substr(0, line.find('\t')));
   }
-  return list;
+  return names;
 }
 
-void write_list(const fs::path& list_path, const OutputList& list) {
-  std::ostringstream text;
-  for (const auto& [name, hash] : list) text << name << (hash.empty() ? "" : "\t" + hash) << "\n";
-  write_file_atomically(list_path.string(), text.str());
-}
-
-// A listed name as a path inside DIR, or "" when it leads elsewhere: a list edited to name files
-// elsewhere (absolute, "../", through a link) is not followed out of DIR.
-fs::path listed_path(const std::string& dir, const std::string& name) {
-  const fs::path relative = fs::path(name).lexically_normal();
-  if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") return {};
-  std::error_code error;
-  for (fs::path above = relative.parent_path(); !above.empty(); above = above.parent_path()) {
-    if (fs::is_symlink(fs::path(dir) / above, error)) return {};
-  }
-  return fs::path(dir) / relative;
-}
-
-std::string hash_of_file(const fs::path& path) {
-  ContentHash hash;
-  hash.add_file(path.string());
-  return hash.hex();
-}
-
-// The files this process claimed (absolute paths): written by it since, before it seals them.
-std::set<std::string>& claimed_here() {
-  static std::set<std::string> claimed;
-  return claimed;
-}
-
-std::string absolute_text(const fs::path& path) {
-  std::error_code error;
-  return fs::absolute(path, error).lexically_normal().string();
-}
-
-// True when the file at `path` is not provably what lengen wrote under `hash`: another file (a
-// link, a folder, other bytes) stands there now, or the name is unsealed (listed by an older
-// lengen, or by one killed while writing) and this process did not claim it. No file is not.
-bool changed_since_written(const fs::path& path, const std::string& hash) {
-  std::error_code error;
-  const fs::file_status status = fs::symlink_status(path, error);
-  if (!fs::exists(status)) return false;
-  if (hash.empty()) return claimed_here().count(absolute_text(path)) == 0;
-  if (!fs::is_regular_file(status)) return true;
-  try {
-    return hash_of_file(path) != hash;
-  } catch (const UserError&) {
-    return true;  // unreadable: not provably lengen's
-  }
-}
-
-// Why a listed file that changed_since_written is not provably lengen's, in words.
-std::string why_not_lengens(const fs::path& path, const std::string& hash) {
-  std::error_code error;
-  const fs::file_status status = fs::symlink_status(path, error);
-  if (fs::is_symlink(status)) return "it is a link now";
-  if (fs::is_directory(status)) return "it is a folder now";
-  if (!fs::is_regular_file(status)) return "it is not a plain file now";
-  return hash.empty() ? "listed without the hash of what lengen wrote" : "its bytes changed since";
+void write_list(const fs::path& list_path, const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += name + "\n";
+  write_file_atomically(list_path.string(), text);
 }
 
 }  // namespace
@@ -116,17 +47,10 @@ void check_output_folder_path(const std::string& dir) {
 
 void check_output_files(const std::string& dir, const std::vector<std::string>& names) {
   check_output_folder_path(dir);
-  // A run folder that is being trained or evaluated has one writer, and it is not this one.
-  if (run_in_use_elsewhere(dir)) {
-    throw UserError(dir +
-                    " is a run folder in use by another lengen process; write into it when that ends, or "
-                    "choose another --out");
-  }
   const fs::path list_path = fs::path(dir) / kOutputListName;
-  const OutputList list = read_list(list_path);
+  const std::set<std::string> listed = read_list(list_path);
   std::error_code error;
   for (const std::string& name : names) {
-    const fs::path path = fs::path(dir) / name;
     // A folder the name goes through (a run's maps in OUT/RUN/) that is a file of the user's.
     for (fs::path above = fs::path(name).parent_path(); !above.empty(); above = above.parent_path()) {
       const fs::file_status status = fs::symlink_status(fs::path(dir) / above, error);
@@ -135,22 +59,11 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
                         " there; move it or choose another --out");
       }
     }
-    const auto listed = list.find(name);
-    if (fs::exists(fs::symlink_status(path, error)) && listed == list.end()) {
+    const fs::path path = fs::path(dir) / name;
+    if (fs::exists(fs::symlink_status(path, error)) && listed.count(name) == 0) {
       throw UserError(path.string() + " exists and lengen did not write it (it is not listed in " +
                       list_path.string() +
                       "); lengen replaces only its own files: move it or choose another --out");
-    }
-    if (listed != list.end() && changed_since_written(path, listed->second)) {
-      throw UserError(
-          path.string() +
-          (listed->second.empty()
-               ? " is listed in " + list_path.string() +
-                     " without the hash of what lengen wrote (by an older lengen, or one stopped while "
-                     "writing), so lengen cannot tell it from a file of yours: delete it if it is "
-                     "lengen's, or choose another --out"
-               : " is not the file lengen wrote there (" + why_not_lengens(path, listed->second) +
-                     "); lengen replaces only its own files: move it or choose another --out"));
     }
   }
 }
@@ -158,54 +71,20 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
   check_output_files(dir, names);
   const fs::path list_path = fs::path(dir) / kOutputListName;
-  OutputList list = read_list(list_path);
-  std::error_code error;
-  bool changed = !fs::exists(list_path, error);
-  for (const std::string& name : names) {
-    claimed_here().insert(absolute_text(fs::path(dir) / name));
-    auto [entry, added] = list.emplace(name, "");
-    changed = changed || added || !entry->second.empty();
-    entry->second = "";  // about to be written again: sealed when written
-  }
-  if (!changed) return;
+  std::set<std::string> listed = read_list(list_path);
+  const size_t before = listed.size();
+  listed.insert(names.begin(), names.end());
+  if (listed.size() == before) return;
   fs::create_directories(dir);
-  write_list(list_path, list);
-}
-
-void seal_output_files(const std::string& dir) {
-  const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::error_code error;
-  if (!fs::is_regular_file(fs::symlink_status(list_path, error))) return;
-  OutputList list = read_list(list_path);
-  bool changed = false;
-  for (auto it = list.begin(); it != list.end();) {
-    const fs::path path = listed_path(dir, it->first);
-    const fs::file_status status = fs::symlink_status(path, error);
-    // Only what this process claimed is sealed: a name an older lengen (or one stopped while
-    // writing) left unsealed may hold a file of the user's now.
-    if (!it->second.empty() || path.empty() || claimed_here().count(absolute_text(path)) == 0) {
-      ++it;
-    } else if (!fs::is_regular_file(status)) {
-      // Claimed but not written (a plot without gnuplot), or no file of lengen's (a link): what
-      // stands under that name later is not lengen's.
-      it = list.erase(it);
-      changed = true;
-    } else {
-      it->second = hash_of_file(path);
-      ++it;
-      changed = true;
-    }
-  }
-  if (changed) write_list(list_path, list);
+  write_list(list_path, listed);
 }
 
 void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
   const fs::path list_path = fs::path(dir) / kOutputListName;
-  OutputList list = read_list(list_path);
-  const size_t before = list.size();
-  for (const std::string& name : names) list.erase(name);
-  if (list.size() == before) return;
-  write_list(list_path, list);
+  std::set<std::string> listed = read_list(list_path);
+  const size_t before = listed.size();
+  for (const std::string& name : names) listed.erase(name);
+  if (listed.size() != before) write_list(list_path, listed);
 }
 
 void check_out_is_not_root(const std::string& dir) {
@@ -291,31 +170,19 @@ void remove_listed_output_files(const std::string& dir,
                                 const std::function<bool(const std::string&)>& which) {
   const fs::path list_path = fs::path(dir) / kOutputListName;
   std::error_code error;
-  if (!fs::is_regular_file(fs::symlink_status(list_path, error))) return;
+  if (!fs::exists(list_path, error)) return;
   std::set<fs::path> folders;
   std::vector<std::string> removed;
   FileRemoval removal("the removal of the earlier pages " + list_path.string() + " lists");
-  for (const auto& [name, hash] : read_list(list_path)) {
+  for (const std::string& name : read_list(list_path)) {
     if (which && !which(name)) continue;
     removed.push_back(name);
-    const fs::path file = listed_path(dir, name);
-    if (file.empty()) continue;
-    if (fs::is_directory(fs::symlink_status(file, error))) continue;  // a folder is not a file lengen wrote
-    // Someone's own file under a name lengen wrote is theirs now: kept, and taken off the list.
-    if (changed_since_written(file, hash)) {
-      // Not provably lengen's: kept, and said, since it stands beside what is written now.
-      spdlog::warn(
-          "kept {}: it is not the file lengen wrote there ({}), so it is not removed with the "
-          "pages it was listed with; it is no longer lengen's",
-          file.string(), why_not_lengens(file, hash));
-      continue;
-    }
-    removal.remove(file);
-    for (fs::path above = fs::path(name).lexically_normal().parent_path(); !above.empty();
-         above = above.parent_path())
+    removal.remove(fs::path(dir) / name);
+    for (fs::path above = fs::path(name).parent_path(); !above.empty(); above = above.parent_path())
       folders.insert(fs::path(dir) / above);
   }
-  // Deepest first: a folder of maps, then the run's folder of them.
+  // Deepest first: a folder of maps, then the run's folder of them. One holding a file of the
+  // user's stays.
   for (auto folder = folders.rbegin(); folder != folders.rend(); ++folder) {
     if (fs::is_directory(fs::symlink_status(*folder, error)) && fs::is_empty(*folder, error))
       fs::remove(*folder, error);
@@ -328,7 +195,7 @@ void remove_listed_output_files(const std::string& dir,
   if (error) throw UserError("cannot remove " + list_path.string() + ": " + error.message());
 }
 
-OutputFolderLock::OutputFolderLock(const std::string& dir) : dir_(dir) {
+std::unique_ptr<FolderLock> lock_output_folder(const std::string& dir) {
   std::error_code error;
   // A link whose target is gone: create_directories says only "File exists".
   if (fs::is_symlink(fs::symlink_status(dir, error)) && !fs::exists(dir, error)) {
@@ -337,24 +204,7 @@ OutputFolderLock::OutputFolderLock(const std::string& dir) : dir_(dir) {
   }
   fs::create_directories(dir, error);
   if (error) throw UserError("cannot create " + dir + ": " + error.message());
-  if (RunFolder(dir).is_lengen_run()) {
-    run_lock_ = std::make_unique<RunLock>(dir);
-  } else {
-    folder_lock_ = std::make_unique<FolderLock>(
-        dir, "the output folder", FolderLock::WhenHeld::kRefuse,
-        dir +
-            " is being written by another lengen process (a report, attention page or data); wait for it to "
-            "end, or choose another --out");
-  }
-}
-
-OutputFolderLock::~OutputFolderLock() {
-  // What the writer wrote is sealed, and names it claimed but did not write (it failed or was
-  // refused halfway) are unlisted, so a file put there later is not taken for lengen's.
-  try {
-    seal_output_files(dir_);
-  } catch (const std::exception&) {  // unreadable now: the names stay unsealed, trusted as before
-  }
+  return std::make_unique<FolderLock>(dir);
 }
 
 void write_output_file(const std::string& dir, const std::string& name, const std::string& text) {

@@ -12,9 +12,9 @@
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
 #include "lengen/file_removal.h"
+#include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"
-#include "lengen/run_lock.h"
 #include "lengen/run_record.h"
 
 namespace fs = std::filesystem;
@@ -124,7 +124,7 @@ bool RunFolder::has_content() const {
   // lengen's lock and an empty checkpoints/ are what a start that failed before its record (a
   // full disk) leaves: nothing of anyone's, so the folder may be started again.
   for (const auto& entry : fs::directory_iterator(path_)) {
-    if (entry.path().filename() == RunLock::kFileName) continue;
+    if (entry.path().filename() == FolderLock::kFileName) continue;
     if (entry.path().filename() == "checkpoints" && fs::is_directory(entry.path(), error) &&
         !fs::is_symlink(entry.path(), error) && fs::is_empty(entry.path(), error)) {
       continue;

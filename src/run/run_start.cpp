@@ -98,12 +98,12 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
   }
 }
 
-std::unique_ptr<RunLock> check_run_folder_at_start(const RunFolder& run, const Config& config,
+std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, const Config& config,
                                                    const RunStart& start, bool writer) {
   check_out_folder(run.path(), "run folder");
   // A run inside another run's folder (its checkpoints/) would pass for part of that run.
   check_out_is_not_in_a_run(run.path(), {run.path()});
-  std::unique_ptr<RunLock> lock;
+  std::unique_ptr<FolderLock> lock;
   if (start.resume) {
     // Only a run lengen started is continued, and nothing is written into a folder that turns
     // out not to be one: a copied config.json does not make a user's folder a run.
@@ -122,7 +122,7 @@ std::unique_ptr<RunLock> check_run_folder_at_start(const RunFolder& run, const C
     }
     // Checked under the lock: a run another process is training is neither compared nor touched
     // (and is named as in use, even before its first checkpoint).
-    if (writer) lock = std::make_unique<RunLock>(run.path());
+    if (writer) lock = std::make_unique<FolderLock>(run.path());
     std::error_code error;
     if (fs::exists(run.checkpoint_dir(), error) && !fs::is_directory(run.checkpoint_dir(), error))
       throw UserError("cannot resume " + run.path() + ": " + run.checkpoint_dir() + " is not a folder");
@@ -142,7 +142,7 @@ std::unique_ptr<RunLock> check_run_folder_at_start(const RunFolder& run, const C
     }
     if (writer) {
       fs::create_directories(run.path());
-      lock = std::make_unique<RunLock>(run.path());
+      lock = std::make_unique<FolderLock>(run.path());
     }
     if (run.has_content()) {
       if (!start.force && run.is_lengen_run() && run.checkpoints().empty()) {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "lengen/folder_lock.h"
 #include "lengen/sweep_manifest.h"
-#include "sweep_claims.h"
 
 namespace lengen {
 
@@ -26,7 +26,8 @@ struct PendingRun {
   std::string name;
   RunPaths paths;
   std::vector<std::string> argv;
-  std::shared_ptr<RunClaim> claim;
+  // The sweep's lock on the run (its NAME.log) while it is queued or running.
+  std::shared_ptr<FolderLock> claim;
   std::string config_text;  // what NAME.config.json, the child's config, must hold when it starts
   // Where its exact match is read from results.json when it ends: its decode mode and its first
   // (1x) and longest evaluation lengths.

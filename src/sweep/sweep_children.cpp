@@ -50,11 +50,8 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
   const int code = exit_code_of(status);
   if (code == 0) {
     ++tally.succeeded;
-    const bool removed = remove_failure_note(run.paths.failure);
-    progress.ended(run,
-                   "done " + run.name +
-                       (removed ? "" : " (" + run.paths.failure + " kept: edited since the sweep wrote it)"),
-                   true);
+    remove_failure_note(run.paths.failure);
+    progress.ended(run, "done " + run.name, true);
   } else if (ended_by_forwarded_stop(status, stop_forwarded)) {
     // Ctrl-C: the run stopped at a checkpoint (or before its first step); it has not failed.
     tally.interrupted.push_back(run.name);

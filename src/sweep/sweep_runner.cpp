@@ -19,13 +19,11 @@
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/sweep.h"
 #include "lengen/sweep_source.h"
 #include "pending_run.h"
 #include "run_state.h"
 #include "sweep_children.h"
-#include "sweep_claims.h"
 
 namespace fs = std::filesystem;
 
@@ -54,9 +52,9 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
       }
     }
     const bool finished = is_finished(paths);
-    const bool claimed = claimed_elsewhere(paths.log);
+    const bool claimed = FolderLock::held_elsewhere(out, run.name + kSweepLogSuffix);
     const bool started = claimed || !RunFolder(paths.run_dir).latest_checkpoint().empty() ||
-                         run_in_use_elsewhere(paths.run_dir);
+                         FolderLock::held_elsewhere(paths.run_dir);
     if (!finished && !started) continue;
     Config wanted;
     try {
@@ -65,7 +63,7 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
       continue;  // reported as an invalid config when the run is prepared
     }
     // A run another process is training keeps its train.steps; one left to resume may grow them.
-    const bool busy = claimed || run_in_use_elsewhere(paths.run_dir);
+    const bool busy = claimed || FolderLock::held_elsewhere(paths.run_dir);
     const std::vector<std::string>& may_differ_in =
         finished || busy ? kKeysAFinishedRunMayDifferIn : kKeysAStartedRunMayDifferIn;
     const std::string difference = stale_difference(wanted, paths, may_differ_in, claimed, finished);
@@ -157,7 +155,7 @@ void print_plan(const Sweep& sweep, const std::vector<size_t>& mine, const Sweep
               : !RunFolder(paths.run_dir).latest_checkpoint().empty() ? "resume"
                                                                       : "new";
       const RunFolder folder(paths.run_dir);
-      if (state != "finished" && run_in_use_elsewhere(paths.run_dir)) {
+      if (state != "finished" && FolderLock::held_elsewhere(paths.run_dir)) {
         state = "in use by another lengen process; the sweep skips it";
       } else if (state == "new" && folder.has_content() && !folder.is_lengen_run()) {
         // The run would start with --force, which refuses a folder lengen did not make.
@@ -320,7 +318,7 @@ std::unique_ptr<FolderLock> start_sweep_folder(const Sweep& sweep, const std::ve
                                                const std::string& out) {
   check_sweep_out(sweep, mine, out);
   fs::create_directories(out);
-  auto lock = std::make_unique<FolderLock>(out, "the sweep folder", FolderLock::WhenHeld::kWait);
+  auto lock = std::make_unique<FolderLock>(out, FolderLock::WhenHeld::kWait);
   check_sweep_folder_contents(sweep, mine, out);
   write_file_atomically(out + "/" + kSweepManifestName, merged_manifest(sweep, out).dump(2) + "\n");
   return lock;
@@ -349,6 +347,16 @@ void note_other_evaluation(const Sweep& sweep, const SweepRun& run, const RunPat
   }
 }
 
+// The sweep's claim on run `name` from queueing it until its child ends, a lock on OUT/NAME.log;
+// nullptr when another process holds it.
+std::shared_ptr<FolderLock> claim_run(const std::string& out, const std::string& name) {
+  try {
+    return std::make_shared<FolderLock>(out, FolderLock::WhenHeld::kRefuse, name + kSweepLogSuffix);
+  } catch (const FolderInUse&) {
+    return nullptr;
+  }
+}
+
 // The runs still to train, each with its config written; finished ones are skipped and ones
 // with an invalid config fail at once.
 std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine,
@@ -364,7 +372,8 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
       note_other_evaluation(sweep, run, pending.paths);
       continue;
     }
-    if (run_in_use_elsewhere(pending.paths.run_dir) || !(pending.claim = RunClaim::take(pending.paths.log))) {
+    if (FolderLock::held_elsewhere(pending.paths.run_dir) ||
+        !(pending.claim = claim_run(args.out, run.name))) {
       // Another sweep (or a train, an eval) has it: neither a failure nor this sweep's to touch.
       ++tally.busy;
       std::cout << "skip " << run.name << " (in use by another lengen process)\n";

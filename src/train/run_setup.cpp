@@ -26,7 +26,7 @@ std::string set_aside_name(const std::string& checkpoint) {
 
 }  // namespace
 
-std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
+std::unique_ptr<FolderLock> prepare_run_folder(const RunFolder& run, const Config& config,
                                             const TrainOptions& options, const nlohmann::json& data_record,
                                             bool writer) {
   auto lock = check_run_folder_at_start(run, config, {options.resume, options.force, options.data_dir}, writer);

@@ -9,8 +9,8 @@
 #include "lengen/checkpoint.h"
 #include "lengen/config.h"
 #include "lengen/decoder.h"
+#include "lengen/folder_lock.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/run_start.h"
 #include "lengen/trainer.h"
 
@@ -18,9 +18,9 @@ namespace lengen {
 
 // check_run_folder_at_start on every rank, then write_run_start on rank 0 (`writer`), which
 // holds the run's lock it returns while training writes.
-std::unique_ptr<RunLock> prepare_run_folder(const RunFolder& run, const Config& config,
-                                            const TrainOptions& options, const nlohmann::json& data_record,
-                                            bool writer);
+std::unique_ptr<FolderLock> prepare_run_folder(const RunFolder& run, const Config& config,
+                                               const TrainOptions& options, const nlohmann::json& data_record,
+                                               bool writer);
 
 // Loads the newest checkpoint that can be read into `model` and `optimizer`; an unreadable
 // newer one (cut short by a full disk, damaged) is renamed to NAME.unreadable, kept but out of

@@ -15,9 +15,9 @@
 #include "lengen/checkpoint.h"
 #include "lengen/config.h"
 #include "lengen/decoder.h"
+#include "lengen/folder_lock.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
 #include "lengen/task.h"
 #include "lengen/trainer.h"
 #include "lengen/training_data.h"
@@ -75,7 +75,7 @@ class TrainingRun {
   int world_ = 1;
   bool writer_ = true;  // rank 0 writes the run folder
   RunFolder run_;
-  std::unique_ptr<RunLock> lock_;  // rank 0's: the run has one writer while this run lives
+  std::unique_ptr<FolderLock> lock_;  // rank 0's: the run has one writer while this run lives
   std::unique_ptr<Task> task_;
   std::unique_ptr<TrainingData> data_;
   std::vector<Sample> validation_samples_;

@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,8 +15,8 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "lengen/folder_lock.h"
 #include "lengen/output_files.h"
-#include "lengen/run_lock.h"
 #include "lengen/run_record.h"
 #include "temp_folder.h"
 #include "user_error_message.h"
@@ -41,7 +40,7 @@ using testing::user_error_message;
 TEST_F(RunFolderTest, AnOutputFolderLinkedToNothingIsNamed) {
   const std::filesystem::path link = root_ / "dangling";
   std::filesystem::create_symlink(root_ / "gone" / "x", link);
-  EXPECT_EQ(user_error_message([&] { OutputFolderLock lock(link.string()); }),
+  EXPECT_EQ(user_error_message([&] { lock_output_folder(link.string()); }),
             "cannot create " + link.string() + ": it is a link to " + (root_ / "gone" / "x").string() +
                 ", which does not exist (create the folder it leads to, or remove the link)");
 }
@@ -147,29 +146,16 @@ TEST_F(RunFolderTest, ARunFolderHasOneWriterAtATime) {
   const std::string run = (root_ / "run").string();
   fs::create_directories(run);
   {
-    const RunLock first(run);
-    const std::string message = user_error_message([&] { RunLock second(run); });
-    EXPECT_NE(message.find(run + " is in use by another lengen process"), std::string::npos) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    // A lock file deleted under its holder (a cleanup script) does not let a second writer in.
-    fs::remove(run + "/" + RunLock::kFileName);
-    const std::string after_unlink = user_error_message([&] { RunLock second(run); });
-    EXPECT_NE(after_unlink.find(run + " is in use by another lengen process"), std::string::npos)
-        << after_unlink;
+    const FolderLock first(run);
+    const std::string message = user_error_message([&] { FolderLock second(run); });
+    EXPECT_EQ(message, run + " is in use by another lengen process; wait for it to end");
+    // A probe does not take this process's own lock for another's.
+    EXPECT_FALSE(FolderLock::held_elsewhere(run));
   }
-  EXPECT_EQ(user_error_message([&] { RunLock again(run); }), "");
-  // The message names the holder's pid while it lives, never a pid left in the file by a killed
-  // holder or copied in with the folder; a holder that ends leaves none.
-  {
-    const RunLock first(run);
-    EXPECT_NE(
-        user_error_message([&] { RunLock second(run); }).find("(pid " + std::to_string(::getpid()) + ")"),
-        std::string::npos);
-    std::ofstream(run + "/" + RunLock::kFileName, std::ios::trunc) << "9999999\n";
-    EXPECT_EQ(user_error_message([&] { RunLock second(run); }).find("(pid"), std::string::npos);
-  }
-  std::ifstream left(run + "/" + RunLock::kFileName);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(left), {}), "");
+  EXPECT_EQ(user_error_message([&] { FolderLock again(run); }), "");
+  EXPECT_FALSE(FolderLock::held_elsewhere(run));
+  EXPECT_FALSE(FolderLock::held_elsewhere((root_ / "no_such_run").string()));  // and creates nothing
+  EXPECT_FALSE(fs::exists(root_ / "no_such_run"));
   // The lock file is not content: a fresh run may start in a folder that holds only it.
   EXPECT_FALSE(RunFolder(run).has_content());
   // Nor is an empty checkpoints/ beside it (a start that a full disk stopped before its marker).
@@ -177,39 +163,6 @@ TEST_F(RunFolderTest, ARunFolderHasOneWriterAtATime) {
   EXPECT_FALSE(RunFolder(run).has_content());
   std::ofstream(run + "/checkpoints/mine.txt") << "kept";
   EXPECT_TRUE(RunFolder(run).has_content());
-}
-
-// The lock file is written (the holder's pid): a symbolic link, a hard link or a FIFO in its
-// place is refused in one line, and the file behind it is left as it was.
-TEST_F(RunFolderTest, TheLockFileIsNeverWrittenThroughALinkOrIntoAnotherFile) {
-  const std::string run = (root_ / "run").string();
-  fs::create_directories(run);
-  const std::string user_file = (root_ / "user.txt").string();
-  std::ofstream(user_file) << "the user's words";
-  const std::string lock_path = run + "/.lengen_lock";
-  const auto read = [](const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  fs::create_symlink(user_file, lock_path);
-  std::string message = user_error_message([&] { RunLock lock(run); });
-  EXPECT_NE(message.find("is a symbolic link, not the lock file lengen writes"), std::string::npos)
-      << message;
-  // Nor is a run with such a lock file called in use by another process: the link is named.
-  mark_as_run(run);
-  message = user_error_message([&] { run_in_use_elsewhere(run); });
-  EXPECT_NE(message.find("is a symbolic link"), std::string::npos) << message;
-  fs::remove(fs::path(run) / "run.json");
-  fs::remove(lock_path);
-  fs::create_hard_link(user_file, lock_path);
-  message = user_error_message([&] { RunLock lock(run); });
-  EXPECT_NE(message.find("has other names (a hard link)"), std::string::npos) << message;
-  fs::remove(lock_path);
-  EXPECT_EQ(read(user_file), "the user's words");
-  ASSERT_EQ(::mkfifo(lock_path.c_str(), 0644), 0);
-  message = user_error_message([&] { RunLock lock(run); });
-  EXPECT_NE(message.find("is not a regular file"), std::string::npos) << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
 TEST_F(RunFolderTest, AFailedReplaceLeavesTheTargetAndNoTempFile) {
@@ -241,6 +194,23 @@ TEST_F(RunFolderTest, OutputFilesReplaceOnlyWhatLengenWrote) {
   write_output_file(out, "a.csv", "2");  // its own file, replaced
   std::ifstream mine(out + "/report.md");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(mine), {}), "my report");
+  remove_listed_output_files(out);
+  EXPECT_FALSE(fs::exists(out + "/a.csv"));
+  EXPECT_TRUE(fs::exists(out + "/report.md"));
+  EXPECT_FALSE(fs::exists(out + "/" + kOutputListName));
+}
+
+// A list an older lengen wrote holds "NAME<TAB>HASH" lines: the names are read, the hashes not.
+TEST_F(RunFolderTest, AnOlderListOfOutputsIsReadByName) {
+  const std::string out = (root_ / "out").string();
+  fs::create_directories(out);
+  std::ofstream(out + "/" + kOutputListName) << "a.csv\t0123456789abcdef\nb.csv\n";
+  std::ofstream(out + "/a.csv") << "edited since";
+  EXPECT_TRUE(listed_output_file(out, "a.csv"));
+  EXPECT_TRUE(listed_output_file(out, "b.csv"));
+  write_output_file(out, "a.csv", "new");
+  std::ifstream written(out + "/a.csv");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), "new");
 }
 
 TEST_F(RunFolderTest, ALogLineWithAStepThatIsNotANumberIsNamed) {

@@ -1,7 +1,7 @@
 #pragma once
 // A run is a folder: run.json (the run's record, lengen/run_record.h), config.json (resolved),
 // log.jsonl (one JSON object per line), checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt,
-// results.json after eval, and the lock file .lengen_lock (lengen/run_lock.h). Only names of
+// results.json after eval, and the lock file .lengen_lock (lengen/folder_lock.h). Only names of
 // exactly these forms are read, pruned or deleted; a user's files beside them are left alone.
 #include <cstdint>
 #include <filesystem>

@@ -8,7 +8,7 @@
 
 #include "lengen/config.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_lock.h"
+#include "lengen/folder_lock.h"
 
 namespace lengen {
 
@@ -23,7 +23,7 @@ struct RunStart {
 // empties. A resumed run: refuses a config that differs from the folder's config.json in a key a
 // resume may not change, train.steps below its newest checkpoint and training data other than the
 // run's. The `writer` takes the run's lock first and gets it back, to hold while it writes.
-std::unique_ptr<RunLock> check_run_folder_at_start(const RunFolder& run, const Config& config,
+std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, const Config& config,
                                                    const RunStart& start, bool writer);
 
 // Writes run.json (a new run id, or the resumed run's) and config.json. `data_record` is
