@@ -125,6 +125,94 @@ void print_heading(const StepBenchOptions& options, const std::string& device_na
   std::printf("%-18s %10s %12s %8s %8s\n", "method", "ms/step", "tokens/s", "ratio", "floor x");
 }
 
+// Every method's model and optimizer state are held at once; one step's activations at a time.
+void check_step_memory(const StepBenchOptions& options, size_t methods) {
+  MemoryEstimate needed = training_step_memory(
+      options.model, options.vocab, static_cast<double>(options.length), static_cast<double>(options.batch));
+  needed.parameters *= static_cast<double>(methods);
+  const bool from_config = !options.shape_config.empty();
+  check_fits_in_memory(needed,
+                       from_config
+                           ? fmt::format("bench step --config {} (batch {}, {} tokens)", options.shape_config,
+                                         options.batch, options.length)
+                           : fmt::format("bench step --batch {} --length {}", options.batch, options.length),
+                       fmt::format("one training step of {} methods", methods),
+                       from_config ? "take a config with a smaller train.batch_size, task.len_max or model"
+                                   : "lower --batch, --length or the model's size");
+}
+
+// Warm-up steps, then options.repeats timed steps of each contender, round-robin over them, so a
+// slow spell of a shared machine hits them all alike. A GPU runs the step asynchronously: its
+// time is the wall time up to the device's finishing.
+void time_steps(std::vector<Contender>& contenders, const torch::Tensor& input, const torch::Tensor& target,
+                const StepBenchOptions& options, bool single) {
+  const bool bf16 = options.dtype == TrainDtype::kBfloat16;
+  for (auto& contender : contenders) {
+    for (int i = 0; i < kWarmupSteps; ++i) training_step(contender, input, target, options.vocab, bf16);
+  }
+  const auto finish = [&] {
+    if (input.is_cuda()) torch::cuda::synchronize();
+  };
+  for (int r = 0; r < options.repeats; ++r) {
+    for (auto& contender : contenders) {
+      finish();
+      const double start = bench_now_seconds(single);
+      training_step(contender, input, target, options.vocab, bf16);
+      finish();
+      contender.seconds.push_back(bench_now_seconds(single) - start);
+    }
+  }
+}
+
+// A method's entry in --json: the shape, its median time and its ratios to softmax and the floor.
+nlohmann::json result_json(const Contender& contender, const StepBenchOptions& options,
+                           const std::string& device_name, double seconds, double baseline,
+                           const StepFloor& floor) {
+  const bool has_floor = floor.sgemm_flops_per_second > 0;
+  return {{"method", contender.method.name},
+          {"normalizer", contender.method.normalizer},
+          {"scaling", contender.method.scaling},
+          {"positions", options.model.attention.positions},
+          {"layers", options.model.layers},
+          {"d_model", options.model.d_model},
+          {"heads", options.model.heads},
+          {"d_head", options.model.d_head},
+          {"d_mlp", options.model.d_mlp},
+          {"batch", options.batch},
+          {"length", options.length},
+          {"vocab", options.vocab},
+          {"device", device_name},
+          {"dtype", name_of(options.dtype)},
+          {"ms", seconds * 1e3},
+          {"tokens_per_s", static_cast<double>(options.batch * options.length) / seconds},
+          {"ratio", seconds / baseline},
+          {"flops", floor.flops},
+          {"sgemm_flops_per_s",
+           has_floor ? nlohmann::json(floor.sgemm_flops_per_second) : nlohmann::json(nullptr)},
+          {"floor_ratio", has_floor ? nlohmann::json(seconds / floor.seconds()) : nlohmann::json(nullptr)}};
+}
+
+// The table (or with options.json the JSON list) of every method's median step on stdout.
+void print_results(const std::vector<Contender>& contenders, const StepBenchOptions& options,
+                   const std::string& device_name, bool single, const StepFloor& floor) {
+  const double baseline = median(contenders.front().seconds);
+  nlohmann::json results = nlohmann::json::array();
+  if (!options.json) print_heading(options, device_name, single, floor);
+  for (const auto& contender : contenders) {
+    const double seconds = median(contender.seconds);
+    if (options.json) {
+      results.push_back(result_json(contender, options, device_name, seconds, baseline, floor));
+      continue;
+    }
+    const std::string floor_ratio =
+        floor.sgemm_flops_per_second > 0 ? fmt::format("{:.2f}", seconds / floor.seconds()) : "-";
+    std::printf("%-18s %10.2f %12.0f %8.2f %8s\n", contender.method.name.c_str(), seconds * 1e3,
+                static_cast<double>(options.batch * options.length) / seconds, seconds / baseline,
+                floor_ratio.c_str());
+  }
+  if (options.json) std::cout << results.dump(2) << "\n";
+}
+
 }  // namespace
 
 ModelConfig default_step_bench_model() {
@@ -160,24 +248,7 @@ void run_step_bench(const StepBenchOptions& options) {
     throw UserError("bench step --device cuda: this LibTorch has no CUDA device");
   }
   const torch::Device device = resolve_device(options.device);  // auto: the device it chose is reported
-  const std::string device_name = device.is_cuda() ? "cuda" : "cpu";
-  const bool bf16 = options.dtype == TrainDtype::kBfloat16;
-  // Every method's model and optimizer state are held at once; one step's activations at a time.
-  if (!device.is_cuda()) {
-    MemoryEstimate needed =
-        training_step_memory(options.model, options.vocab, static_cast<double>(options.length),
-                             static_cast<double>(options.batch));
-    needed.parameters *= static_cast<double>(methods.size());
-    const bool from_config = !options.shape_config.empty();
-    check_fits_in_memory(
-        needed,
-        from_config ? fmt::format("bench step --config {} (batch {}, {} tokens)", options.shape_config,
-                                  options.batch, options.length)
-                    : fmt::format("bench step --batch {} --length {}", options.batch, options.length),
-        fmt::format("one training step of {} methods", methods.size()),
-        from_config ? "take a config with a smaller train.batch_size, task.len_max or model"
-                    : "lower --batch, --length or the model's size");
-  }
+  if (!device.is_cuda()) check_step_memory(options, methods.size());
   torch::manual_seed(1);
   const auto tokens =
       torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong)
@@ -186,65 +257,11 @@ void run_step_bench(const StepBenchOptions& options) {
   const auto target = tokens.narrow(1, 1, options.length);
   std::vector<Contender> contenders;
   for (const NamedMethod& method : methods) contenders.push_back(make_contender(method, options, device));
-  for (auto& contender : contenders) {
-    for (int i = 0; i < kWarmupSteps; ++i) training_step(contender, input, target, options.vocab, bf16);
-  }
-  // Round-robin over the methods, so a slow spell of a shared machine hits them all alike. A
-  // GPU runs the step asynchronously: its time is the wall time up to the device's finishing.
   const bool single = options.threads == 1 && !device.is_cuda();
-  auto finish = [&] {
-    if (device.is_cuda()) torch::cuda::synchronize();
-  };
-  for (int r = 0; r < options.repeats; ++r) {
-    for (auto& contender : contenders) {
-      finish();
-      const double start = bench_now_seconds(single);
-      training_step(contender, input, target, options.vocab, bf16);
-      finish();
-      contender.seconds.push_back(bench_now_seconds(single) - start);
-    }
-  }
+  time_steps(contenders, input, target, options, single);
   StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab), 0.0};
   if (!device.is_cuda()) floor.sgemm_flops_per_second = sgemm_flops_per_second(options.threads);
-  const double baseline = median(contenders.front().seconds);
-  nlohmann::json results = nlohmann::json::array();
-  if (!options.json) print_heading(options, device_name, single, floor);
-  for (const auto& contender : contenders) {
-    const double seconds = median(contender.seconds);
-    const double tokens_per_second = static_cast<double>(options.batch * options.length) / seconds;
-    if (options.json) {
-      results.push_back({{"method", contender.method.name},
-                         {"normalizer", contender.method.normalizer},
-                         {"scaling", contender.method.scaling},
-                         {"positions", options.model.attention.positions},
-                         {"layers", options.model.layers},
-                         {"d_model", options.model.d_model},
-                         {"heads", options.model.heads},
-                         {"d_head", options.model.d_head},
-                         {"d_mlp", options.model.d_mlp},
-                         {"batch", options.batch},
-                         {"length", options.length},
-                         {"vocab", options.vocab},
-                         {"device", device_name},
-                         {"dtype", name_of(options.dtype)},
-                         {"ms", seconds * 1e3},
-                         {"tokens_per_s", tokens_per_second},
-                         {"ratio", seconds / baseline},
-                         {"flops", floor.flops},
-                         {"sgemm_flops_per_s", floor.sgemm_flops_per_second > 0
-                                                   ? nlohmann::json(floor.sgemm_flops_per_second)
-                                                   : nlohmann::json(nullptr)},
-                         {"floor_ratio", floor.sgemm_flops_per_second > 0
-                                             ? nlohmann::json(seconds / floor.seconds())
-                                             : nlohmann::json(nullptr)}});
-    } else {
-      const std::string floor_ratio =
-          floor.sgemm_flops_per_second > 0 ? fmt::format("{:.2f}", seconds / floor.seconds()) : "-";
-      std::printf("%-18s %10.2f %12.0f %8.2f %8s\n", contender.method.name.c_str(), seconds * 1e3,
-                  tokens_per_second, seconds / baseline, floor_ratio.c_str());
-    }
-  }
-  if (options.json) std::cout << results.dump(2) << "\n";
+  print_results(contenders, options, device.is_cuda() ? "cuda" : "cpu", single, floor);
 }
 
 }  // namespace lengen

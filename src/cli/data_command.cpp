@@ -163,7 +163,8 @@ void check_fits_on_disk(const Task& task, const DataOptions& options) {
 
 // Files that writing would replace or mix with: train.* when writing training data, and any
 // existing test_* split when writing evaluation splits (old lengths would be evaluated too).
-std::vector<std::string> conflicting_files(const DataOptions& options) {
+// Without --force they stop the command.
+void check_no_data_there(const DataOptions& options) {
   std::vector<std::string> found;
   if (options.train > 0) {
     for (const char* name : {"train.src", "train.trg"}) {
@@ -175,60 +176,25 @@ std::vector<std::string> conflicting_files(const DataOptions& options) {
       found.push_back(fs::path(split.stem).filename().string() + ".src");
     }
   }
-  return found;
+  if (found.empty() || options.force) return;
+  std::string list;
+  for (size_t i = 0; i < found.size() && i < 4; ++i) list += (i ? ", " : "") + found[i];
+  if (found.size() > 4) list += ", ...";
+  throw UserError(options.out + " already holds data (" + list + "); use --force to replace it");
 }
 
-// A progress line on stderr, redrawn in place on a terminal, at most every kProgressInterval.
-class Progress {
- public:
-  Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total) {}
-
-  void update(const std::string& split, int64_t done) {
-    if (!enabled_ || Clock::now() < next_) return;
-    next_ = Clock::now() + kProgressInterval;
-    written_ = done;
-    std::fprintf(stderr, "%slengen data: %s, %lld/%lld samples (%.0f%%)%s", terminal_ ? "\r" : "",
-                 split.c_str(), static_cast<long long>(done), static_cast<long long>(total_),
-                 100.0 * done / total_, terminal_ ? "" : "\n");
-  }
-
-  void finish() {
-    if (enabled_ && terminal_ && written_ > 0) std::fputc('\n', stderr);
-  }
-
- private:
-  bool enabled_;
-  int64_t total_;
-  bool terminal_ = isatty(fileno(stderr));
-  Clock::time_point next_ = Clock::now() + kProgressInterval;
-  int64_t written_ = 0;
+// What this command does to --out: the files it claims, the old test splits --force replaces,
+// and what data.json will say of the folder.
+struct OutputPlan {
+  bool record = false;  // whether it writes data.json
+  std::vector<std::string> names;
+  std::vector<std::string> old_splits;
+  std::map<std::string, std::string> test_hashes;
+  std::optional<TrainLengths> train_lengths;
 };
 
-void run_data(const DataOptions& options) {
-  auto task = make_task(options.task, parse_params(options.params), options.seed);
-  check_options(*task, options);
-  check_fits_on_disk(*task, options);
-  // Data files in a run folder (or its checkpoints/) would be taken for the run's.
-  check_out_is_not_in_a_run(options.out);
-  check_out_is_not_a_sweep_folder(options.out);
-  // The output folder has one writer at a time: two `lengen data` writing one folder would mix
-  // their splits under one data.json.
-  const auto lock = lock_output_folder(options.out);
-  std::vector<std::string> conflicts = conflicting_files(options);
-  if (!conflicts.empty() && !options.force) {
-    std::string list;
-    for (size_t i = 0; i < conflicts.size() && i < 4; ++i) list += (i ? ", " : "") + conflicts[i];
-    if (conflicts.size() > 4) list += ", ...";
-    throw UserError(options.out + " already holds data (" + list + "); use --force to replace it");
-  }
-  // lengen replaces only files it wrote (listed in OUT/.lengen_outputs): a user's test split or
-  // train.src stops the command before anything is removed or written.
-  // data.json speaks for the folder's training split too: beside a train.src/.trg lengen did not
-  // write (written by hand or another tool, kept with --train 0) there is no record.
-  const auto foreign = [&](const std::string& name) {
-    return fs::exists(fs::path(options.out) / name) && !listed_output_file(options.out, name);
-  };
-  const bool record = options.train > 0 || !(foreign("train.src") || foreign("train.trg"));
+// data.json, if it is written, then each split.
+std::vector<std::string> files_to_write(const DataOptions& options, bool record) {
   std::vector<std::string> names;
   if (record) names.push_back(kDataRecordName);
   const auto add_split = [&names](const std::string& stem) {
@@ -240,123 +206,199 @@ void run_data(const DataOptions& options) {
                   .filename()
                   .string());
   }
+  return names;
+}
+
+// With --force and evaluation splits to write: the folder's old test splits, which must be lengen's.
+std::vector<std::string> old_test_splits(const DataOptions& options) {
   std::vector<std::string> old_splits;
-  if (options.force && !options.eval_lengths.empty()) {
-    for (const auto& split : list_eval_splits(options.out)) {
-      const std::string stem = fs::path(split.stem).filename().string();
-      for (const std::string& name : {stem + ".src", stem + ".trg"}) {
-        if (!listed_output_file(options.out, name)) {
-          throw UserError((fs::path(options.out) / name).string() +
-                          " exists and lengen did not write it (it is not listed in " +
-                          (fs::path(options.out) / kOutputListName).string() +
-                          "); --force replaces only lengen's own files: move it or choose another --out");
-        }
-        old_splits.push_back(name);
+  if (!options.force || options.eval_lengths.empty()) return old_splits;
+  for (const auto& split : list_eval_splits(options.out)) {
+    const std::string stem = fs::path(split.stem).filename().string();
+    for (const std::string& name : {stem + ".src", stem + ".trg"}) {
+      if (!listed_output_file(options.out, name)) {
+        throw UserError((fs::path(options.out) / name).string() +
+                        " exists and lengen did not write it (it is not listed in " +
+                        (fs::path(options.out) / kOutputListName).string() +
+                        "); --force replaces only lengen's own files: move it or choose another --out");
       }
+      old_splits.push_back(name);
     }
   }
+  return old_splits;
+}
+
+OutputPlan plan_output(const Task& task, const DataOptions& options) {
+  // lengen replaces only files it wrote (listed in OUT/.lengen_outputs): a user's test split or
+  // train.src stops the command before anything is removed or written.
+  // data.json speaks for the folder's training split too: beside a train.src/.trg lengen did not
+  // write (written by hand or another tool, kept with --train 0) there is no record.
+  const auto foreign = [&](const std::string& name) {
+    return fs::exists(fs::path(options.out) / name) && !listed_output_file(options.out, name);
+  };
+  OutputPlan plan;
+  plan.record = options.train > 0 || !(foreign("train.src") || foreign("train.trg"));
+  plan.names = files_to_write(options, plan.record);
+  plan.old_splits = old_test_splits(options);
   // data.json labels every split of the folder: a split of another task, parameter or seed beside
   // the ones this command leaves in place would label them with its own.
   const bool keeps_train = options.train == 0 && fs::exists(fs::path(options.out) / "train.src");
   const bool keeps_eval = options.eval_lengths.empty() && !list_eval_splits(options.out).empty();
-  if (record && (keeps_train || keeps_eval)) {
-    const std::string difference = data_record_difference(options.out, *task, options.seed);
+  if (plan.record && (keeps_train || keeps_eval)) {
+    const std::string difference = data_record_difference(options.out, task, options.seed);
     if (!difference.empty()) {
       throw UserError(options.out + " holds " + (keeps_train ? "a training split" : "evaluation splits") +
                       " of " + difference + " (" + (fs::path(options.out) / kDataRecordName).string() +
-                      "), which splits of " + task->name() + " with seed " + std::to_string(options.seed) +
+                      "), which splits of " + task.name() + " with seed " + std::to_string(options.seed) +
                       " would relabel; write them into another --out");
     }
   }
   // The test splits' hashes: of the splits this command writes, or (writing a training split only)
   // those the record keeps for the splits left in place, read before --force removes it.
-  std::map<std::string, std::string> test_hashes;
-  if (record && keeps_eval) test_hashes = recorded_test_hashes(options.out).value_or(test_hashes);
+  if (plan.record && keeps_eval)
+    plan.test_hashes = recorded_test_hashes(options.out).value_or(plan.test_hashes);
   // The training split's lengths: this command's, or (writing evaluation splits only) those the
   // folder's record already keeps for the split it leaves in place.
-  std::optional<TrainLengths> train_lengths;
   if (options.train > 0) {
-    train_lengths = TrainLengths{options.len_min, options.len_max};
-  } else if (record && fs::exists(fs::path(options.out) / "train.src")) {
-    train_lengths = recorded_train_lengths(options.out);
+    plan.train_lengths = TrainLengths{options.len_min, options.len_max};
+  } else if (plan.record && fs::exists(fs::path(options.out) / "train.src")) {
+    plan.train_lengths = recorded_train_lengths(options.out);
   }
-  claim_output_files(options.out, names);
+  return plan;
+}
+
+void replace_old_files(const DataOptions& options, const OutputPlan& plan) {
+  claim_output_files(options.out, plan.names);
   // With --force, every old file this command replaces goes before the first new one is written:
   // stopped halfway, the folder then holds this command's finished splits only, never an old
   // train split beside new test splits (claim_output_files refused any file lengen did not write).
-  for (const std::string& name : old_splits) fs::remove(fs::path(options.out) / name);
+  for (const std::string& name : plan.old_splits) fs::remove(fs::path(options.out) / name);
   // Names removed and not written again are no longer lengen's: a file of the user's put there
   // later is theirs.
   std::vector<std::string> gone;
-  for (const std::string& name : old_splits) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) gone.push_back(name);
+  for (const std::string& name : plan.old_splits) {
+    if (std::find(plan.names.begin(), plan.names.end(), name) == plan.names.end()) gone.push_back(name);
   }
   release_output_files(options.out, gone);
   if (options.force) {
-    for (const std::string& name : names) fs::remove(fs::path(options.out) / name);
+    for (const std::string& name : plan.names) fs::remove(fs::path(options.out) / name);
+  }
+}
+
+// A progress line on stderr, redrawn in place on a terminal, at most every kProgressInterval.
+class Progress {
+ public:
+  Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total) {}
+
+  // One more sample of `split` written.
+  void advance(const std::string& split) {
+    ++done_;
+    if (!enabled_ || Clock::now() < next_) return;
+    next_ = Clock::now() + kProgressInterval;
+    shown_ = true;
+    std::fprintf(stderr, "%slengen data: %s, %lld/%lld samples (%.0f%%)%s", terminal_ ? "\r" : "",
+                 split.c_str(), static_cast<long long>(done_), static_cast<long long>(total_),
+                 100.0 * done_ / total_, terminal_ ? "" : "\n");
   }
 
-  // Ctrl-C or SIGTERM ends the split being written without its .part files (the writer removes
-  // them); the splits already written are whole and stay.
+  void finish() {
+    if (enabled_ && terminal_ && shown_) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool enabled_;
+  int64_t total_;
+  bool terminal_ = isatty(fileno(stderr));
+  Clock::time_point next_ = Clock::now() + kProgressInterval;
+  int64_t done_ = 0;
+  bool shown_ = false;
+};
+
+// Asked after every sample: one of a million symbols takes tens of milliseconds. Ctrl-C or
+// SIGTERM ends the split being written without its .part files (the writer removes them); the
+// splits already written are whole and stay.
+void stop_if_asked(const DataOptions& options) {
+  if (stop_signal_received()) {
+    throw StopRequested("data stopped; the split it was writing is removed, the finished ones in " +
+                        options.out + " are whole" +
+                        (options.force ? " (the files it was replacing are removed too)" : ""));
+  }
+}
+
+void write_train_split(const Task& task, const DataOptions& options, Progress& progress) {
+  SampleWriter writer((fs::path(options.out) / "train").string());
+  // The training split's seed, as training draws it in-process (mqmtar's vocabularies).
+  const SplitTask split(task, derive_seed(options.seed, kTrainStream));
+  Rng rng(derive_seed(options.seed, kTrainStream));
+  for (int64_t i = 0; i < options.train; ++i) {
+    stop_if_asked(options);
+    writer.write(split->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
+    progress.advance("train");
+  }
+  writer.commit();
+  std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."
+            << options.len_max << "\n";
+}
+
+// The i-th evaluation split, its hash kept in `test_hashes`.
+void write_test_split(const Task& task, const DataOptions& options, size_t i, Progress& progress,
+                      std::map<std::string, std::string>& test_hashes) {
+  const int64_t length = options.eval_lengths[i];
+  const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
+  SampleWriter writer(stem);
+  // Sample k draws from its own rng, seeded as fixed_samples(task, L, M, derive_seed(seed,
+  // kEvalStream(L))) seeds it (tasks/training_data.cpp), so these files hold the same samples
+  // as evaluation data generated in-process from the same seed.
+  const uint64_t eval_seed = derive_seed(options.seed, kEvalStream(length));
+  const SplitTask split(task, eval_seed);
+  const uint64_t sample_seed = derive_seed(eval_seed, static_cast<uint64_t>(length));
+  const std::string label = "length " + std::to_string(length);
+  for (int64_t k = 0; k < options.eval_size; ++k) {
+    Rng rng(derive_seed(sample_seed, static_cast<uint64_t>(k)));
+    stop_if_asked(options);
+    writer.write(split->sample(rng, length));
+    progress.advance(label);
+  }
+  writer.commit();
+  test_hashes[fs::path(stem).filename().string()] = split_files_hash(stem);
+  std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
+            << " samples, length " << length << "\n";
+}
+
+void write_splits(const Task& task, const DataOptions& options, OutputPlan& plan) {
   const StopSignals stop_signals;
-  const auto stop_if_asked = [&] {
-    if (stop_signal_received()) {
-      throw StopRequested("data stopped; the split it was writing is removed, the finished ones in " +
-                          options.out + " are whole" +
-                          (options.force ? " (the files it was replacing are removed too)" : ""));
-    }
-  };
   const auto start = Clock::now();
   const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
   Progress progress(options.progress || (isatty(fileno(stderr)) && total >= kAutoProgressSamples), total);
-  int64_t done = 0;
-  std::cout << "lengen data: " << describe(*task) << ", seed " << options.seed << ", into " << options.out
+  std::cout << "lengen data: " << describe(task) << ", seed " << options.seed << ", into " << options.out
             << "\n";
-  if (options.train > 0) {
-    SampleWriter writer((fs::path(options.out) / "train").string());
-    // The training split's seed, as training draws it in-process (mqmtar's vocabularies).
-    const SplitTask split(*task, derive_seed(options.seed, kTrainStream));
-    Rng rng(derive_seed(options.seed, kTrainStream));
-    for (int64_t i = 0; i < options.train; ++i) {
-      // Asked after every sample: one of a million symbols takes tens of milliseconds.
-      stop_if_asked();
-      writer.write(split->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
-      progress.update("train", ++done);
-    }
-    writer.commit();
-    std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."
-              << options.len_max << "\n";
-  }
-  for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
-    const int64_t length = options.eval_lengths[i];
-    const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
-    SampleWriter writer(stem);
-    // Sample k draws from its own rng, seeded as fixed_samples(task, L, M, derive_seed(seed,
-    // kEvalStream(L))) seeds it (tasks/training_data.cpp), so these files hold the same samples
-    // as evaluation data generated in-process from the same seed.
-    const uint64_t eval_seed = derive_seed(options.seed, kEvalStream(length));
-    const SplitTask split(*task, eval_seed);
-    const uint64_t sample_seed = derive_seed(eval_seed, static_cast<uint64_t>(length));
-    const std::string label = "length " + std::to_string(length);
-    for (int64_t k = 0; k < options.eval_size; ++k) {
-      Rng rng(derive_seed(sample_seed, static_cast<uint64_t>(k)));
-      stop_if_asked();
-      writer.write(split->sample(rng, length));
-      progress.update(label, ++done);
-    }
-    writer.commit();
-    test_hashes[fs::path(stem).filename().string()] = split_files_hash(stem);
-    std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
-              << " samples, length " << length << "\n";
-  }
+  if (options.train > 0) write_train_split(task, options, progress);
+  for (size_t i = 0; i < options.eval_lengths.size(); ++i)
+    write_test_split(task, options, i, progress, plan.test_hashes);
   // Last: a folder with a record holds whole splits of the task it names.
-  if (record) {
+  if (plan.record) {
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
-                          data_record_text(*task, options.seed, train_lengths, test_hashes));
+                          data_record_text(task, options.seed, plan.train_lengths, plan.test_hashes));
   }
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";
+}
+
+void run_data(const DataOptions& options) {
+  auto task = make_task(options.task, parse_params(options.params), options.seed);
+  check_options(*task, options);
+  check_fits_on_disk(*task, options);
+  // Data files in a run folder (or its checkpoints/) would be taken for the run's.
+  check_out_is_not_in_a_run(options.out);
+  check_out_is_not_a_sweep_folder(options.out);
+  // The output folder has one writer at a time: two `lengen data` writing one folder would mix
+  // their splits under one data.json.
+  const auto lock = lock_output_folder(options.out);
+  check_no_data_there(options);
+  OutputPlan plan = plan_output(*task, options);
+  replace_old_files(options, plan);
+  write_splits(*task, options, plan);
 }
 
 }  // namespace

@@ -21,10 +21,9 @@
 #include "lengen/utf8.h"
 #include "parse_error_line.h"
 
-int main(int argc, char** argv) {
-  lengen::use_best_blas_kernels(argv);
-  lengen::configure_allocator();
-  CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
+namespace {
+
+void add_commands(CLI::App& app) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "lengen 0.1");
   lengen::cli::add_info_command(app);
@@ -38,6 +37,11 @@ int main(int argc, char** argv) {
   lengen::cli::add_attention_command(app);
   lengen::cli::add_launch_command(app);
   lengen::cli::refuse_empty_values(app);
+}
+
+// Whether lengen can write the arguments and the working folder where it records them: prints why
+// not and returns false when it cannot.
+bool arguments_recordable(int argc, char** argv) {
   // Paths and settings end up in JSON files (config.json, results.json, sweep.json), which hold
   // UTF-8 only: an argument that is not UTF-8 is refused before anything is written.
   for (int i = 1; i < argc; ++i) {
@@ -50,7 +54,7 @@ int main(int argc, char** argv) {
         << "lengen: error: argument " << i << " '" << lengen::printable(shown)
         << "' is not UTF-8 text; lengen records paths and settings in JSON files, which hold UTF-8 only "
            "(rename the file or folder)\n";
-    return lengen::kUserErrorExitCode;
+    return false;
   }
   // A name with a newline or another control character would break the one-line rows of the
   // report's tables, logs and messages where lengen writes it.
@@ -60,7 +64,7 @@ int main(int argc, char** argv) {
     std::cerr << "lengen: error: argument " << i << " '" << lengen::printable(arg)
               << "' holds a control character (a newline, tab or escape); lengen writes names and paths "
                  "into one-line rows of tables and logs (rename the file or folder)\n";
-    return lengen::kUserErrorExitCode;
+    return false;
   }
   // Run folders are recorded by their absolute paths, which hold the working folder's.
   const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const char* arg) {
@@ -71,8 +75,13 @@ int main(int argc, char** argv) {
   if (argc > 1 && !asks_for_help && !lengen::is_utf8(cwd)) {
     std::cerr << "lengen: error: the working folder's path is not UTF-8 text; lengen records paths in JSON "
                  "files, which hold UTF-8 only (run it from another folder, or rename this one)\n";
-    return lengen::kUserErrorExitCode;
+    return false;
   }
+  return true;
+}
+
+// Parses the arguments and runs the subcommand; what ends it early becomes one line and an exit code.
+int run_command(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -119,4 +128,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  lengen::use_best_blas_kernels(argv);
+  lengen::configure_allocator();
+  CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
+  add_commands(app);
+  if (!arguments_recordable(argc, argv)) return lengen::kUserErrorExitCode;
+  return run_command(app, argc, argv);
 }

@@ -108,12 +108,10 @@ Bounds half_open(double low, double high) { return {low, false, high, true}; }
 #define KEY(path) #path, [](auto& config) -> auto& { return config.path; }
 // clang-format on
 
-const std::vector<ConfigField>& config_fields() {
-  static const std::vector<ConfigField> fields = {
-      field(KEY(description),
-            "free text about the experiment, kept in the run's config.json (a sweep file's own description "
-            "heads its report)"),
+namespace {
 
+std::vector<ConfigField> task_fields() {
+  return {
       field(KEY(task.name), "the task to learn", {}, task_names()),
       field(KEY(task.params),
             "task-specific numbers, e.g. {\"vocab\": 32}; each task's are listed under Task parameters"),
@@ -122,7 +120,11 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(task.len_max), "longest training source length", closed(1, kMaxLength)),
       field(KEY(task.seed),
             "fixes the data streams and what a task draws once per split (mqmtar's vocabularies)"),
+  };
+}
 
+std::vector<ConfigField> model_fields() {
+  return {
       field(KEY(model.layers), "decoder blocks", closed(1, kMaxModelSize)),
       field(KEY(model.d_model), "width of the residual stream", closed(1, kMaxModelSize)),
       field(KEY(model.heads), "attention heads per layer", closed(1, kMaxModelSize)),
@@ -131,7 +133,11 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(model.init_std), "standard deviation of the normal weight init", at_least(0)),
       field(KEY(model.prefill_chunk), "queries per chunk when evaluating long sequences (bounds memory)",
             at_least(1)),
+  };
+}
 
+std::vector<ConfigField> attention_fields() {
+  return {
       axis_field(KEY(model.attention.normalizer), "maps attention scores to weights", normalizer_choices()),
       // Past 4 the weights [(alpha-1) z - tau]^(1/(alpha-1)) are a near-hard choice whose float
       // weights and gradients degenerate (all-zero rows at 1e30, a non-finite loss from 64 on).
@@ -158,7 +164,11 @@ const std::vector<ConfigField>& config_fields() {
                       "ALiBi slopes, linear 1/(h+1) or exp 2^-h"),
       parameter_field(KEY(model.attention.window), position_choices(),
                       "keys each query sees, itself included", closed(1, kMaxLength)),
+  };
+}
 
+std::vector<ConfigField> train_fields() {
+  return {
       field(KEY(train.steps), "optimizer steps; checkpoint names hold 8 digits", closed(1, kMaxSteps)),
       field(KEY(train.batch_size), "sequences per step", closed(1, kMaxCount)),
       field(KEY(train.lr), "peak learning rate (AdamW)", above(0)),
@@ -183,7 +193,11 @@ const std::vector<ConfigField>& config_fields() {
       field(KEY(train.val_samples), "samples in each in-distribution validation", closed(1, kMaxCount)),
       field(KEY(train.checkpoint_every), "steps between checkpoints", at_least(1)),
       field(KEY(train.keep_checkpoints), "most recent checkpoints kept on disk", at_least(1)),
+  };
+}
 
+std::vector<ConfigField> eval_fields() {
+  return {
       field(KEY(eval.lengths),
             "source lengths to evaluate, each once (a repeat is dropped); [] = 1x, 2x, 4x, 8x task.len_max",
             closed(1, kMaxLength)),
@@ -213,6 +227,21 @@ const std::vector<ConfigField>& config_fields() {
             "pass; 0 = none",
             at_least(0)),
   };
+}
+
+}  // namespace
+
+const std::vector<ConfigField>& config_fields() {
+  static const std::vector<ConfigField> fields = [] {
+    std::vector<ConfigField> all = {
+        field(KEY(description),
+              "free text about the experiment, kept in the run's config.json (a sweep file's own description "
+              "heads its report)")};
+    for (const auto section : {task_fields, model_fields, attention_fields, train_fields, eval_fields}) {
+      for (ConfigField& one : section()) all.push_back(std::move(one));
+    }
+    return all;
+  }();
   return fields;
 }
 

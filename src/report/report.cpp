@@ -74,20 +74,24 @@ bool is_report_page(const std::string& name) {
   return false;
 }
 
-}  // namespace
-
-std::string write_report(const std::string& dir, const ReportOptions& options) {
+// The runs a report shows, the decode mode it shows them in, and the runs it names instead.
+struct ReportedRuns {
+  std::vector<RunResults> runs;
+  std::string decode;
   std::vector<std::string> left_out;
-  std::vector<RunResults> runs = collect_runs(dir, options.on_files, &left_out);
-  const std::string out_dir = options.out_dir.empty() ? dir : options.out_dir;
+};
+
+ReportedRuns runs_to_report(const std::string& dir, const ReportOptions& options) {
+  ReportedRuns reported;
+  std::vector<RunResults> runs = collect_runs(dir, options.on_files, &reported.left_out);
   const std::string decode = options.decode.empty() ? default_decode(runs) : options.decode;
   if (value_named<DecodeMode>(decode) == nullptr) {
     throw UserError("unknown decode mode '" + decode + "' (expected " + joined_names(names_of<DecodeMode>()) +
                     ")");
   }
   // Labelled and grouped by this decode mode's results alone.
-  left_out.clear();
-  runs = collect_runs(dir, options.on_files, &left_out, decode);
+  reported.left_out.clear();
+  runs = collect_runs(dir, options.on_files, &reported.left_out, decode);
   // A report of no results would be tables of dashes under a heading that names a decode mode.
   const bool any = std::any_of(runs.begin(), runs.end(),
                                [&](const RunResults& run) { return run.results.count(decode) > 0; });
@@ -96,46 +100,35 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     const bool none_at_all =
         options.decode.empty() &&
         std::all_of(runs.begin(), runs.end(), [](const RunResults& run) { return run.results.empty(); });
-    if (none_at_all) {
-      throw UserError(
-          dir + ": no run has results" +
-          (options.on_files
-               ? std::string(
-                     " on --data files (results_on_files); evaluate with `lengen eval RUN --data DIR`")
-               : std::string(" (evaluate with `lengen eval RUN`)")));
-    }
-    throw UserError(dir + ": no run has " + decode + " results" +
-                    (options.on_files
-                         ? " on --data files (results_on_files); evaluate with `lengen eval RUN --data DIR`"
-                         : " (evaluate with `lengen eval RUN --decode " + decode + "`)"));
+    throw UserError(dir + ": no run has " + (none_at_all ? "" : decode + " ") + "results" +
+                    (options.on_files ? " on --data files (results_on_files); evaluate with `lengen eval RUN "
+                                        "--data DIR`"
+                     : none_at_all    ? " (evaluate with `lengen eval RUN`)"
+                                      : " (evaluate with `lengen eval RUN --decode " + decode + "`)"));
   }
   // A run without results in this decode mode is in none of the tables: named, not counted.
-  std::vector<RunResults> with_decode;
   for (RunResults& run : runs) {
     if (run.results.count(decode) > 0) {
-      with_decode.push_back(std::move(run));
+      reported.runs.push_back(std::move(run));
     } else {
-      left_out.push_back(run.name + " (no " + decode + " results)");
+      reported.left_out.push_back(run.name + " (no " + decode + " results)");
     }
   }
-  runs = std::move(with_decode);
-  const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
-  // The files every report writes are checked before the first is: a user's report.md or CSV
-  // in OUT stops the report before anything is written.
+  reported.decode = decode;
+  return reported;
+}
+
+// Every file a report may write is checked before the earlier report's are removed: a page of
+// the user's under a report's name (a curve, a layer's table) stops it here, not halfway. The
+// files every report writes are checked first: a user's report.md or CSV in OUT stops the report
+// before anything is written.
+void replace_earlier_report(const std::string& out_dir) {
   std::vector<std::string> fixed_names = {"report.md"};
   for (const MetricSpec& spec : kMetrics) {
     for (const char* extension : {".csv", ".dat", ".gp", ".png", ".svg"})
       fixed_names.push_back(spec.metric + std::string(extension));
   }
-  check_out_is_not_anothers(out_dir, {dir});
-  // The folder's list is read holding its lock; only the path is checked before (a file there, the root).
-  check_output_folder_path(out_dir);
-  // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
-  // layer the new runs do not have).
-  const auto writing = lock_output_folder(out_dir);
   check_output_files(out_dir, fixed_names);
-  // Every file a report may write is checked before the earlier report's are removed: a page of
-  // the user's under a report's name (a curve, a layer's table) stops it here, not halfway.
   std::vector<std::string> pages_there;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(out_dir, error)) {
@@ -148,9 +141,11 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   check_output_files(out_dir, pages_there);
   remove_listed_output_files(out_dir, is_report_page);
   claim_output_files(out_dir, fixed_names);
-  // Multiples of the training length only where the runs share it.
-  const int64_t train_len_max = common_train_len_max(runs);
+}
 
+// The title, and what the runs were measured with and on.
+std::string heading(const std::string& dir, const std::vector<RunResults>& runs, const std::string& decode,
+                    bool on_files, int64_t train_len_max) {
   // Greedy decoding stops at eval.decode_cap times the source length: a low cap cuts answers short.
   std::set<std::string> caps;
   for (const RunResults& run : runs) {
@@ -167,7 +162,6 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   const std::string capped = caps.empty() ? ""
                                           : fmt::format(" (at most {}x the source length, eval.decode_cap)",
                                                         fmt::join(caps, " or "));
-
   std::ostringstream md;
   md << "# Length generalization: " << dir << "\n\n";
   // A sweep's report starts with what its sweep files say the sweep is.
@@ -184,14 +178,19 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
                            : std::string("trained on different lengths (no multiples shown)"))
      << ". Cells: mean ± std over the runs of each group, n = runs: a group is a method and any other "
         "config setting on which runs differ (named after the method), so its runs differ in seeds only.\n\n"
-     << (options.on_files
+     << (on_files
              ? "Data: the test files each run was evaluated on with `lengen eval --data DIR`, one row group "
                "per folder (test_data; each entry of results.json names the files and their hash).\n\n"
              : "Data: generated by each run's task from its evaluation seed streams (results.json "
                "\"results\"); results on `--data` files are kept apart and shown with "
                "`lengen report --on-files`.\n\n");
-  // A run that is not in the tables is named with why (a sweep's run without results, a repeat of
-  // another run), so that a mean over two seeds is not read as one over the three asked for.
+  return md.str();
+}
+
+// A run that is not in the tables is named with why (a sweep's run without results, a repeat of
+// another run), so that a mean over two seeds is not read as one over the three asked for.
+std::string notes_on_runs_left_out(const std::string& dir, std::vector<std::string> left_out) {
+  std::ostringstream md;
   for (std::string& name : runs_left_out(dir)) left_out.push_back(std::move(name));
   if (!left_out.empty()) {
     spdlog::warn("{} run(s) of {} are not in the tables: {}", left_out.size(), dir, joined_names(left_out));
@@ -207,8 +206,12 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     spdlog::warn("{} folder(s) of runs below {} are not read: {}", below.size(), dir, joined_names(below));
     md << "**Folders of runs below this one, not read: " << joined_names(below) << ".**\n\n";
   }
-  // A cell's runs measured on other numbers of samples at one length (--samples, eval.samples
-  // changed between runs) are estimates of unequal precision: named.
+  return md.str();
+}
+
+// A cell's runs measured on other numbers of samples at one length (--samples, eval.samples
+// changed between runs) are estimates of unequal precision: named.
+std::string note_on_unequal_samples(const std::vector<RunResults>& runs, const std::string& decode) {
   std::map<int64_t, std::set<int64_t>> samples_by_length;
   for (const RunResults& run : runs) {
     for (const auto& [length, entry] : run.results.at(decode))
@@ -219,12 +222,15 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
     if (counts.size() > 1)
       unequal_samples.push_back(fmt::format("{} ({})", length, fmt::join(counts, " or ")));
   }
-  if (!unequal_samples.empty()) {
-    md << "Runs were evaluated on different numbers of samples at length(s) " << joined_names(unequal_samples)
-       << ": their cells average estimates of unequal precision.\n\n";
-  }
-  // A row reads as the trained model's: results of a step checkpoint before the end of the
-  // schedule it was trained under (evaluated while training, or stopped early) are named.
+  if (unequal_samples.empty()) return "";
+  return "Runs were evaluated on different numbers of samples at length(s) " + joined_names(unequal_samples) +
+         ": their cells average estimates of unequal precision.\n\n";
+}
+
+// A row reads as the trained model's: results of a step checkpoint before the end of the
+// schedule it was trained under (evaluated while training, or stopped early) are named.
+std::vector<std::string> runs_not_fully_trained(const std::vector<RunResults>& runs,
+                                                const std::string& decode) {
   std::vector<std::string> unfinished;
   for (const RunResults& run : runs) {
     for (const auto& [length, entry] : run.results.at(decode)) {
@@ -236,8 +242,13 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       }
     }
   }
-  // A run resumed to more train.steps since its results were measured (stopped before its next
-  // evaluation): its rows are of the model it was then, labelled by what that model trained with.
+  return unfinished;
+}
+
+// A run resumed to more train.steps since its results were measured (stopped before its next
+// evaluation): its rows are of the model it was then, labelled by what that model trained with.
+std::vector<std::string> runs_trained_on_since(const std::vector<RunResults>& runs,
+                                               const std::string& decode) {
   std::vector<std::string> trained_on;
   for (const RunResults& run : runs) {
     const fs::path config = fs::path(run.dir) / "config.json";
@@ -259,7 +270,15 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
           "{} (results of models trained under train.steps={}; its config.json says {}: lengen eval {})",
           run.name, trained_to, steps.get<int64_t>(), run.dir));
   }
-  if (!trained_on.empty()) {
+  return trained_on;
+}
+
+// Whose model a row shows: trained on since, not fully trained, in use now, or mixed.
+std::string notes_on_models(const std::string& dir, const std::vector<RunResults>& runs,
+                            const std::string& decode) {
+  std::ostringstream md;
+  const std::vector<std::string> unfinished = runs_not_fully_trained(runs, decode);
+  if (const auto trained_on = runs_trained_on_since(runs, decode); !trained_on.empty()) {
     spdlog::warn("{}: runs trained on since their results: {}", dir, joined_names(trained_on));
     md << "**Trained on since their results: " << joined_names(trained_on)
        << " (each row shows the model its results were measured on).**\n\n";
@@ -296,6 +315,30 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
        << "eval.decode_cap values (" << run.mixed_decode_caps << "); its greedy row mixes them. `lengen eval "
        << run.dir << " --decode greedy` decodes every length under one.**\n\n";
   }
+  return md.str();
+}
+
+}  // namespace
+
+std::string write_report(const std::string& dir, const ReportOptions& options) {
+  const ReportedRuns reported = runs_to_report(dir, options);
+  const std::vector<RunResults>& runs = reported.runs;
+  const std::string& decode = reported.decode;
+  const std::string out_dir = options.out_dir.empty() ? dir : options.out_dir;
+  const std::string gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
+  check_out_is_not_anothers(out_dir, {dir});
+  // The folder's list is read holding its lock; only the path is checked before (a file there, the root).
+  check_output_folder_path(out_dir);
+  // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a
+  // layer the new runs do not have).
+  const auto writing = lock_output_folder(out_dir);
+  replace_earlier_report(out_dir);
+  // Multiples of the training length only where the runs share it.
+  const int64_t train_len_max = common_train_len_max(runs);
+  std::string md = heading(dir, runs, decode, options.on_files, train_len_max);
+  md += notes_on_runs_left_out(dir, reported.left_out);
+  md += note_on_unequal_samples(runs, decode);
+  md += notes_on_models(dir, runs, decode);
   bool all_plotted = true;
   // A plot or its data read alone says what it measures: the decode mode and the data.
   const std::string measured_on =
@@ -305,26 +348,27 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   for (const MetricSpec& spec : kMetrics) {
     if (!any_run_has(runs, decode, spec.metric)) continue;
     const MetricTable table = metric_table(runs, decode, spec.metric);
-    md << "## " << spec.title << "\n\n" << markdown_table(table, train_len_max) << "\n";
+    md += "## " + std::string(spec.title) + "\n\n" + markdown_table(table, train_len_max) + "\n";
     write_output_file(out_dir, std::string(spec.metric) + ".csv", csv_table(table, train_len_max));
     const bool plotted =
         plot_metric(table, out_dir, spec.metric, spec.y_label + measured_on, spec.y_range, gnuplot, style);
-    if (plotted) md << "![" << spec.title << "](" << spec.metric << ".png)\n\n";
+    if (plotted) md += "![" + std::string(spec.title) + "](" + spec.metric + ".png)\n\n";
     all_plotted = all_plotted && plotted;
   }
-  md << attention_on_target_section(runs, decode, out_dir, gnuplot, style);
-  md << training_section(runs, out_dir, gnuplot, style);
+  md += attention_on_target_section(runs, decode, out_dir, gnuplot, style);
+  md += training_section(runs, out_dir, gnuplot, style);
   if (gnuplot.empty()) {
-    md << "Plots skipped: gnuplot is not on PATH. The data (*.dat) and scripts (*.gp) are written; "
-          "run `gnuplot NAME.gp` here to draw them.\n";
+    md +=
+        "Plots skipped: gnuplot is not on PATH. The data (*.dat) and scripts (*.gp) are written; "
+        "run `gnuplot NAME.gp` here to draw them.\n";
   } else if (!all_plotted) {
-    md << "Some plots could not be drawn (no data or gnuplot failed); see the *.gp scripts.\n";
+    md += "Some plots could not be drawn (no data or gnuplot failed); see the *.gp scripts.\n";
   }
-  md << "\nRuns: ";
-  for (size_t i = 0; i < runs.size(); ++i) md << (i ? ", " : "") << runs[i].name;
-  md << "\n";
-  write_output_file(out_dir, "report.md", md.str());
-  return md.str();
+  md += "\nRuns: ";
+  for (size_t i = 0; i < runs.size(); ++i) md += (i ? ", " : "") + runs[i].name;
+  md += "\n";
+  write_output_file(out_dir, "report.md", md);
+  return md;
 }
 
 }  // namespace lengen

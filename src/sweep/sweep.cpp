@@ -179,6 +179,119 @@ void check_same_names_differ(const std::vector<SweepRun>& runs, const std::strin
   }
 }
 
+// What a sweep file may hold at its top level: a config given where a sweep is expected is said
+// as such, not as an unknown key "task".
+void check_sweep_keys(const ordered_json& json, const std::string& source) {
+  if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
+  if (!json.contains("base") && json.contains("task") && (json.contains("model") || json.contains("train"))) {
+    throw UserError(source +
+                    " is a config, not a sweep file (no \"base\"; it has \"task\"): train it with "
+                    "`lengen train " +
+                    source + " --out RUN`, or name it as a sweep's \"base\"");
+  }
+  static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    if (!kKeys.count(it.key()))
+      throw UserError(source + ": unknown key '" + it.key() +
+                      "' (expected description, base, grid, list, set)");
+  }
+}
+
+// The sweep's "base": a config file (relative to `base_dir`) or an inline config.
+nlohmann::json base_config(const ordered_json& json, const std::string& base_dir, const std::string& source) {
+  if (!json.contains("base"))
+    throw UserError(source + ": missing \"base\" (a config path or an inline config)");
+  const auto& base = json["base"];
+  if (base.is_object()) return plain(base);
+  if (!base.is_string())
+    throw UserError(source + ": \"base\" must be a config path or an inline config object");
+  fs::path path = base.get<std::string>();
+  if (path.is_relative()) path = fs::path(base_dir) / path;
+  nlohmann::json config = read_json_file(path.string());
+  // Named as what it is: otherwise each run of this sweep is "a sweep file" in its message.
+  if (config.is_object() && config.contains("base") && (config.contains("grid") || config.contains("list"))) {
+    throw UserError(path.string() + " (the base of " + source +
+                    ") is a sweep file, not a config: a sweep's base is one run's config");
+  }
+  return config;
+}
+
+// A choice's settings added to a run, and its name component to the run's name.
+void add_choice(SweepRun& run, const Choice& choice) {
+  if (!choice.name.empty()) run.name += (run.name.empty() ? "" : "-") + choice.name;
+  if (!choice.given_name.empty()) run.given_names.push_back(choice.given_name);
+  run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
+}
+
+// The runs of "grid": the cartesian product of its axes, the first axis outermost.
+std::vector<SweepRun> grid_runs(const ordered_json& json, const std::vector<SweepOverride>& common,
+                                const std::string& source) {
+  if (!json.contains("grid")) return {};
+  const auto& grid = json["grid"];
+  if (!grid.is_object()) throw UserError(source + ": \"grid\" must be an object of \"key.path\": [values]");
+  std::vector<std::vector<Choice>> axes;
+  for (auto it = grid.begin(); it != grid.end(); ++it) {
+    const std::string where = source + ": grid \"" + it.key() + "\"";
+    if (!it.value().is_array() || it.value().empty()) throw UserError(where + " must be a non-empty list");
+    std::vector<Choice> axis;
+    for (const auto& value : it.value()) axis.push_back(choice_of(it.key(), value, where));
+    axes.push_back(std::move(axis));
+  }
+  std::vector<SweepRun> runs;
+  if (axes.empty()) return runs;
+  // An odometer over the axes.
+  std::vector<size_t> digits(axes.size(), 0);
+  while (true) {
+    SweepRun run{"", common};
+    for (size_t a = 0; a < axes.size(); ++a) add_choice(run, axes[a][digits[a]]);
+    runs.push_back(std::move(run));
+    size_t a = axes.size();
+    while (a > 0 && ++digits[a - 1] == axes[a - 1].size()) digits[--a] = 0;
+    if (a == 0) return runs;
+  }
+}
+
+// The runs of "list", one per entry.
+std::vector<SweepRun> list_runs(const ordered_json& json, const std::vector<SweepOverride>& common,
+                                const std::string& source) {
+  if (!json.contains("list")) return {};
+  if (!json["list"].is_array() || json["list"].empty()) {
+    throw UserError(source + ": \"list\" must be a non-empty list of override objects");
+  }
+  std::vector<SweepRun> runs;
+  for (size_t i = 0; i < json["list"].size(); ++i) {
+    const std::string where = source + ": list entry " + std::to_string(i);
+    if (!json["list"][i].is_object()) throw UserError(where + " must be an object of overrides");
+    SweepRun run{"", common};
+    add_choice(run, choice_of("", json["list"][i], where));
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+// A run's name becomes its folder's, OUT/NAME, beside the sweep folder's own files.
+void check_run_name(const SweepRun& run, const std::string& source) {
+  if (!is_plain_name(run.name)) {
+    throw UserError(source + ": run name '" + run.name +
+                    "' is not a plain folder name; give the run a \"name\"");
+  }
+  // Its side files add up to 20 bytes to the name, and a file name holds at most 255.
+  constexpr size_t kMaxRunNameBytes = 200;
+  if (run.name.size() > kMaxRunNameBytes) {
+    throw UserError(source + ": run name '" + run.name.substr(0, 40) + "...' has " +
+                    std::to_string(run.name.size()) + " bytes, more than the " +
+                    std::to_string(kMaxRunNameBytes) +
+                    " a run folder's name may have; give the run a shorter \"name\"");
+  }
+  if (is_side_file_name(run.name)) {
+    throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
+                    kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix +
+                    ", NAME" + kSweepFailureSuffix +
+                    ", the report's *.md, *.csv, *.dat, *.gp, *.png, *.svg, hidden names); "
+                    "give the run another \"name\"");
+  }
+}
+
 }  // namespace
 
 std::string override_name(const std::string& key, const nlohmann::json& value) {
@@ -195,86 +308,14 @@ std::string override_name(const std::string& key, const nlohmann::json& value) {
 }
 
 Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, const std::string& source) {
-  if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
-  // A config given where a sweep is expected: said as such, not as an unknown key "task".
-  if (!json.contains("base") && json.contains("task") && (json.contains("model") || json.contains("train"))) {
-    throw UserError(source +
-                    " is a config, not a sweep file (no \"base\"; it has \"task\"): train it with "
-                    "`lengen train " +
-                    source + " --out RUN`, or name it as a sweep's \"base\"");
-  }
-  static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
-  for (auto it = json.begin(); it != json.end(); ++it) {
-    if (!kKeys.count(it.key()))
-      throw UserError(source + ": unknown key '" + it.key() +
-                      "' (expected description, base, grid, list, set)");
-  }
+  check_sweep_keys(json, source);
   Sweep sweep;
   sweep.description = json.value("description", "");
-  if (!json.contains("base"))
-    throw UserError(source + ": missing \"base\" (a config path or an inline config)");
-  const auto& base = json["base"];
-  if (base.is_string()) {
-    fs::path path = base.get<std::string>();
-    if (path.is_relative()) path = fs::path(base_dir) / path;
-    sweep.base = read_json_file(path.string());
-    // Named as what it is: otherwise each run of this sweep is "a sweep file" in its message.
-    if (sweep.base.is_object() && sweep.base.contains("base") &&
-        (sweep.base.contains("grid") || sweep.base.contains("list"))) {
-      throw UserError(path.string() + " (the base of " + source +
-                      ") is a sweep file, not a config: a sweep's base is one run's config");
-    }
-  } else if (base.is_object()) {
-    sweep.base = plain(base);
-  } else {
-    throw UserError(source + ": \"base\" must be a config path or an inline config object");
-  }
+  sweep.base = base_config(json, base_dir, source);
   std::vector<SweepOverride> common;
   if (json.contains("set")) common = overrides_of(json["set"], source + ": \"set\"");
-
-  std::vector<std::vector<Choice>> axes;
-  if (json.contains("grid")) {
-    const auto& grid = json["grid"];
-    if (!grid.is_object()) throw UserError(source + ": \"grid\" must be an object of \"key.path\": [values]");
-    for (auto it = grid.begin(); it != grid.end(); ++it) {
-      const std::string where = source + ": grid \"" + it.key() + "\"";
-      if (!it.value().is_array() || it.value().empty()) throw UserError(where + " must be a non-empty list");
-      std::vector<Choice> axis;
-      for (const auto& value : it.value()) axis.push_back(choice_of(it.key(), value, where));
-      axes.push_back(std::move(axis));
-    }
-  }
-  // Cartesian product, the first axis outermost (an odometer over the axes).
-  if (!axes.empty()) {
-    std::vector<size_t> digits(axes.size(), 0);
-    while (true) {
-      SweepRun run{"", common};
-      for (size_t a = 0; a < axes.size(); ++a) {
-        const Choice& choice = axes[a][digits[a]];
-        if (!choice.name.empty()) run.name += (run.name.empty() ? "" : "-") + choice.name;
-        if (!choice.given_name.empty()) run.given_names.push_back(choice.given_name);
-        run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
-      }
-      sweep.runs.push_back(std::move(run));
-      size_t a = axes.size();
-      while (a > 0 && ++digits[a - 1] == axes[a - 1].size()) digits[--a] = 0;
-      if (a == 0) break;
-    }
-  }
-  if (json.contains("list")) {
-    if (!json["list"].is_array() || json["list"].empty()) {
-      throw UserError(source + ": \"list\" must be a non-empty list of override objects");
-    }
-    for (size_t i = 0; i < json["list"].size(); ++i) {
-      const std::string where = source + ": list entry " + std::to_string(i);
-      if (!json["list"][i].is_object()) throw UserError(where + " must be an object of overrides");
-      Choice choice = choice_of("", json["list"][i], where);
-      SweepRun run{choice.name, common};
-      if (!choice.given_name.empty()) run.given_names.push_back(choice.given_name);
-      run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
-      sweep.runs.push_back(std::move(run));
-    }
-  }
+  sweep.runs = grid_runs(json, common, source);
+  for (SweepRun& run : list_runs(json, common, source)) sweep.runs.push_back(std::move(run));
   if (sweep.runs.empty()) sweep.runs.push_back({"", common});
   for (auto& run : sweep.runs) {
     if (run.name.empty()) run.name = "run";
@@ -282,27 +323,7 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   for (const auto& run : sweep.runs) check_each_key_set_once(run, source);
   check_same_names_differ(sweep.runs, source);
   make_names_unique(sweep.runs, source);
-  for (const auto& run : sweep.runs) {
-    if (!is_plain_name(run.name)) {
-      throw UserError(source + ": run name '" + run.name +
-                      "' is not a plain folder name; give the run a \"name\"");
-    }
-    // Its side files add up to 20 bytes to the name, and a file name holds at most 255.
-    constexpr size_t kMaxRunNameBytes = 200;
-    if (run.name.size() > kMaxRunNameBytes) {
-      throw UserError(source + ": run name '" + run.name.substr(0, 40) + "...' has " +
-                      std::to_string(run.name.size()) + " bytes, more than the " +
-                      std::to_string(kMaxRunNameBytes) +
-                      " a run folder's name may have; give the run a shorter \"name\"");
-    }
-    if (is_side_file_name(run.name)) {
-      throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
-                      kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix +
-                      ", NAME" + kSweepFailureSuffix +
-                      ", the report's *.md, *.csv, *.dat, *.gp, *.png, *.svg, hidden names); "
-                      "give the run another \"name\"");
-    }
-  }
+  for (const auto& run : sweep.runs) check_run_name(run, source);
   return sweep;
 }
 
