@@ -371,7 +371,7 @@ TEST_F(DataParallelTraining, RankAgreementIgnoresThreadsAndNamesTheRank) {
       "checkpoint on rank 1");
 }
 
-std::vector<double> logged_losses(const std::string& path) {
+std::vector<double> logged_loss_values(const std::string& path) {
   std::vector<double> losses;
   std::ifstream in(path);
   std::string line;
@@ -402,8 +402,8 @@ TEST_F(DataParallelTraining, TwoRanksTrainLikeOneProcessWithTheSameGlobalBatch) 
             0)
       << err_;
 
-  const auto single_losses = logged_losses(RunFolder(single_dir).log_path());
-  const auto parallel_losses = logged_losses(RunFolder(parallel_dir).log_path());
+  const auto single_losses = logged_loss_values(RunFolder(single_dir).log_path());
+  const auto parallel_losses = logged_loss_values(RunFolder(parallel_dir).log_path());
   ASSERT_EQ(single_losses.size(), static_cast<size_t>(config.train.steps));
   ASSERT_EQ(parallel_losses.size(), single_losses.size());
   double worst_loss = 0.0;

@@ -50,7 +50,7 @@ torch::Tensor matrix(const nlohmann::json& rows, torch::ScalarType dtype) {
 
 // The largest difference over the largest |expected|: a tensor-wide relative error that
 // entries near zero do not inflate.
-double relative_error(const torch::Tensor& actual, const torch::Tensor& expected) {
+double relative_error_to_max(const torch::Tensor& actual, const torch::Tensor& expected) {
   const auto a = actual.detach().to(torch::kDouble);
   const auto e = expected.to(torch::kDouble);
   return (a - e).abs().max().item<double>() / std::max(e.abs().max().item<double>(), 1e-300);
@@ -117,7 +117,7 @@ void expect_forward_and_gradients(torch::ScalarType dtype, double tolerance) {
     torch::Tensor logits;
     auto loss = batch_loss(ref, &logits);
     loss.backward();
-    const double logits_error = relative_error(logits, matrix(ref.state.at("logits"), torch::kDouble));
+    const double logits_error = relative_error_to_max(logits, matrix(ref.state.at("logits"), torch::kDouble));
     const double loss_error = std::abs(loss.item<double>() / ref.state.at("loss").get<double>() - 1.0);
     EXPECT_LT(logits_error, tolerance) << "logits";
     EXPECT_LT(loss_error, tolerance) << "loss";

@@ -17,7 +17,7 @@
 namespace lengen {
 namespace {
 
-constexpr double kTolerance = 1e-6;
+constexpr double kGoldenTolerance = 1e-6;
 // Relative error is measured against max(|expected|, kFloor), so exact zeros must stay tiny.
 constexpr double kFloor = 1e-9;
 
@@ -35,7 +35,7 @@ torch::Tensor matrix(const nlohmann::json& rows) {
   return out;
 }
 
-double relative_error(const torch::Tensor& actual, const torch::Tensor& expected) {
+double elementwise_relative_error(const torch::Tensor& actual, const torch::Tensor& expected) {
   return ((actual - expected).abs() / expected.abs().clamp_min(kFloor)).max().item<double>();
 }
 
@@ -70,14 +70,14 @@ void expect_golden_match(const torch::Device& device) {
     const auto grads = torch::autograd::grad({(p * grad_out).sum()}, inputs);
 
     std::vector<std::pair<std::string, double>> errors = {
-        {"p", relative_error(p.detach().cpu(), matrix(c.at("p")))},
-        {"grad_x", relative_error(grads[0].cpu(), matrix(c.at("grad_x")))}};
+        {"p", elementwise_relative_error(p.detach().cpu(), matrix(c.at("p")))},
+        {"grad_x", elementwise_relative_error(grads[0].cpu(), matrix(c.at("grad_x")))}};
     if (alpha.defined()) {
       const auto expected = torch::tensor(c.at("grad_alpha").get<std::vector<double>>(), torch::kDouble);
-      errors.push_back({"grad_alpha", relative_error(grads[1].cpu().view(-1), expected)});
+      errors.push_back({"grad_alpha", elementwise_relative_error(grads[1].cpu().view(-1), expected)});
     }
     for (const auto& [what, error] : errors) {
-      EXPECT_LT(error, kTolerance) << what;
+      EXPECT_LT(error, kGoldenTolerance) << what;
       if (error > worst) {
         worst = error;
         worst_case = c.at("name").get<std::string>() + " " + what;

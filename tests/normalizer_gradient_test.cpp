@@ -14,15 +14,15 @@ namespace {
 
 using testing::gradcheck_error;
 
-constexpr double kTolerance = 1e-6;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kGradientTolerance = 1e-6;
+constexpr double kInfScore = std::numeric_limits<double>::infinity();
 
 // Scores with a causal mask (row i sees keys 0..i) and a fully masked first row.
 torch::Tensor masked_scores(int64_t rows, int64_t n) {
   torch::manual_seed(7);
   torch::Tensor z = torch::randn({rows, n}, torch::kDouble) * 1.5;
-  z = z.masked_fill(torch::ones({rows, n}, torch::kBool).triu(2), -kInf);
-  z[0].fill_(-kInf);
+  z = z.masked_fill(torch::ones({rows, n}, torch::kBool).triu(2), -kInfScore);
+  z[0].fill_(-kInfScore);
   return z;
 }
 
@@ -37,21 +37,21 @@ TEST(NormalizerGradient, ScoresMatchFiniteDifferences) {
   for (const NormalizerVariant& variant : normalizer_variants()) {
     cases.push_back({variant.label, variant_normalizer(variant)});
   }
-  for (const auto& [name, f] : cases) EXPECT_LT(gradcheck_error(f, z), kTolerance) << name;
+  for (const auto& [name, f] : cases) EXPECT_LT(gradcheck_error(f, z), kGradientTolerance) << name;
 }
 
 TEST(NormalizerGradient, AlphaMatchesFiniteDifferences) {
   const torch::Tensor z = masked_scores(6, 9);
   for (double a : {1.1, 1.5, 1.9, 2.5}) {
     const torch::Tensor alpha = torch::full({6, 1}, a, torch::kDouble) + torch::arange(6).view({6, 1}) * 0.01;
-    EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(z, x); }, alpha), kTolerance) << a;
+    EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(z, x); }, alpha), kGradientTolerance) << a;
   }
   // One alpha per head, broadcast over batch and queries.
   torch::manual_seed(8);
   const torch::Tensor scores = torch::randn({2, 3, 4, 5}, torch::kDouble);
   const torch::Tensor per_head = torch::tensor({1.2, 1.5, 1.8}, torch::kDouble).view({1, 3, 1, 1});
-  EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(scores, x); }, per_head), kTolerance);
-  EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(x, per_head); }, scores), kTolerance);
+  EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(scores, x); }, per_head), kGradientTolerance);
+  EXPECT_LT(gradcheck_error([&](const torch::Tensor& x) { return entmax(x, per_head); }, scores), kGradientTolerance);
 }
 
 TEST(NormalizerGradient, LearnedAlphaStaysInRangeAndLearns) {

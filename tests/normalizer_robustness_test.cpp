@@ -12,7 +12,7 @@
 namespace lengen {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfValue = std::numeric_limits<double>::infinity();
 
 // Every registered variant: a normalizer is tested here by being registered.
 struct Normalizer {
@@ -34,7 +34,7 @@ bool finite(const torch::Tensor& t) { return torch::isfinite(t.to(torch::kDouble
 TEST(NormalizerRobustness, FullyMaskedRowsGiveZerosAndZeroGradient) {
   for (auto dtype : {torch::kFloat, torch::kDouble, torch::kBFloat16}) {
     for (const auto& [name, normalize, traits] : all_normalizers()) {
-      const torch::Tensor z = torch::full({3, 5}, -kInf, dtype).requires_grad_(true);
+      const torch::Tensor z = torch::full({3, 5}, -kInfValue, dtype).requires_grad_(true);
       const torch::Tensor p = normalize(z);
       EXPECT_EQ(p.to(torch::kDouble).abs().sum().item<double>(), 0.0) << name;
       const torch::Tensor dz = torch::autograd::grad({(p * torch::ones_like(p)).sum()}, {z})[0];
@@ -58,7 +58,7 @@ TEST(NormalizerRobustness, TiesAreSplitEvenly) {
 TEST(NormalizerRobustness, ExtremeLogitsStayFinite) {
   for (auto dtype : {torch::kFloat, torch::kBFloat16}) {
     const torch::Tensor z =
-        torch::tensor({{1e4, -1e4, 0.0, 1e4 - 0.5}, {-1e4, -1e4 + 1, -kInf, -1e4 + 0.25}}, dtype)
+        torch::tensor({{1e4, -1e4, 0.0, 1e4 - 0.5}, {-1e4, -1e4 + 1, -kInfValue, -1e4 + 0.25}}, dtype)
             .requires_grad_(true);
     for (const auto& [name, normalize, traits] : all_normalizers()) {
       const torch::Tensor p = normalize(z);

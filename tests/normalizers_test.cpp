@@ -20,7 +20,7 @@
 namespace lengen {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 enum class Mask { kNone, kCausal, kRandom, kFullRows };
 
@@ -97,7 +97,7 @@ TEST(NormalizerTable, InvariantsHoldForEveryCase) {
 
     const torch::Tensor mask = mask_for(c);
     const torch::Tensor z =
-        (torch::randn(c.shape) * 2).masked_fill(mask, -kInf).to(c.dtype).requires_grad_(true);
+        (torch::randn(c.shape) * 2).masked_fill(mask, -kInfinity).to(c.dtype).requires_grad_(true);
     const torch::Tensor p = normalize(z, alpha_tensor_of(c.variant));
     ASSERT_EQ(p.scalar_type(), c.dtype);
     ASSERT_EQ(p.sizes(), z.sizes());
@@ -148,7 +148,7 @@ TEST(NormalizerTable, EntmaxAlphaTwoIsSparsemaxAndOnePointFiveIsEntmax15) {
 TEST(NormalizerTable, AlphaTendingToOneTendsToSoftmax) {
   torch::manual_seed(2);
   const torch::Tensor z = torch::randn({4, 30}, torch::kDouble);
-  double previous = kInf;
+  double previous = kInfinity;
   for (double alpha : {1.5, 1.1, 1.01, 1.002}) {
     const double error = (entmax(z, alpha) - softmax(z)).abs().max().item<double>();
     EXPECT_LT(error, previous) << "alpha " << alpha;
@@ -195,7 +195,7 @@ CaseInputs case_inputs(const Case& c) {
   std::vector<int64_t> alpha_shape = c.shape;
   alpha_shape.back() = 1;
   const auto dtype = c.dtype == torch::kDouble ? torch::kDouble : torch::kFloat;
-  return {(torch::randn(c.shape) * 2).masked_fill(mask, -kInf).to(dtype),
+  return {(torch::randn(c.shape) * 2).masked_fill(mask, -kInfinity).to(dtype),
           c.variant.spec.alpha + 0.3 * torch::rand(alpha_shape, dtype), torch::randn(c.shape, dtype)};
 }
 

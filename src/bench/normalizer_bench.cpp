@@ -27,14 +27,14 @@ constexpr int kHeapWarmups = 10;
 // Elements per benchmark input: enough rows that per-call overheads do not dominate.
 constexpr int64_t kTargetElements = int64_t{1} << 21;
 
-struct Contender {
+struct NormalizerContender {
   std::string name;
   std::function<torch::Tensor(const torch::Tensor&)> normalize;
 };
 
 // LibTorch's softmax, the baseline, then every normalizer's benchmark variants.
-std::vector<Contender> all_contenders() {
-  std::vector<Contender> all = {
+std::vector<NormalizerContender> all_contenders() {
+  std::vector<NormalizerContender> all = {
       {"torch::softmax", [](const torch::Tensor& z) { return torch::softmax(z, -1); }}};
   for (const NormalizerVariant& variant : normalizer_variants(/*timed_only=*/true)) {
     all.push_back({variant.label, variant_normalizer(variant)});
@@ -43,18 +43,18 @@ std::vector<Contender> all_contenders() {
 }
 
 // The baseline first, then the contenders named in `only` (all when it is empty), in table order.
-std::vector<Contender> contenders(const std::vector<std::string>& only) {
-  std::vector<Contender> all = all_contenders();
+std::vector<NormalizerContender> contenders(const std::vector<std::string>& only) {
+  std::vector<NormalizerContender> all = all_contenders();
   for (const std::string& name : only) {
     const bool known =
-        std::any_of(all.begin(), all.end(), [&](const Contender& c) { return c.name == name; });
+        std::any_of(all.begin(), all.end(), [&](const NormalizerContender& c) { return c.name == name; });
     if (!known) {
       throw UserError("bench normalizers --only: " +
                       unknown_name_message("normalizer", name, normalizer_bench_names()));
     }
   }
   if (only.empty()) return all;
-  std::vector<Contender> chosen = {all.front()};
+  std::vector<NormalizerContender> chosen = {all.front()};
   for (size_t i = 1; i < all.size(); ++i) {
     if (std::find(only.begin(), only.end(), all[i].name) != only.end()) chosen.push_back(all[i]);
   }
@@ -62,7 +62,7 @@ std::vector<Contender> contenders(const std::vector<std::string>& only) {
 }
 
 // One forward+backward pass of `contender`, in seconds.
-double pass_seconds(const Contender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
+double pass_seconds(const NormalizerContender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
                     const NormalizerBenchOptions& options) {
   const torch::Tensor z = scores.detach().requires_grad_(true);
   const double start = bench_now_seconds(options.threads == 1);
@@ -73,7 +73,7 @@ double pass_seconds(const Contender& contender, const torch::Tensor& scores, con
 // Fastest of `repeats` forward+backward passes of each contender, after kWarmups untimed ones,
 // in seconds. Round-robin (one pass of each contender in turn), so that a slow spell of a shared
 // machine hits every contender alike instead of skewing one ratio.
-std::vector<double> fastest_seconds(const std::vector<Contender>& chosen, const torch::Tensor& scores,
+std::vector<double> fastest_seconds(const std::vector<NormalizerContender>& chosen, const torch::Tensor& scores,
                                     const torch::Tensor& grad, const NormalizerBenchOptions& options) {
   std::vector<double> best(chosen.size(), std::numeric_limits<double>::infinity());
   for (int i = 0; i < kWarmups + options.repeats; ++i) {
@@ -95,12 +95,12 @@ torch::Tensor causal_scores(int64_t n) {
 
 std::vector<std::string> normalizer_bench_names() {
   std::vector<std::string> names;
-  for (const Contender& contender : all_contenders()) names.push_back(contender.name);
+  for (const NormalizerContender& contender : all_contenders()) names.push_back(contender.name);
   return names;
 }
 
 void run_normalizer_bench(const NormalizerBenchOptions& options) {
-  const std::vector<Contender> chosen = contenders(options.only);
+  const std::vector<NormalizerContender> chosen = contenders(options.only);
   // Scores, their gradient, the weights, the backward's output and a normalizer's working copies
   // (a sort's, say): about 8 floats per score of the longest length, checked before any is made.
   for (int64_t n : options.lengths) {
@@ -120,7 +120,7 @@ void run_normalizer_bench(const NormalizerBenchOptions& options) {
         options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time");
     std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
   }
-  const Contender& baseline_contender = chosen.front();
+  const NormalizerContender& baseline_contender = chosen.front();
   for (int64_t n : options.lengths) {
     const torch::Tensor scores = causal_scores(n);
     for (int i = 0; i < kHeapWarmups; ++i) {
@@ -132,7 +132,7 @@ void run_normalizer_bench(const NormalizerBenchOptions& options) {
     const torch::Tensor grad = torch::randn(scores.sizes());
     const std::vector<double> fastest = fastest_seconds(chosen, scores, grad, options);
     for (size_t c = 0; c < chosen.size(); ++c) {
-      const Contender& contender = chosen[c];
+      const NormalizerContender& contender = chosen[c];
       const double seconds = fastest[c];
       const double ratio = seconds / fastest.front();
       if (options.json) {

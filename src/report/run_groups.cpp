@@ -16,6 +16,7 @@
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
+#include "lengen/run_record.h"
 
 namespace fs = std::filesystem;
 

@@ -9,7 +9,7 @@
 namespace lengen {
 namespace {
 
-constexpr uint64_t kTaskSeed = 11;
+constexpr uint64_t kSourcesSeed = 11;
 
 std::vector<Sample> draw(const Task& task, int64_t length, int count) {
   Rng rng(3);
@@ -20,35 +20,35 @@ std::vector<Sample> draw(const Task& task, int64_t length, int count) {
 
 TEST(AnswerSources, CopyAndReverseNameTheSourcePositionBeingOutput) {
   const Sample sample{{5, 6, 7}, {5, 6, 7}};
-  EXPECT_EQ(make_task("copy", {}, kTaskSeed)->answer_sources(sample), (AnswerSources{{0}, {1}, {2}}));
+  EXPECT_EQ(make_task("copy", {}, kSourcesSeed)->answer_sources(sample), (AnswerSources{{0}, {1}, {2}}));
   const Sample reversed{{5, 6, 7}, {7, 6, 5}};
-  EXPECT_EQ(make_task("reverse", {}, kTaskSeed)->answer_sources(reversed), (AnswerSources{{2}, {1}, {0}}));
+  EXPECT_EQ(make_task("reverse", {}, kSourcesSeed)->answer_sources(reversed), (AnswerSources{{2}, {1}, {0}}));
 }
 
 // A reference file may pair a source with a longer target: its symbols past the source's length
 // have no answering key (never a position outside the source).
 TEST(AnswerSources, CopyAndReverseTargetsLongerThanTheSourceHaveNoAnswerPastIt) {
   const Sample longer{{5, 6}, {5, 6, 5, 6}};
-  EXPECT_EQ(make_task("copy", {}, kTaskSeed)->answer_sources(longer), (AnswerSources{{0}, {1}, {}, {}}));
-  EXPECT_EQ(make_task("reverse", {}, kTaskSeed)->answer_sources(longer), (AnswerSources{{1}, {0}, {}, {}}));
+  EXPECT_EQ(make_task("copy", {}, kSourcesSeed)->answer_sources(longer), (AnswerSources{{0}, {1}, {}, {}}));
+  EXPECT_EQ(make_task("reverse", {}, kSourcesSeed)->answer_sources(longer), (AnswerSources{{1}, {0}, {}, {}}));
 }
 
 TEST(AnswerSources, SortNamesEveryPositionHoldingTheSymbol) {
   const Sample sample{{4, 1, 4, 0}, {0, 1, 4, 4}};
-  EXPECT_EQ(make_task("sort", {}, kTaskSeed)->answer_sources(sample),
+  EXPECT_EQ(make_task("sort", {}, kSourcesSeed)->answer_sources(sample),
             (AnswerSources{{3}, {1}, {0, 2}, {0, 2}}));
 }
 
 TEST(AnswerSources, FlipFlopNamesTheLastWrittenBit) {
   // write 1, ignore 0, write 0, ignore 1, read: the answer is the bit at index 5.
   const Sample sample{{2, 1, 3, 0, 2, 0, 3, 1, 4}, {0}};
-  EXPECT_EQ(make_task("flip_flop", {}, kTaskSeed)->answer_sources(sample), (AnswerSources{{5}}));
+  EXPECT_EQ(make_task("flip_flop", {}, kSourcesSeed)->answer_sources(sample), (AnswerSources{{5}}));
 }
 
 TEST(AnswerSources, EveryAnswerHoldsTheSymbolBeingOutput) {
   for (const char* name : {"copy", "reverse", "sort", "flip_flop"}) {
     SCOPED_TRACE(name);
-    auto task = make_task(name, {}, kTaskSeed);
+    auto task = make_task(name, {}, kSourcesSeed);
     for (const Sample& sample : draw(*task, 40, 20)) {
       const auto sources = task->answer_sources(sample);
       ASSERT_TRUE(sources.has_value());
@@ -62,7 +62,7 @@ TEST(AnswerSources, EveryAnswerHoldsTheSymbolBeingOutput) {
 }
 
 TEST(AnswerSources, MqmtarNamesTheQueriedKeysValueTokens) {
-  auto task = make_task("mqmtar", {{"alphabet", 16}, {"num_pairs", 50}, {"num_queries", 2}}, kTaskSeed);
+  auto task = make_task("mqmtar", {{"alphabet", 16}, {"num_pairs", 50}, {"num_queries", 2}}, kSourcesSeed);
   const int64_t key_len = 2, value_len = 2;
   for (const Sample& sample : draw(*task, 60, 20)) {
     const auto sources = task->answer_sources(sample);
@@ -92,7 +92,7 @@ TEST(AnswerSources, MqmtarNamesTheQueriedKeysValueTokens) {
 }
 
 TEST(AnswerSources, NBackNamesTheSymbolNBack) {
-  auto task = make_task("n_back", {{"n", 3}}, kTaskSeed);
+  auto task = make_task("n_back", {{"n", 3}}, kSourcesSeed);
   for (const Sample& sample : draw(*task, 40, 10)) {
     const auto sources = task->answer_sources(sample);
     ASSERT_TRUE(sources.has_value());
@@ -111,7 +111,7 @@ TEST(AnswerSources, NBackNamesTheSymbolNBack) {
 TEST(AnswerSources, TasksWithoutAKnownAnswerSaySo) {
   for (const char* name : {"parity", "local_count"}) {
     SCOPED_TRACE(name);
-    auto task = make_task(name, {}, kTaskSeed);
+    auto task = make_task(name, {}, kSourcesSeed);
     EXPECT_FALSE(task->answer_sources(draw(*task, 40, 1).front()).has_value());
   }
 }

@@ -19,7 +19,7 @@
 namespace lengen {
 namespace {
 
-constexpr uint64_t kTaskSeed = 1;
+constexpr uint64_t kFidelitySeed = 1;
 constexpr int64_t kTrainMin = 32;
 constexpr int64_t kTrainMax = 64;
 constexpr int kOwnSamples = 2000;
@@ -86,7 +86,7 @@ using TargetRule = std::function<Symbols(const Symbols& src)>;
 // target rule, in training (lengths 32..64) and at test length 64.
 void expect_same_task(const std::string& name, const TaskParams& params, const TargetRule& rule,
                       double tolerance = 0.04, double size_tolerance = 2.0, const SymbolClass& symbol_class = itself) {
-  auto task = make_task(name, params, kTaskSeed);
+  auto task = make_task(name, params, kFidelitySeed);
   const auto ours = own_training(*task);
   const auto theirs = reference(name, "train");
   for (const auto* samples : {&ours, &theirs}) {
@@ -144,7 +144,7 @@ TEST(ReferenceFidelity, FlipFlop) {
 // A leading "nothing" (0), then symbols 1..15; the label of each position is the symbol 2 back,
 // predicted in place.
 TEST(ReferenceFidelity, NBack) {
-  auto task = make_task("n_back", {}, kTaskSeed);
+  auto task = make_task("n_back", {}, kFidelitySeed);
   EXPECT_EQ(task->framing(), Framing::kLabelPerPosition);
   expect_same_task("n_back", {}, [](const Symbols& src) {
     Symbols labels(src.size(), 0);
@@ -157,7 +157,7 @@ TEST(ReferenceFidelity, NBack) {
 // its run, predicted in place. The reference's sources only average L symbols (it draws a count
 // of runs), so sizes are compared on average.
 TEST(ReferenceFidelity, LocalCount) {
-  auto task = make_task("local_count", {{"max_reps", 8}}, kTaskSeed);
+  auto task = make_task("local_count", {{"max_reps", 8}}, kFidelitySeed);
   EXPECT_EQ(task->framing(), Framing::kLabelPerPosition);
   expect_same_task(
       "local_count", {{"max_reps", 8}},
@@ -175,14 +175,14 @@ const TaskParams kMqmtarParams = {{"alphabet", 16}, {"key_len", 2}, {"value_len"
                                   {"num_queries", 4}};
 constexpr size_t kQueries = 4;
 
-struct Record {
+struct ReferenceRecord {
   Symbols key;
   Symbols value;
   int64_t at;  // where the key starts
 };
 
 struct Parsed {
-  std::vector<Record> records;
+  std::vector<ReferenceRecord> records;
   std::vector<Symbols> queries;
   int64_t haystack = 0;
 };
@@ -212,7 +212,7 @@ Symbols mqmtar_target(const Sample& sample) {
   Symbols target;
   for (const Symbols& query : parsed.queries) {
     target.push_back(2);
-    for (const Record& record : parsed.records) {
+    for (const ReferenceRecord& record : parsed.records) {
       if (record.key == query) target.insert(target.end(), record.value.begin(), record.value.end());
     }
   }
@@ -262,7 +262,7 @@ double distance(const std::map<int64_t, double>& a, const std::map<int64_t, doub
 double memorised_answers(const std::vector<Sample>& train, const std::vector<Sample>& test) {
   std::map<Symbols, std::map<Symbols, int>> counts;
   for (const Sample& sample : train) {
-    for (const Record& record : parse(sample).records) ++counts[record.key][record.value];
+    for (const ReferenceRecord& record : parse(sample).records) ++counts[record.key][record.value];
   }
   double right = 0, asked = 0;
   for (const Sample& sample : test) {
@@ -284,7 +284,7 @@ double memorised_answers(const std::vector<Sample>& train, const std::vector<Sam
 double seen_query_keys(const std::vector<Sample>& train, const std::vector<Sample>& test) {
   std::set<Symbols> keys;
   for (const Sample& sample : train) {
-    for (const Record& record : parse(sample).records) keys.insert(record.key);
+    for (const ReferenceRecord& record : parse(sample).records) keys.insert(record.key);
   }
   double seen = 0, asked = 0;
   for (const Sample& sample : test) {
@@ -301,7 +301,7 @@ TEST(ReferenceFidelity, MqmtarSizesSymbolsAndTargets) {
   expect_same_task(
       "mqmtar", kMqmtarParams, [](const Symbols& src) { return mqmtar_target({src, {}}); }, 0.02, 2.0,
       [](int32_t symbol) { return std::min(symbol, 3); });
-  auto task = make_task("mqmtar", kMqmtarParams, kTaskSeed);
+  auto task = make_task("mqmtar", kMqmtarParams, kFidelitySeed);
   for (int64_t length : {64, 256}) {
     const auto theirs = reference("mqmtar", "test_" + std::string(length == 64 ? "0" : "1") + "_" +
                                                 std::to_string(length));
@@ -321,7 +321,7 @@ TEST(ReferenceFidelity, MqmtarSizesSymbolsAndTargets) {
 }
 
 TEST(ReferenceFidelity, MqmtarBindsValuesPerSampleAndDrawsQueriesWithReplacement) {
-  auto task = make_task("mqmtar", kMqmtarParams, kTaskSeed);
+  auto task = make_task("mqmtar", kMqmtarParams, kFidelitySeed);
   const RecallFigures ours = figures(own_training(*task, 1000));
   const RecallFigures theirs = figures(reference("mqmtar", "train"));
   // The reference: ~40 distinct values per key over 1,000 samples; a fixed key -> value table: 1.
@@ -332,7 +332,7 @@ TEST(ReferenceFidelity, MqmtarBindsValuesPerSampleAndDrawsQueriesWithReplacement
 }
 
 TEST(ReferenceFidelity, MqmtarCannotBeAnsweredFromMemory) {
-  auto task = make_task("mqmtar", kMqmtarParams, kTaskSeed);
+  auto task = make_task("mqmtar", kMqmtarParams, kFidelitySeed);
   // Splits as lengen draws them: training and each evaluation length from their own seeds.
   const auto train = own_training(*task, 1000);
   const auto theirs_train = reference("mqmtar", "train");
