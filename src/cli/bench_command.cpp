@@ -11,6 +11,7 @@
 #include "lengen/eval_bench.h"
 #include "lengen/normalizer_bench.h"
 #include "lengen/step_bench.h"
+#include "lengen/thread_waits.h"
 
 namespace lengen::cli {
 namespace {
@@ -31,7 +32,10 @@ void add_bench_normalizers(CLI::App& bench) {
   normalizers->add_option("--only", options->only,
                           "time only these normalizers, by their table names (torch::softmax always runs)");
   normalizers->add_flag("--json", options->json, "print JSON instead of a table");
-  normalizers->callback([options] { run_normalizer_bench(*options); });
+  normalizers->callback([options] {
+    sleep_idle_threads_for(options->threads);
+    run_normalizer_bench(*options);
+  });
 }
 
 void add_bench_step(CLI::App& bench) {
@@ -99,6 +103,7 @@ void add_bench_step(CLI::App& bench) {
     } else if (d_mlp->count() == 0) {
       options->model.d_mlp = 4 * options->model.d_model;
     }
+    sleep_idle_threads_for(options->threads);
     run_step_bench(*options);
   });
 }
@@ -134,7 +139,10 @@ void add_bench_eval(CLI::App& bench) {
                    "with Softmax and ASEntmax")
       ->check(CLI::ExistingDirectory);
   eval->add_flag("--json", options->json, "print a JSON list of records instead of a table");
-  eval->callback([options] { run_eval_bench(*options); });
+  eval->callback([options] {
+    sleep_idle_threads_for(options->threads);
+    run_eval_bench(*options);
+  });
 }
 
 }  // namespace

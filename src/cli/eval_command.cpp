@@ -10,6 +10,7 @@
 #include "lengen/evaluation.h"
 #include "lengen/run_folder.h"
 #include "lengen/stop_signals.h"
+#include "lengen/thread_waits.h"
 
 namespace lengen::cli {
 
@@ -124,6 +125,7 @@ void run_eval(const EvalArgs& args) {
     overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
   }
   const Config config = load_config_naming_options(RunFolder(args.run_dir).config_path(), overrides, args);
+  sleep_idle_threads_for(static_cast<int>(config.train.threads));
   // After loading, so that an unknown key gets the loader's message with its suggestion.
   for (const std::string& assignment : args.overrides) check_evaluation_override(assignment);
   // eval.checkpoint names last or best; --checkpoint may also be a path.

@@ -15,6 +15,7 @@
 #include "filesystem_error_line.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
+#include "lengen/thread_waits.h"
 #include "lengen/errors.h"
 #include "lengen/stop_signals.h"
 #include "lengen/trainer.h"
@@ -134,6 +135,7 @@ int run_command(CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   lengen::use_best_blas_kernels(argv);
+  lengen::keep_program_arguments(argv);
   lengen::configure_allocator();
   CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
   add_commands(app);

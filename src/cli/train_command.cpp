@@ -19,6 +19,7 @@
 #include "lengen/run_start.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
+#include "lengen/thread_waits.h"
 #include "lengen/trainer.h"
 
 namespace lengen::cli {
@@ -37,6 +38,7 @@ struct TrainArgs {
 void run_train(const TrainArgs& args) {
   std::string scaled;
   Config config = load_config(args.config_path, args.overrides, &scaled);
+  sleep_idle_threads_for(static_cast<int>(config.train.threads));
   if (!scaled.empty()) spdlog::info("{}", scaled);
   // The evaluation after training merges into the run's results.json: one it cannot read or would
   // refuse (another run's, results on another --data folder) is found now, not after the last step.

@@ -187,7 +187,7 @@ std::vector<ConfigField> train_fields() {
       field(KEY(train.dtype),
             "bfloat16: the training forward's matrix products in bf16 (autocast); weights, optimizer state, "
             "attention scores and evaluation stay float32"),
-      field(KEY(train.threads), "LibTorch intra-op threads", closed(1, kMaxThreads)),
+      field(KEY(train.threads), "threads of the matrix products (OpenBLAS) and of LibTorch's own ops; a run (and its resume) is bitwise the same at the same count, not across counts: the products and reductions sum in other orders", closed(1, kMaxThreads)),
       field(KEY(train.log_every), "steps between log lines", at_least(1)),
       field(KEY(train.eval_every), "steps between in-distribution validations", at_least(1)),
       field(KEY(train.val_samples), "samples in each in-distribution validation", closed(1, kMaxCount)),
