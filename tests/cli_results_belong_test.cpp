@@ -97,6 +97,10 @@ TEST_F(CliResultsBelong, ResultsOnTwoDataFoldersAreKeptApart) {
             std::string::npos)
       << first.out;
   ASSERT_EQ(lengen("eval " + a + " --data " + at("two")).code, 0);
+  // The same folder typed with a trailing slash, or through a link, is the same folder.
+  fs::create_directory_symlink(at("one"), at("link_to_one"));
+  ASSERT_EQ(lengen("eval " + a + " --data " + at("one") + "/").code, 0);
+  ASSERT_EQ(lengen("eval " + a + " --data " + at("link_to_one")).code, 0);
   nlohmann::json on_files = read_json_file(RunFolder(a).results_path()).at("results_on_files");
   ASSERT_EQ(on_files.size(), 2u) << on_files.dump();
   EXPECT_EQ(on_files.at(at("one")).at("teacher_forced").size(), 2u);

@@ -180,8 +180,11 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
         nlohmann::json::parse(trained.training_data, nullptr, /*allow_exceptions=*/false));
   }
   evaluation.decode_cap = config.eval.decode_cap;
+  // One key per folder however it is typed: "d", "d/" and a link to d are the same files.
+  std::error_code error;
+  const fs::path resolved = data_dir.empty() ? fs::path() : fs::weakly_canonical(fs::absolute(data_dir), error);
   const std::string absolute_data_dir =
-      data_dir.empty() ? "" : fs::absolute(data_dir).lexically_normal().string();
+      data_dir.empty() ? "" : (error ? fs::absolute(data_dir).lexically_normal() : resolved).string();
   evaluation.data_dir = absolute_data_dir;
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
   check_results_file_accepts(run_dir);

@@ -24,6 +24,23 @@ std::string set_aside_name(const std::string& checkpoint) {
   return name;
 }
 
+// best.pt as the stopped process may have left it: written at a validation after the checkpoint
+// this run resumes from, it is of steps the resumed run will not take (another train.steps takes
+// others), so it goes. One of the run's history (the best as of that checkpoint) stays.
+void remove_best_of_steps_not_taken(const RunFolder& run, const TrainingProgress& resumed) {
+  if (!fs::exists(run.best_checkpoint_path())) return;
+  int64_t step = 0;
+  try {
+    step = read_checkpoint_record(run.best_checkpoint_path()).step;
+  } catch (const CheckpointUnreadable&) {
+    return;
+  }
+  if (step == resumed.best_step) return;
+  fs::remove(run.best_checkpoint_path());
+  spdlog::info("removed {} (step {}): written after step {}, which the run resumes from",
+               run.best_checkpoint_path(), step, resumed.step);
+}
+
 }  // namespace
 
 std::unique_ptr<FolderLock> prepare_run_folder(const RunFolder& run, const Config& config,
@@ -66,6 +83,7 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, const Confi
           fs::rename(damaged, aside, ignored);
         }
         spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
+        remove_best_of_steps_not_taken(run, progress);
       }
       return progress;
     } catch (const CheckpointUnreadable& e) {

@@ -33,6 +33,10 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
 // UserError naming the first mismatched parameter.
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer);
 
+// What the checkpoint at `path` says of its training, read without loading its tensors into a
+// model; CheckpointUnreadable when it cannot be read.
+TrainingProgress read_checkpoint_record(const std::string& path);
+
 // A 64-bit FNV-1a hash of every parameter and buffer (names, shapes and float values), as 16
 // hex digits: two checkpoints with the same weights have the same hash on every machine.
 std::string weights_hash(Decoder& model);
