@@ -517,6 +517,25 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
   EXPECT_EQ(record.value("dir", ""), fs::absolute(at("moved")).lexically_normal().string());
 }
 
+// A run started short of its config's train.steps (its schedule scaled down) resumes to more
+// steps with the schedule it started with, not one scaled anew.
+TEST_F(CliWrites, AShortRunResumesToMoreStepsWithItsSchedule) {
+  std::string long_config = testing::tiny_copy_json(60);
+  for (const std::string key : {"\"warmup\": 2", "\"eval_every\": 3", "\"checkpoint_every\": 3"})
+    long_config.replace(long_config.find(key), key.size(), key.substr(0, key.size() - 1) + "30");
+  std::ofstream(at("long.json")) << long_config;
+  const CliResult started = lengen("train " + at("long.json") + " --out " + at("run") + " --set train.steps=20");
+  ASSERT_EQ(started.code, 0) << started.err;
+  EXPECT_NE(started.out.find("scaled train.warmup 30 -> 10"), std::string::npos) << started.out;
+  const CliResult resumed =
+      lengen("train " + at("long.json") + " --out " + at("run") + " --resume --set train.steps=40");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const nlohmann::json config = read_json_file(at("run/config.json"));
+  EXPECT_EQ(config["train"]["steps"], 40);
+  EXPECT_EQ(config["train"]["warmup"], 10);
+  EXPECT_EQ(config["train"]["checkpoint_every"], 2);
+}
+
 // A resume may lengthen a run, not shorten it below its newest checkpoint.
 TEST_F(CliWrites, AResumeCannotShortenARun) {
   const std::string run = trained("run");

@@ -1,6 +1,7 @@
 // `lengen train CONFIG --out runs/NAME`: trains one model into a run folder.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -35,14 +36,32 @@ struct TrainArgs {
   bool force = false;
 };
 
+// A resumed run keeps the schedule it started with: its warmup, validation and checkpoint
+// intervals (scaled to its train.steps when it started short) are its config.json's, whatever
+// train.steps it resumes with, unless the command line sets them.
+void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides, Config& config) {
+  const Config started = load_config(run.config_path());
+  const auto set_here = [&](const std::string& key) {
+    return std::any_of(overrides.begin(), overrides.end(),
+                       [&](const std::string& assignment) { return assignment.rfind(key + "=", 0) == 0; });
+  };
+  if (!set_here("train.warmup")) config.train.warmup = started.train.warmup;
+  if (!set_here("train.eval_every")) config.train.eval_every = started.train.eval_every;
+  if (!set_here("train.checkpoint_every")) config.train.checkpoint_every = started.train.checkpoint_every;
+}
+
 void run_train(const TrainArgs& args) {
   std::string scaled;
   Config config = load_config(args.config_path, args.overrides, &scaled);
   sleep_idle_threads_for(static_cast<int>(config.train.threads));
-  if (!scaled.empty()) spdlog::info("{}", scaled);
   // The evaluation after training merges into the run's results.json: one it cannot read or would
   // refuse (another run's, results on another --data folder) is found now, not after the last step.
   const RunFolder run(args.out);
+  if (args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path())) {
+    keep_the_runs_schedule(run, args.overrides, config);
+  } else if (!scaled.empty()) {
+    spdlog::info("{}", scaled);
+  }
   // (A folder lengen did not start is refused as such when training prepares it.)
   if (args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path())) {
     try {
