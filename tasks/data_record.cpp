@@ -34,54 +34,11 @@ nlohmann::json task_params_json(const TaskParams& params) {
   return json;
 }
 
-std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train,
-                             const std::map<std::string, std::string>& test_hashes) {
+std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train) {
   nlohmann::json record = {
       {"task", task.name()}, {"params", task_params_json(task.params())}, {"seed", seed}};
   if (train) record["train_lengths"] = {train->min, train->max};
-  record["test_hashes"] = test_hashes;  // {} too: this record knows of no test split
   return record.dump(2) + "\n";
-}
-
-std::optional<std::map<std::string, std::string>> recorded_test_hashes(const std::string& dir) {
-  const std::string path = (std::filesystem::path(dir) / kDataRecordName).string();
-  if (!std::filesystem::exists(path)) return std::nullopt;
-  const nlohmann::json record = read_json_file(path);
-  if (!record.is_object() || !record.contains("test_hashes")) return std::nullopt;
-  const nlohmann::json& hashes = record["test_hashes"];
-  std::map<std::string, std::string> recorded;
-  if (hashes.is_object()) {
-    for (const auto& [name, hash] : hashes.items()) {
-      if (!hash.is_string()) break;
-      recorded[name] = hash.get<std::string>();
-    }
-  }
-  if (!hashes.is_object() || recorded.size() != hashes.size()) {
-    throw UserError(path + ": \"test_hashes\" is " + hashes.dump().substr(0, 80) +
-                    ", not an object of test split names and hashes");
-  }
-  return recorded;
-}
-
-void check_recorded_test_split(const std::string& dir, const std::string& name,
-                               const std::string& files_hash) {
-  const auto recorded = recorded_test_hashes(dir);
-  if (!recorded) return;
-  const std::string record = (std::filesystem::path(dir) / kDataRecordName).string();
-  const auto found = recorded->find(name);
-  if (found == recorded->end()) {
-    std::string names;
-    for (const auto& [known, hash] : *recorded) names += (names.empty() ? "" : ", ") + known;
-    throw UserError((std::filesystem::path(dir) / name).string() +
-                    ".src: a test split lengen data did not write here (" + record + " records " +
-                    (names.empty() ? std::string("none") : names) +
-                    "); move it into a folder of its own, which has no data.json");
-  }
-  if (found->second != files_hash) {
-    throw UserError((std::filesystem::path(dir) / name).string() +
-                    ".src/.trg changed since lengen data wrote them (" + record + " records hash " +
-                    found->second + ", the files have " + files_hash + ")");
-  }
 }
 
 std::string data_record_difference(const std::string& dir, const Task& task, uint64_t seed) {

@@ -386,29 +386,6 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   EXPECT_TRUE(fs::exists(out("t/test_1_8.trg")));
 }
 
-// data.json records the test splits lengen data wrote: one swapped in or added later is refused
-// by eval, not scored as the task's.
-TEST_F(CliData, TestSplitsSwappedInOrAddedAreRefused) {
-  ASSERT_EQ(run("--task copy --param vocab=4 --train 32 --len-min 2 --len-max 4 --out " + out("t")), 0)
-      << err_;
-  ASSERT_EQ(train_copy_on(out("t"), 2), 0) << err_;
-  for (const std::string name : {"swapped", "added"}) {
-    ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out(name)), 0)
-        << err_;
-  }
-  ASSERT_EQ(lengen("eval " + out("run") + " --data " + out("swapped")), 0) << err_;
-  std::ofstream(out("swapped/test_0_4.src")) << "3 2 1 0\n";
-  std::ofstream(out("swapped/test_0_4.trg")) << "0 1 2 3\n";
-  fs::remove(out("run/results.json"));
-  EXPECT_EQ(lengen("eval " + out("run") + " --data " + out("swapped")), 2);
-  EXPECT_NE(err_.find("test_0_4.src/.trg changed since lengen data wrote them"), std::string::npos) << err_;
-  std::ofstream(out("added/test_1_8.src")) << "1 2 3 0 1 2 3 0\n";
-  std::ofstream(out("added/test_1_8.trg")) << "1 2 3 0 1 2 3 0\n";
-  EXPECT_EQ(lengen("eval " + out("run") + " --data " + out("added")), 2);
-  EXPECT_NE(err_.find("test_1_8.src: a test split lengen data did not write here"), std::string::npos)
-      << err_;
-}
-
 // Data and a sweep never share a folder: each one's files would be taken for part of the other.
 TEST_F(CliData, DataAndSweepsKeepToTheirOwnFolders) {
   ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0) << err_;

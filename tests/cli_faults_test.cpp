@@ -246,12 +246,10 @@ TEST_F(CliFaults, NumbersOutOfRangeAreOneLine) {
   EXPECT_EQ(result.err_lines(), 1) << result.err;
 }
 
-// A sweep.json another tool wrote is named, not read as lengen's manifest; nor is one whose run
-// names lead out of the sweep folder.
+// A sweep.json another tool wrote is named, not read as lengen's manifest.
 TEST_F(CliFaults, ReportOnAForeignSweepManifestIsOneLine) {
   fs::create_directories(at("s"));
-  for (const std::string manifest : {"{}", R"({"runs": [1]})", "[1]", R"({"runs": [{"name": 2}]})",
-                                     R"({"runs": [{"name": "../r"}]})", R"({"runs": [{"name": ".."}]})"}) {
+  for (const std::string manifest : {"{}", R"({"runs": [1]})", "[1]", R"({"runs": [{"name": 2}]})"}) {
     SCOPED_TRACE(manifest);
     std::ofstream(at("s/sweep.json")) << manifest;
     const CliResult result = lengen("report " + at("s"));

@@ -181,8 +181,7 @@ TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
 
 // A sweep run left to resume whose newest checkpoint is past the train.steps the sweep now asks for
 // cannot resume: the sweep refuses it in one line before anything is written, and its dry run
-// lists it as such and ends the same way. A finished run whose config.json was edited by hand is
-// named as edited (restore it), not as one to retrain.
+// lists it as such and ends the same way.
 TEST_F(CliResultsBelong, ASweepRefusesARunItCannotResumeAndItsDryRunToo) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
   std::ofstream(at("shorter.json"))

@@ -619,29 +619,10 @@ TEST_F(CliWrites, ASweepLeavesTheUsersFilesInItsFolderAlone) {
   EXPECT_EQ(text_of(root_ / "out" / "sweep.json"), R"({"mine": 1})");
 }
 
-// NAME.config.json says what the sweep trained a run with: edited by hand, it is put back from the
-// run's config.json when the sweep next passes the finished run, and the sweep says so.
-TEST_F(CliWrites, ASweepRestoresAnEditedSideConfig) {
+// A finished run is not evaluated again under the sweep's new eval settings: said so, with the way.
+TEST_F(CliWrites, ASweepNamesWhatAFinishedRunsResultsLack) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
   ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
-  const fs::path side = root_ / "out" / "a.config.json";
-  nlohmann::json edited = read_json_file(side.string());
-  const nlohmann::json trained = read_json_file((root_ / "out" / "a" / "config.json").string());
-  edited["model"]["d_mlp"] = 999;
-  std::ofstream(side) << edited.dump(2);
-  const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  ASSERT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(again.out.find("restored " + side.string() + " (it said model.d_mlp=999"), std::string::npos)
-      << again.out;
-  EXPECT_EQ(read_json_file(side.string()), trained);
-  // So is one beside a run left to resume, as the sweep writes it again.
-  fs::remove(root_ / "out" / "a" / "checkpoints" / "step_00000006.pt");
-  std::ofstream(side, std::ios::trunc) << edited.dump(2);
-  const CliResult resumed = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE(resumed.out.find("rewrote " + side.string() + " (it said model.d_mlp=999"), std::string::npos)
-      << resumed.out;
-  // A finished run is not evaluated again under the sweep's new eval settings: said so, with the way.
   std::ofstream(at("sweep.json"))
       << R"({"base": "base.json", "set": {"eval.decode": "greedy", "eval.samples": 2}, "list": [{"name": "a"}]})";
   const CliResult greedy = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
@@ -671,26 +652,20 @@ TEST_F(CliWrites, ASecondSweepFileKeepsTheFirstsRunsInTheManifest) {
   std::ofstream(at("second.json"))
       << R"({"base": "base.json", "description": "trial", "list": [{"name": "b"}]})";
   ASSERT_EQ(lengen("sweep " + at("first.json") + " --out " + at("out")).code, 0);
-  // A key of the user's in the manifest, and the first sweep file's description, are kept.
-  nlohmann::json noted = read_json_file(at("out/sweep.json"));
-  noted["notes"] = "mine";
-  noted["runs"][0]["comment"] = "the baseline";
-  std::ofstream(at("out/sweep.json"), std::ios::trunc) << noted.dump(1);
+  // The first sweep file's description is kept.
   ASSERT_EQ(lengen("sweep " + at("second.json") + " --out " + at("out")).code, 0);
   const std::string manifest = text_of(root_ / "out" / "sweep.json");
   EXPECT_NE(manifest.find("\"a\""), std::string::npos) << manifest;
   EXPECT_NE(manifest.find("\"b\""), std::string::npos) << manifest;
   const nlohmann::json merged = read_json_file(at("out/sweep.json"));
-  EXPECT_EQ(merged.value("notes", ""), "mine");
   EXPECT_EQ(merged.value("description", ""), "baseline; trial");
-  // Rerunning a sweep file keeps a run's note, and a description already there is not added again.
+  // A description already there is not added again.
   std::ofstream(at("third.json"))
       << R"({"base": "base.json", "description": "base", "list": [{"name": "a"}]})";
   ASSERT_EQ(lengen("sweep " + at("first.json") + " --out " + at("out")).code, 0);
   ASSERT_EQ(lengen("sweep " + at("third.json") + " --out " + at("out")).code, 0);
   const nlohmann::json rerun = read_json_file(at("out/sweep.json"));
   EXPECT_EQ(rerun.value("description", ""), "baseline; trial; base");
-  EXPECT_EQ(rerun["runs"][0].value("comment", ""), "the baseline");
   ASSERT_EQ(lengen("report " + at("out")).code, 0);
   EXPECT_NE(text_of(root_ / "out" / "report.md").find("Sweep: baseline; trial; base\n"), std::string::npos);
   const CliResult again = lengen("sweep " + at("first.json") + " --out " + at("out"));
@@ -887,31 +862,10 @@ TEST_F(CliWrites, EvalEveryPastTheStepsTellsNoRunsApart) {
                           "train the same config");
 }
 
-// sweep.json is the sweep's record: an entry whose overrides were edited by hand is written again
-// from the sweep file, with a line saying what it said.
-TEST_F(CliWrites, ASweepSaysWhenItRewritesAnEditedManifestEntry) {
+// A run resumed by hand with more steps is named as resumed, not as an edited config.json.
+TEST_F(CliWrites, ASweepNamesARunResumedByHand) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a", "train.seed": 1}]})";
   ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
-  nlohmann::json manifest = read_json_file(at("out/sweep.json"));
-  manifest["runs"][0]["overrides"]["train.seed"] = 5;
-  std::ofstream(at("out/sweep.json"), std::ios::trunc) << manifest.dump(2);
-  const CliResult again = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  ASSERT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(again.out.find("rewrote " + at("out") +
-                           "/sweep.json's entry of run a: its overrides were "
-                           "{\"train.seed\":5}, this sweep file's are {\"train.seed\":1}"),
-            std::string::npos)
-      << again.out;
-  EXPECT_EQ(read_json_file(at("out/sweep.json"))["runs"][0]["overrides"]["train.seed"], 1);
-  // A run folder replaced by a link to another run's of the sweep is named as such.
-  std::ofstream(at("two.json")) << R"({"base": "base.json", "list": [{"name": "a", "train.seed": 1},
-      {"name": "b", "train.seed": 2}]})";
-  fs::create_directory_symlink("a", root_ / "out" / "b");
-  expect_one_line_refusal(
-      lengen("sweep " + at("two.json") + " --out " + at("out")),
-      "sweep: " + at("out") + "/b is a link to the run folder of a, another run of the sweep");
-  fs::remove(root_ / "out" / "b");
-  // A run resumed by hand with more steps is named as resumed, not as an edited config.json.
   ASSERT_EQ(
       lengen("train " + at("out/a.config.json") + " --out " + at("out/a") + " --resume --set train.steps=9")
           .code,

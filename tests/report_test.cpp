@@ -159,12 +159,12 @@ TEST_F(Report, ARepeatOfARunIsNotAnotherSeed) {
   const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 100.0 ± 0.0 (n=3) |"), std::string::npos)
       << md;
-  // A link to a run folder is that folder again, said as such.
+  // A link to a run folder is that folder again: a repeat, not another seed.
   fs::create_directory_symlink(dir_ / "asentmax-seed2", dir_ / "asentmax-seed4");
   repeats.clear();
   EXPECT_EQ(collect_runs(dir_.string(), false, &repeats).size(), 4u);
   EXPECT_NE(std::find(repeats.begin(), repeats.end(),
-                      "asentmax-seed4 (the run folder asentmax-seed2 again, through a link)"),
+                      "asentmax-seed4 (a repeat of asentmax-seed2: same config and seeds)"),
             repeats.end());
 }
 
@@ -432,29 +432,6 @@ TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
             std::string::npos)
       << md;
   EXPECT_EQ(md.find("=?"), std::string::npos) << md;
-}
-
-// A run listed twice in sweep.json (edited by hand) is one run: read once, and named apart from
-// the runs not in the tables (it is in them).
-TEST_F(Report, ARunListedTwiceIsReadOnce) {
-  nlohmann::json manifest = nlohmann::json::parse(read("sweep.json"));
-  manifest["runs"].push_back({{"name", "asentmax-seed1"}, {"overrides", nlohmann::json::object()}});
-  manifest["runs"].push_back({{"name", "unfinished"}, {"overrides", nlohmann::json::object()}});
-  write_file_atomically((dir_ / "sweep.json").string(), manifest.dump());
-  std::vector<std::string> left_out;
-  const auto runs = collect_runs(dir_.string(), false, &left_out);
-  EXPECT_EQ(runs.size(), 4u);
-  EXPECT_EQ(runs_listed_twice(dir_.string()), (std::vector<std::string>{"asentmax-seed1", "unfinished"}));
-  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
-  EXPECT_NE(md.find("(n=3)"), std::string::npos) << md;
-  ReportOptions options;
-  options.gnuplot = "";
-  const std::string page = write_report(dir_.string(), options);
-  EXPECT_NE(page.find("**Listed more than once in sweep.json, read once: asentmax-seed1, unfinished.**"),
-            std::string::npos)
-      << page;
-  EXPECT_NE(page.find("**Not in the tables: 1 run(s): unfinished (no run folder).**"), std::string::npos)
-      << page;
 }
 
 // A sweep folder inside a sweep's folder is not read into its report, and named; a folder the

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -189,7 +188,6 @@ struct OutputPlan {
   bool record = false;  // whether it writes data.json
   std::vector<std::string> names;
   std::vector<std::string> old_splits;
-  std::map<std::string, std::string> test_hashes;
   std::optional<TrainLengths> train_lengths;
 };
 
@@ -253,10 +251,6 @@ OutputPlan plan_output(const Task& task, const DataOptions& options) {
                       " would relabel; write them into another --out");
     }
   }
-  // The test splits' hashes: of the splits this command writes, or (writing a training split only)
-  // those the record keeps for the splits left in place, read before --force removes it.
-  if (plan.record && keeps_eval)
-    plan.test_hashes = recorded_test_hashes(options.out).value_or(plan.test_hashes);
   // The training split's lengths: this command's, or (writing evaluation splits only) those the
   // folder's record already keeps for the split it leaves in place.
   if (options.train > 0) {
@@ -340,9 +334,8 @@ void write_train_split(const Task& task, const DataOptions& options, Progress& p
             << options.len_max << "\n";
 }
 
-// The i-th evaluation split, its hash kept in `test_hashes`.
-void write_test_split(const Task& task, const DataOptions& options, size_t i, Progress& progress,
-                      std::map<std::string, std::string>& test_hashes) {
+// The i-th evaluation split.
+void write_test_split(const Task& task, const DataOptions& options, size_t i, Progress& progress) {
   const int64_t length = options.eval_lengths[i];
   const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
   SampleWriter writer(stem);
@@ -360,12 +353,11 @@ void write_test_split(const Task& task, const DataOptions& options, size_t i, Pr
     progress.advance(label);
   }
   writer.commit();
-  test_hashes[fs::path(stem).filename().string()] = split_files_hash(stem);
   std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
             << " samples, length " << length << "\n";
 }
 
-void write_splits(const Task& task, const DataOptions& options, OutputPlan& plan) {
+void write_splits(const Task& task, const DataOptions& options, const OutputPlan& plan) {
   const StopSignals stop_signals;
   const auto start = Clock::now();
   const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
@@ -374,11 +366,11 @@ void write_splits(const Task& task, const DataOptions& options, OutputPlan& plan
             << "\n";
   if (options.train > 0) write_train_split(task, options, progress);
   for (size_t i = 0; i < options.eval_lengths.size(); ++i)
-    write_test_split(task, options, i, progress, plan.test_hashes);
+    write_test_split(task, options, i, progress);
   // Last: a folder with a record holds whole splits of the task it names.
   if (plan.record) {
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
-                          data_record_text(task, options.seed, plan.train_lengths, plan.test_hashes));
+                          data_record_text(task, options.seed, plan.train_lengths));
   }
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)

@@ -21,7 +21,7 @@ namespace lengen {
 
 namespace {
 
-// The run names DIR/sweep.json lists, in its order (a name listed twice, twice); none without it.
+// The run names DIR/sweep.json lists, in its order; none without it.
 std::vector<std::string> listed_names(const std::string& dir) {
   std::vector<std::string> names;
   if (!fs::exists(fs::path(dir) / kSweepManifestName)) return names;
@@ -30,7 +30,7 @@ std::vector<std::string> listed_names(const std::string& dir) {
   return names;
 }
 
-// Every run's results under `dir`, as collect_runs reads them (each run listed in a sweep once).
+// Every run's results under `dir`, as collect_runs reads them.
 std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, const std::string& decode) {
   std::vector<ReadRun> runs;
   const auto read = [&](const std::string& name, const fs::path& folder) {
@@ -39,10 +39,8 @@ std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, const std:
   };
   const fs::path root(dir);
   if (fs::exists(root / kSweepManifestName)) {
-    std::set<std::string> seen;
     for (const std::string& name : listed_names(dir)) {
-      // A run listed twice (sweep.json edited by hand) is one run, read once (runs_listed_twice).
-      if (seen.insert(name).second && fs::exists(root / name / "results.json")) read(name, root / name);
+      if (fs::exists(root / name / "results.json")) read(name, root / name);
     }
   } else if (fs::exists(root / "results.json")) {
     read(root.filename().string(), root);
@@ -63,8 +61,7 @@ std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, const std:
   if (fs::exists(root / kSweepManifestName)) {
     // A sweep stopped before its first evaluation has started runs here; a sweep.json copied
     // from another sweep lists runs that are not here.
-    const std::vector<std::string> names = listed_names(dir);
-    const std::set<std::string> listed(names.begin(), names.end());  // a name listed twice is one run
+    const std::vector<std::string> listed = listed_names(dir);
     std::set<std::string> started;
     for (const std::string& name : listed) {
       std::error_code error;
@@ -158,9 +155,8 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     left_out.push_back(name + " (a run folder " + kSweepManifestName + " does not list: lengen report " +
                        (root / name).string() + ")");
   }
-  std::set<std::string> named;  // a run listed twice is named once
   for (const std::string& name : names) {
-    if (fs::exists(root / name / "results.json") || !named.insert(name).second) continue;
+    if (fs::exists(root / name / "results.json")) continue;
     const fs::path failure = root / (name + kSweepFailureSuffix);
     if (fs::exists(failure)) {
       std::ifstream in(failure);
@@ -174,16 +170,6 @@ std::vector<std::string> runs_left_out(const std::string& dir) {
     }
   }
   return left_out;
-}
-
-std::vector<std::string> runs_listed_twice(const std::string& dir) {
-  std::vector<std::string> twice;
-  std::set<std::string> read;
-  for (const std::string& name : listed_names(dir)) {
-    if (!read.insert(name).second && std::find(twice.begin(), twice.end(), name) == twice.end())
-      twice.push_back(name);
-  }
-  return twice;
 }
 
 std::vector<std::string> folders_of_runs_below(const std::string& dir) {

@@ -196,12 +196,6 @@ std::string notes_on_runs_left_out(const std::string& dir, std::vector<std::stri
     spdlog::warn("{} run(s) of {} are not in the tables: {}", left_out.size(), dir, joined_names(left_out));
     md << "**Not in the tables: " << left_out.size() << " run(s): " << joined_names(left_out) << ".**\n\n";
   }
-  if (const auto twice = runs_listed_twice(dir); !twice.empty()) {
-    spdlog::warn("{}/{} lists {} more than once: each is one run, read once", dir, kSweepManifestName,
-                 joined_names(twice));
-    md << "**Listed more than once in " << kSweepManifestName << ", read once: " << joined_names(twice)
-       << ".**\n\n";
-  }
   if (const auto below = folders_of_runs_below(dir); !below.empty()) {
     spdlog::warn("{} folder(s) of runs below {} are not read: {}", below.size(), dir, joined_names(below));
     md << "**Folders of runs below this one, not read: " << joined_names(below) << ".**\n\n";

@@ -231,11 +231,6 @@ std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std:
           if (first->run.results[decode].emplace(length, entry).second) added.insert(length);
         }
       }
-      std::error_code error;
-      if (fs::equivalent(first->run.dir, run.run.dir, error)) {
-        repeats.push_back(run.run.name + " (the run folder " + first->run.name + " again, through a link)");
-        continue;
-      }
       repeats.push_back(run.run.name + " (a repeat of " + first->run.name + ": same config and seeds" +
                         (added.empty() ? std::string()
                                        : fmt::format("; its lengths {} are shown in {}'s row",

@@ -28,7 +28,6 @@ struct PendingRun {
   std::vector<std::string> argv;
   // The sweep's lock on the run (its NAME.log) while it is queued or running.
   std::shared_ptr<FolderLock> claim;
-  std::string config_text;  // what NAME.config.json, the child's config, must hold when it starts
   // Where its exact match is read from results.json when it ends: its decode mode and its first
   // (1x) and longest evaluation lengths.
   std::string decode = {};

@@ -8,11 +8,8 @@
 #include <iostream>
 #include <map>
 
-#include "lengen/atomic_write.h"
 #include "lengen/child_processes.h"
-#include "lengen/errors.h"
 #include "lengen/failure_note.h"
-#include "lengen/json_file.h"
 #include "lengen/run_folder.h"
 #include "lengen/stop_signals.h"
 #include "sweep_progress.h"
@@ -85,17 +82,6 @@ bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally
   while (next < queue.size() || !running.empty()) {
     while (!stop_signal_received() && next < queue.size() && static_cast<int64_t>(running.size()) < jobs) {
       const PendingRun& run = queue[next++];
-      // The side file is the child's config: one edited while earlier runs trained is put back.
-      std::string now;
-      try {
-        now = read_text_file(run.paths.config, "sweep run config");
-      } catch (const UserError&) {
-        // Removed or replaced by something unreadable: written again below.
-      }
-      if (now != run.config_text) {
-        write_file_atomically(run.paths.config, run.config_text);
-        progress.print("restored " + run.paths.config + " (edited while the sweep ran)");
-      }
       progress.print("start " + run.name + " (log: " + run.paths.log + ")");
       running.emplace(start_child({run.argv, {}, run.paths.log}), &run);
       progress.started(run);

@@ -40,17 +40,6 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
     const RunPaths paths(out, run.name);
-    // A run folder that is a link to another run's of the sweep is that run, not this one.
-    std::error_code error;
-    if (fs::is_symlink(fs::symlink_status(paths.run_dir, error))) {
-      for (const SweepRun& other : sweep.runs) {
-        if (other.name != run.name &&
-            fs::equivalent(paths.run_dir, RunPaths(out, other.name).run_dir, error)) {
-          throw UserError("sweep: " + paths.run_dir + " is a link to the run folder of " + other.name +
-                          ", another run of the sweep; remove the link, or use another --out");
-        }
-      }
-    }
     const bool finished = is_finished(paths);
     const bool claimed = FolderLock::held_elsewhere(out, run.name + kSweepLogSuffix);
     const bool started = claimed || !RunFolder(paths.run_dir).latest_checkpoint().empty() ||
@@ -81,21 +70,6 @@ void check_started_runs_are_current(const Sweep& sweep, const std::vector<size_t
   }
 }
 
-// How the side config at `path` differs from `wanted` ("it said KEY=V, " + `whose` + " W"), keys
-// in `ignored` aside; "" when it does not. A file that is no config is named as such.
-std::string side_config_edit(const std::string& path, const nlohmann::json& wanted, const std::string& whose,
-                             const std::vector<std::string>& ignored) {
-  try {
-    const nlohmann::json side = read_json_file(path);
-    const std::string key = first_config_difference(side, wanted, ignored);
-    if (key.empty()) return "";
-    return "it said " + key + "=" + config_value_text(side, key) + ", " + whose + " " +
-           config_value_text(wanted, key);
-  } catch (const UserError& e) {
-    return std::string("it was not a config: ") + e.what();
-  }
-}
-
 // Decides what a run needs: nothing (finished), a fresh start, or a resume. Writes its config.
 // Returns false (after recording why) when its config is invalid or its results would be lost.
 bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, PendingRun& pending) {
@@ -123,15 +97,7 @@ bool prepare(const Sweep& sweep, const SweepRun& run, const SweepOptions& args, 
     config.train.threads =
         read_json_file(folder.config_path())["train"].value("threads", config.train.threads);
   }
-  const nlohmann::json config_json = config_to_json(config);
-  pending.config_text = config_json.dump(2) + "\n";
-  // The side file is the sweep's: one edited since it was written is put back, with a line.
-  if (fs::is_regular_file(pending.paths.config)) {
-    const std::string said =
-        side_config_edit(pending.paths.config, config_json, "the sweep's is", {"train.threads"});
-    if (!said.empty()) std::cout << "rewrote " << pending.paths.config << " (" << said << ")\n";
-  }
-  write_file_atomically(pending.paths.config, pending.config_text);
+  write_file_atomically(pending.paths.config, config_to_json(config).dump(2) + "\n");
   pending.argv = {running_program_path(), "train", pending.paths.config, "--out", pending.paths.run_dir};
   if (resume) {
     pending.argv.push_back("--resume");
@@ -235,43 +201,23 @@ void check_some_run_is_valid(const Sweep& sweep, const std::vector<size_t>& mine
 
 // This sweep's manifest, keeping the runs another sweep file listed in the same folder: their
 // side files stay theirs, and the report still finds them. A run of both takes this sweep's entry.
-// The folder's description keeps the earlier sweep files' (this one's is added after them), and
-// keys lengen does not write (a user's notes) are kept.
+// The folder's description keeps the earlier sweep files' (this one's is added after them).
 nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   nlohmann::json manifest = sweep_manifest(sweep);
-  const std::string path = out + "/" + kSweepManifestName;
-  if (!fs::exists(path)) return manifest;
+  if (!fs::exists(out + "/" + kSweepManifestName)) return manifest;
   std::map<std::string, nlohmann::json> mine;
   for (const auto& run : manifest["runs"]) mine[run["name"].get<std::string>()] = run;
   nlohmann::json runs = nlohmann::json::array();
   const nlohmann::json listed = read_sweep_manifest(out);
   for (const auto& run : listed["runs"]) {
     const auto found = mine.find(run["name"].get<std::string>());
-    if (found == mine.end()) {
-      runs.push_back(run);
-    } else {
-      // This sweep's entry, with keys of the user's on the listed one kept; other overrides (from
-      // another sweep file, or edited by hand) are replaced, with a line.
-      nlohmann::json entry = found->second;
-      if (run.value("overrides", nlohmann::json()) != entry.value("overrides", nlohmann::json())) {
-        std::cout << "rewrote " << path << "'s entry of run " << found->first << ": its overrides were "
-                  << run.value("overrides", nlohmann::json()).dump() << ", this sweep file's are "
-                  << entry.value("overrides", nlohmann::json()).dump() << "\n";
-      }
-      for (const auto& [key, value] : run.items()) {
-        if (!entry.contains(key)) entry[key] = value;
-      }
-      runs.push_back(entry);
-      mine.erase(found);
-    }
+    runs.push_back(found == mine.end() ? run : found->second);
+    if (found != mine.end()) mine.erase(found);
   }
   for (const auto& run : manifest["runs"]) {
     if (mine.count(run["name"].get<std::string>()) > 0) runs.push_back(run);
   }
   manifest["runs"] = runs;
-  for (const auto& [key, value] : listed.items()) {
-    if (!manifest.contains(key)) manifest[key] = value;
-  }
   const auto described = listed.find("description");
   if (described != listed.end() && described->is_string() && !described->get<std::string>().empty()) {
     // "first; second": each sweep file's own description once.
@@ -324,18 +270,6 @@ std::unique_ptr<FolderLock> start_sweep_folder(const Sweep& sweep, const std::ve
   return lock;
 }
 
-// NAME.config.json says what the sweep trained the run with: one edited since (or written for a
-// run that then trained under another) is put back to the run's config.json, with a line saying so.
-void restore_side_config(const RunPaths& paths) {
-  const RunFolder folder(paths.run_dir);
-  if (!fs::is_regular_file(paths.config) || !fs::is_regular_file(folder.config_path())) return;
-  const nlohmann::json trained = read_json_file(folder.config_path());
-  const std::string said = side_config_edit(paths.config, trained, "the run was trained with", {});
-  if (said.empty()) return;
-  write_file_atomically(paths.config, trained.dump(2) + "\n");
-  std::cout << "restored " << paths.config << " (" << said << ")\n";
-}
-
 // A finished run is not evaluated again: what its results lack of the sweep's measurements is
 // named, with the command that adds them (finished_run_note).
 void note_other_evaluation(const Sweep& sweep, const SweepRun& run, const RunPaths& paths) {
@@ -364,11 +298,10 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   std::vector<PendingRun> queue;
   for (size_t index : mine) {
     const SweepRun& run = sweep.runs[index];
-    PendingRun pending{run.name, RunPaths(args.out, run.name), {}, nullptr, {}, {}, 0, 0};
+    PendingRun pending{run.name, RunPaths(args.out, run.name), {}, nullptr, {}, 0, 0};
     if (is_finished(pending.paths)) {
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
-      restore_side_config(pending.paths);
       note_other_evaluation(sweep, run, pending.paths);
       continue;
     }

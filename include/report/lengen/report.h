@@ -63,9 +63,6 @@ std::vector<RunResults> collect_runs(const std::string& dir, bool on_files = fal
 // not a sweep's.
 std::vector<std::string> runs_left_out(const std::string& dir);
 
-// The names DIR/sweep.json lists more than once (edited by hand): each is one run, read once.
-std::vector<std::string> runs_listed_twice(const std::string& dir);
-
 // For a folder of runs or a sweep's folder (not a run's): its sub-folders that are not runs (nor
 // runs the sweep lists) but hold runs a few levels down (a sweep folder among runs, or inside
 // another sweep's), each as "NAME (lengen report PATH)". Their runs are not read into this report.

@@ -6,7 +6,6 @@
 // With a training split, the record also keeps the task lengths it was drawn from: a run on it
 // must say the same task.len_min and task.len_max, since evaluation multiples count from them.
 #include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -29,19 +28,7 @@ struct TrainLengths {
 
 // The record of files generated from `task` with `seed`, as JSON text; `train` when the folder
 // holds a training split lengen drew.
-// `test_hashes`: each test split lengen data wrote there (test_0_64 -> split_files_hash), so that
-// a split swapped in or added later is not taken for one of the task's.
-std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train,
-                             const std::map<std::string, std::string>& test_hashes = {});
-
-// The test splits DIR/data.json records with their hashes; nothing when DIR has no record or the
-// record none (written without them). UserError when malformed.
-std::optional<std::map<std::string, std::string>> recorded_test_hashes(const std::string& dir);
-
-// UserError when DIR/data.json records its test splits and `name` (test_0_64) is not among them,
-// or its files' hash (of the bytes read) is not the recorded one.
-void check_recorded_test_split(const std::string& dir, const std::string& name,
-                               const std::string& files_hash);
+std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train);
 
 // How DIR/data.json differs from the record of `task` drawn with `seed` ("task copy", "vocab=8",
 // "seed 3": the record's side), or "" when it does not or DIR has no record.
