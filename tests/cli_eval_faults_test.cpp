@@ -97,6 +97,15 @@ TEST_F(CliEvalFaults, EmptyOrBadOptionsAreRefusedNotDefaulted) {
 // More threads than the process may hold (its memory limit, here ulimit -v 3 GB: LibTorch's two
 // pools of 199 threads with 8 MiB stacks do not fit) is one line, not LibTorch waiting forever for
 // a pool thread that never started.
+// A folder of the user's with a config.json of their own is named as not a run, not by its JSON.
+TEST_F(CliEvalFaults, AFolderLengenDidNotTrainIsNamedAsSuch) {
+  const fs::path mine = *dir_ / "mine";
+  fs::create_directories(mine);
+  std::ofstream(mine / "config.json") << "{ my notes";
+  testing::expect_one_line_refusal(lengen("eval " + mine.string()),
+                                   "mine is not a lengen run folder (no run.json)");
+}
+
 TEST_F(CliEvalFaults, MoreThreadsThanTheProcessMayHoldIsOneLine) {
   const std::string before = results_text();
   const CliResult result = testing::run_lengen(*dir_, "eval " + run_dir() + " --lengths 4 --threads 200",

@@ -1,4 +1,5 @@
 // `lengen eval RUN`: scores a run's checkpoint at a list of lengths into RUN/results.json.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -80,6 +81,10 @@ Config load_config_naming_options(const std::string& path, const std::vector<std
         throw UserError(item.option->get_name() + " " + item.value + message.substr(typed.size()));
       }
     }
+    // A folder lengen did not train holds someone else's config.json (or none): named as such.
+    const std::string run_dir = std::filesystem::path(path).parent_path().string();
+    if (!RunFolder(run_dir).is_lengen_run())
+      throw UserError(run_dir + " is not a lengen run folder (no run.json): " + message);
     throw;
   }
 }
