@@ -233,7 +233,9 @@ std::string eval_split_stem(const std::string& dir, int64_t index, int64_t lengt
 
 std::vector<EvalSplit> list_eval_splits(const std::string& dir) {
   std::error_code error;
-  if (!fs::is_directory(dir, error)) throw UserError(dir + ": no such directory");
+  if (!fs::is_directory(dir, error)) {
+    throw UserError(fs::exists(dir, error) ? dir + " is a file, not a data folder" : dir + ": no such folder");
+  }
   std::vector<std::tuple<int64_t, int64_t, std::string>> found;  // (L, i, stem)
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();

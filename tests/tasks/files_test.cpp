@@ -93,6 +93,21 @@ TEST_F(TaskFiles, UnfinishedWriterLeavesNothing) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
+// A data folder given as a file, or not there, is named as such.
+TEST_F(TaskFiles, ADataFolderThatIsAFileOrMissingIsNamed) {
+  write_text(stem("notes.json"), "{}");
+  const auto error_of = [](const std::string& dir) {
+    try {
+      list_eval_splits(dir);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(stem("notes.json")), stem("notes.json") + " is a file, not a data folder");
+  EXPECT_EQ(error_of(stem("absent")), stem("absent") + ": no such folder");
+}
+
 TEST_F(TaskFiles, MalformedLinesNameFileAndLine) {
   const std::string src = stem("data") + ".src";
   const std::string trg = stem("data") + ".trg";
