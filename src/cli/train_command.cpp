@@ -57,13 +57,12 @@ void run_train(const TrainArgs& args) {
   // The evaluation after training merges into the run's results.json: one it cannot read or would
   // refuse (another run's, results on another --data folder) is found now, not after the last step.
   const RunFolder run(args.out);
-  if (args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path())) {
-    keep_the_runs_schedule(run, args.overrides, config);
-  } else if (!scaled.empty()) {
-    spdlog::info("{}", scaled);
-  }
   // (A folder lengen did not start is refused as such when training prepares it.)
-  if (args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path())) {
+  const bool resumes_a_run =
+      args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path());
+  if (!resumes_a_run && !scaled.empty()) spdlog::info("{}", scaled);
+  if (resumes_a_run) {
+    keep_the_runs_schedule(run, args.overrides, config);
     try {
       check_resume_keeps_inputs(args.out, config, args.data_dir);
     } catch (const UserError&) {

@@ -28,7 +28,6 @@ namespace {
 const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "train.threads", "eval",
                                                         "description"};
 
-
 // The folder a resumed run's record names when --data now brings the same files (by hash) from
 // another folder (moved or copied), so that the record names where they are; "" otherwise.
 std::string data_moved_from(const nlohmann::json& saved, const nlohmann::json& now) {
@@ -58,16 +57,14 @@ void check_resume_data(const RunFolder& run, const std::string& data_dir) {
 // train.steps may grow on a resume, not shrink below the newest checkpoint: the run would end
 // at once and its config.json would name fewer steps than it trained.
 void check_resume_steps(const RunFolder& run, int64_t steps) {
-  const std::string latest = fs::path(run.latest_checkpoint()).filename().string();
-  if (latest.empty()) return;  // resume_from_intact_checkpoint names the missing checkpoint
-  const int64_t trained = std::stoll(latest.substr(latest.find('_') + 1));
+  // No checkpoint: 0 (resume_from_intact_checkpoint names the missing checkpoint).
+  const int64_t trained = run.latest_step();
   if (trained > steps) {
     throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
                     ": it has trained " + std::to_string(trained) +
                     " steps already (train.steps may grow on a resume, not shrink)");
   }
 }
-
 
 }  // namespace
 
@@ -83,9 +80,9 @@ nlohmann::json training_data_record(const std::string& data_dir) {
 
 void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
                                const std::string& data_dir) {
-  // Steps first: a resume that shortens the run is named as such, before what else it would change.
-  check_resume_steps(RunFolder(run_dir), config.train.steps);
   const RunFolder run(run_dir);
+  // Steps first: a resume that shortens the run is named as such, before what else it would change.
+  check_resume_steps(run, config.train.steps);
   check_resume_data(run, data_dir);
   // A task parameter's default written out changes nothing (an unread key changed is refused: the
   // checkpoint's model section is compared as written).
@@ -99,7 +96,7 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
 }
 
 std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, const Config& config,
-                                                   const RunStart& start, bool writer) {
+                                                     const RunStart& start, bool writer) {
   check_out_folder(run.path(), "run folder");
   // A run inside another run's folder (its checkpoints/) would pass for part of that run.
   check_out_is_not_in_a_run(run.path(), {run.path()});
@@ -186,6 +183,5 @@ void write_run_start(const RunFolder& run, const Config& config, bool resume, co
   }
   write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
 }
-
 
 }  // namespace lengen

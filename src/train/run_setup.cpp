@@ -44,8 +44,8 @@ void remove_best_of_steps_not_taken(const RunFolder& run, const TrainingProgress
 }  // namespace
 
 std::unique_ptr<FolderLock> prepare_run_folder(const RunFolder& run, const Config& config,
-                                            const TrainOptions& options, const nlohmann::json& data_record,
-                                            bool writer) {
+                                               const TrainOptions& options, const nlohmann::json& data_record,
+                                               bool writer) {
   auto lock = check_run_folder_at_start(run, config, {options.resume, options.force, options.data_dir}, writer);
   // Every rank has checked the folder before rank 0 writes into it; otherwise a slower rank
   // would find rank 0's config.json and refuse the folder.
