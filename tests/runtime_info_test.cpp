@@ -66,5 +66,15 @@ TEST(BlasKernels, TheCommandRunsOnKernelsTheCpuSupports) {
   EXPECT_EQ(chosen, "blas kernels:  Haswell (OPENBLAS_CORETYPE)");
 }
 
+// `lengen info` names the copy of the fused kernels' loops the loader chose for this CPU.
+TEST(RowKernels, InfoNamesTheCopyThatRuns) {
+  const std::string line = info_line(command_output(std::string(LENGEN_CLI_PATH) + " info"), "row kernels:");
+  ASSERT_FALSE(line.empty());
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && __GNUC__ >= 12
+  const char* expected = cpu_vector_units().avx2_fma ? "row kernels:   x86-64-v3 (AVX2)" : "row kernels:   baseline x86-64";
+  EXPECT_EQ(line.rfind(expected, 0), 0u) << line;
+#endif
+}
+
 }  // namespace
 }  // namespace lengen

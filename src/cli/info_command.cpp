@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.h"
+#include "lengen/row_kernels.h"
 #include "lengen/runtime_info.h"
 
 namespace lengen::cli {
@@ -15,6 +16,7 @@ void add_info_command(CLI::App& app) {
               << "libtorch:      " << info.torch_version << "\n"
               << "blas:          " << info.blas_library << "\n"
               << "blas kernels:  " << info.blas_kernels << "\n"
+              << "row kernels:   " << lengen::detail::row_kernel_clone() << " copy of the fused attention's loops\n"
               // Runs and benchmarks set their own thread count; LibTorch's default is only what a
               // command without one would get, so say both.
               << "threads:       a run uses train.threads (default 1); LibTorch's default here is "

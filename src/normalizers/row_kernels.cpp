@@ -74,6 +74,18 @@ int64_t indices_above(const float* x, int64_t end, float floor, int32_t* keys) {
   return indices_above_scalar(x, 0, end, floor, keys, 0);
 }
 
+// The loader's choice among LENGEN_ROW_KERNEL's clones, asked the way GCC's resolver asks.
+const char* row_kernel_clone() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && __GNUC__ >= 12
+  if (__builtin_cpu_supports("x86-64-v3")) return "x86-64-v3 (AVX2)";
+  return "baseline x86-64";
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+  return __builtin_cpu_supports("avx2") ? "avx2" : "baseline x86-64";
+#else
+  return "portable";
+#endif
+}
+
 RowAlphaStorage row_alpha(const torch::Tensor& alpha, const torch::Tensor& p) {
   RowAlphaStorage out;
   if (alpha.numel() == 1) {

@@ -31,10 +31,11 @@ void for_each_row_range(int64_t rows, int64_t n, const RangeFn& range_fn) {
 
 // The functions that loop over rows are compiled twice on x86-64 with GCC: for baseline x86-64
 // (SSE2) and for x86-64-v3 (AVX2, FMA; Intel Haswell and AMD Zen and later); the dynamic loader
-// picks by the CPU's features. `flatten` inlines the row templates into each copy, so their loops
-// are vectorized for its target. Without it our loops run on 128-bit vectors against LibTorch's
-// AVX2/AVX-512 softmax. Not "arch=haswell": GCC dispatches that clone on the CPU model (exactly
-// Intel Haswell), so every other CPU, AMD EPYC included, would silently run the baseline copy.
+// picks by the CPU's features (row_kernel_clone() names its choice). `flatten` inlines the row
+// templates into each copy, so their loops are vectorized for its target. No x86-64-v4 (AVX-512)
+// copy: the hot loops are written in 8-float vectors (float8.h), which such a copy runs on the same
+// 256-bit registers (BENCHMARKS.md). Not "arch=haswell": GCC dispatches that clone on the CPU
+// model (exactly Intel Haswell), so every other CPU would run the baseline copy.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && __GNUC__ >= 12
 #define LENGEN_ROW_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default"), flatten))
 #elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
@@ -126,6 +127,10 @@ int64_t support_end(const T* x, int64_t n, T floor) {
 // Writes the i in [0, end) with x[i] > floor to keys (room for end + 8) and returns how many:
 // a branch-free vector compress on CPUs with AVX2, a scalar loop elsewhere.
 int64_t indices_above(const float* x, int64_t end, float floor, int32_t* keys);
+
+// Which copy of the row kernels runs on this CPU: "x86-64-v3 (AVX2)", "avx2", "baseline x86-64"
+// or "portable" (no clones built).
+const char* row_kernel_clone();
 
 // The entries of a row that can be in the support, in double: a buffer kept per thread that
 // only grows, with a count that a search may shrink (entmax's solver drops the entries below its
