@@ -13,11 +13,11 @@ projections without bias, scores q.k^T / sqrt(d_head) plus the ALiBi bias -m_h (
 the first heads / 2 heads with slopes 1/(h+1), the rest NoPE), causal mask, softmax; final
 RMSNorm and the output layer. Its softmax is ATen's, forward and backward; lengen's softmax
 normalizer (src/normalizers/softmax.cpp) runs the same forward plus a check for fully masked
-rows, and its own backward p (g - sum p g). The step is src/bench/step_bench.cpp's: the output
-layer and the cross entropy over every position of a random batch (vocabulary from the 5th id
-up), backward, gradient clipping at norm 1.0, AdamW(lr 1e-3, weight decay 0, LibTorch's default
-betas). (Training applies the output layer to the target positions only, forward_selected, with
-train.beta2; bench step, and so this script, does not.)
+rows, and its own backward p (g - sum p g). The step is src/bench/step_bench.cpp's, which is the
+trainer's: the output layer and the cross entropy at the target positions only (bench step's
+`targets`; here the last positions of each row of a random batch, the same count, so the same
+FLOPs), backward, gradient clipping at norm 1.0, AdamW(lr 1e-3, the config's betas and weight
+decay; 0.9, 0.99 and 0 without one).
 
 Time: the median of --repeats steps after 5 warm-up steps, in thread CPU time at one thread (as
 bench step measures one thread: src/bench/bench_clock.h), wall time otherwise. FLOPs and the
@@ -154,13 +154,13 @@ class Decoder(nn.Module):
                 else:
                     p.normal_(0.0, shape["init_std"])
 
-    def forward(self, tokens):
+    def forward(self, tokens, select):
         batch, length = tokens.shape
         positions = torch.arange(length, dtype=torch.long).unsqueeze(0).expand(batch, length)
         x = self.embedding(tokens) * math.sqrt(self.d_model)
         for block in self.blocks:
             x = block(x, positions)
-        return self.head(self.final_norm(x))
+        return self.head(self.final_norm(x)[select])
 
 
 def training_step_flops(shape):
@@ -169,7 +169,7 @@ def training_step_flops(shape):
     d, inner = shape["d_model"], shape["heads"] * shape["d_head"]
     projections = 2.0 * tokens * (4.0 * d * inner + 3.0 * d * shape["d_mlp"])
     attention = 2.0 * 2.0 * tokens * shape["length"] * inner
-    head = 2.0 * tokens * d * shape["vocab"]
+    head = 2.0 * shape["targets"] * d * shape["vocab"]
     return 3.0 * (shape["layers"] * (projections + attention) + head)
 
 
@@ -225,6 +225,16 @@ def use_lengen_malloc():
                ((m_trim_threshold, 1 << 30), (m_mmap_threshold, 1 << 30), (m_top_pad, 64 << 20)))
 
 
+def target_positions(shape):
+    """shape["targets"] positions as a [batch, length] mask: the last ones of each row."""
+    batch, length = shape["batch"], shape["length"]
+    per_row, extra = divmod(shape["targets"], batch)
+    select = torch.zeros(batch, length, dtype=torch.bool)
+    select[:, length - per_row:] = True
+    select[:extra, length - per_row - 1] = True
+    return select
+
+
 def lengen_shape(lengen, config):
     """The shape bench step takes from `config`: its resolved model and train.batch_size
     (`lengen config show`), the tokens of a sequence at task.len_max and the task's vocabulary
@@ -245,7 +255,9 @@ def lengen_shape(lengen, config):
         "d_head": model["d_head"], "d_mlp": model["d_mlp"], "init_std": model["init_std"],
         "positions": attention["positions"], "alibi_heads": attention["alibi_heads"],
         "alibi_slopes": attention["alibi_slopes"], "batch": resolved["train"]["batch_size"],
-        "length": bench["length"], "vocab": bench["vocab"],
+        "length": bench["length"], "vocab": bench["vocab"], "targets": bench["targets"],
+        "betas": (resolved["train"]["beta1"], resolved["train"]["beta2"]),
+        "weight_decay": resolved["train"]["weight_decay"],
     }
 
 
@@ -279,7 +291,7 @@ def main():
             "layers": args.layers, "d_model": args.d_model, "heads": args.heads, "d_head": args.d_head,
             "d_mlp": args.d_mlp or 4 * args.d_model, "init_std": 0.02, "positions": args.positions,
             "alibi_heads": -1, "alibi_slopes": "linear", "batch": args.batch, "length": args.length,
-            "vocab": args.vocab,
+            "vocab": args.vocab, "targets": args.batch * args.length, "betas": (0.9, 0.99), "weight_decay": 0.0,
         }
     if shape["vocab"] <= FIRST_SYMBOL:
         sys.exit(f"eager_step.py: --vocab {shape['vocab']}: at least {FIRST_SYMBOL + 1} token ids")
@@ -289,15 +301,16 @@ def main():
     torch.manual_seed(1)
     tokens = torch.randint(FIRST_SYMBOL, shape["vocab"], (shape["batch"], shape["length"] + 1), dtype=torch.long)
     inputs, target = tokens[:, :-1], tokens[:, 1:]
+    select = target_positions(shape)
     torch.manual_seed(0)
     model = Decoder(shape)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=shape["betas"],
+                                  weight_decay=shape["weight_decay"])
     parameters = list(model.parameters())
 
     def step():
         optimizer.zero_grad(set_to_none=False)  # LibTorch 1.13's Optimizer::zero_grad zeroes in place
-        logits = model(inputs)
-        loss = F.cross_entropy(logits.reshape(-1, shape["vocab"]), target.reshape(-1))
+        loss = F.cross_entropy(model(inputs, select), target[select])
         loss.backward()
         torch.nn.utils.clip_grad_norm_(parameters, 1.0)
         optimizer.step()
@@ -314,7 +327,7 @@ def main():
     rate = sgemm_flops_per_second(args.threads)
     floor = flops / rate
 
-    print(f"eager PyTorch {torch.__version__}: training step (forward, backward, clip, AdamW), "
+    print(f"eager PyTorch {torch.__version__}: training step (forward, loss at the targets, backward, clip, AdamW), "
           f"{shape['layers']} layers, d_model {shape['d_model']}, {shape['heads']} heads x {shape['d_head']}, "
           f"d_mlp {shape['d_mlp']}, vocab {shape['vocab']}, batch {shape['batch']}, length {shape['length']}, "
           f"{shape['positions']}, softmax, {args.threads} thread(s), median of {args.repeats}, "
@@ -324,7 +337,7 @@ def main():
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '(unset)')}; "
           f"OpenBLAS kernels: {openblas_core()}")
     print(f"parameters: {sum(p.numel() for p in parameters)}")
-    print(f"{flops / 1e6:.2f} MFLOP of matrix products per step (forward + backward); sgemm {rate / 1e9:.1f} "
+    print(f"{shape['targets']} target positions; {flops / 1e6:.2f} MFLOP of matrix products per step (forward + backward); sgemm {rate / 1e9:.1f} "
           f"GFLOP/s (one thread's rate x threads), floor {floor * 1e3:.2f} ms; floor x = time / floor")
     print(f"{'method':<18} {'ms/step':>10} {'tokens/s':>12} {'floor x':>8}")
     print(f"{'Softmax (eager)':<18} {median * 1e3:>10.2f} {shape['batch'] * shape['length'] / median:>12.0f} "

@@ -94,7 +94,9 @@ TEST(BenchCli, StepReportsItsFloor) {
   model.heads = 2;
   model.d_head = 8;
   model.d_mlp = 64;
-  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36), 473088.0);
+  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36, 16), 473088.0);
+  // The output layer runs at the target positions only: 4 of 16 leave 2*4*16*36 of its 18432.
+  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36, 4), 3.0 * (157696.0 - 18432.0 + 4608.0));
   const auto results = nlohmann::json::parse(run_cli(
       "bench step --json --repeats 1 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 --length 8 "
       "--only ASEntmax"));
@@ -126,12 +128,16 @@ TEST(BenchCli, StepInBfloat16ReportsItsDtypeAndThroughput) {
   }
 }
 
-// --config takes the model, the batch size and the sequence's tokens at len_max from a config.
+// --config takes the model, the batch size and a batch of the task's samples at len_max from a
+// config, and times the trainer's step: the output layer at the target positions only.
 TEST(BenchCli, StepTakesItsShapeFromAConfig) {
   const std::string config = std::string(LENGEN_SOURCE_DIR) + "/configs/quick/copy.json";
   const Config copy = load_config(config);
   auto task = make_task(copy.task.name, copy.task.params, copy.task.seed);
-  const int64_t tokens = collate(fixed_samples(*task, copy.task.len_max, 1, 0)).input.size(1);
+  const Batch batch = collate(fixed_samples(*task, copy.task.len_max, copy.train.batch_size, 0));
+  const int64_t tokens = batch.input.size(1);
+  const int64_t targets = batch.loss_mask.sum().item<int64_t>();
+  ASSERT_LT(targets, copy.train.batch_size * tokens);
   const auto results =
       nlohmann::json::parse(run_cli("bench step --json --repeats 1 --only SSMax --config " + config));
   ASSERT_EQ(results.size(), 2u);
@@ -144,6 +150,9 @@ TEST(BenchCli, StepTakesItsShapeFromAConfig) {
     EXPECT_EQ(entry["batch"], copy.train.batch_size);
     EXPECT_EQ(entry["length"], tokens);
     EXPECT_EQ(entry["vocab"], vocab_size(task->num_symbols()));
+    EXPECT_EQ(entry["targets"], targets);
+    EXPECT_DOUBLE_EQ(entry["flops"].get<double>(),
+                     training_step_flops(copy.model, copy.train.batch_size, tokens, entry["vocab"].get<int64_t>(), targets));
   }
 }
 

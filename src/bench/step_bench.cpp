@@ -21,6 +21,7 @@
 #include "lengen/decoder.h"
 #include "lengen/device.h"
 #include "lengen/errors.h"
+#include "lengen/loss.h"
 #include "lengen/memory_estimate.h"
 #include "lengen/sequence.h"
 #include "lengen/sgemm_rate.h"
@@ -69,23 +70,38 @@ Contender make_contender(const NamedMethod& method, const StepBenchOptions& opti
   torch::manual_seed(0);
   Contender contender{method, Decoder(config, options.vocab), nullptr, {}};
   contender.model->to(device);
+  const TrainConfig& train = options.train;
   contender.optimizer = std::make_unique<torch::optim::AdamW>(
-      contender.model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(0.0));
+      contender.model->parameters(),
+      torch::optim::AdamWOptions(1e-3).betas({train.beta1, train.beta2}).weight_decay(train.weight_decay));
   return contender;
 }
 
-void training_step(Contender& contender, const torch::Tensor& input, const torch::Tensor& target,
-                   int64_t vocab, bool bf16) {
+// The trainer's step (TrainingRun::step) on a fixed batch, without the learning-rate schedule.
+void training_step(Contender& contender, const Batch& batch, bool bf16) {
   contender.optimizer->zero_grad();
   torch::Tensor loss;
   {
-    const AutocastScope mixed_precision(input.device().type(), bf16);
-    auto logits = contender.model->forward(input);
-    loss = torch::nn::functional::cross_entropy(logits.reshape({-1, vocab}), target.reshape({-1}));
+    const AutocastScope mixed_precision(batch.input.device().type(), bf16);
+    auto logits = contender.model->forward_selected(batch.input, batch.positions, batch.loss_mask);
+    loss = target_cross_entropy(logits, batch.target.index({batch.loss_mask}));
   }
   loss.backward();
   torch::nn::utils::clip_grad_norm_(contender.model->parameters(), 1.0);
   contender.optimizer->step();
+}
+
+// The config's samples, or random tokens that are all targets.
+Batch step_batch(const StepBenchOptions& options) {
+  if (!options.samples.empty()) return collate(options.samples);
+  torch::manual_seed(1);
+  const auto tokens = torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong);
+  Batch batch;
+  batch.input = tokens.narrow(1, 0, options.length);
+  batch.target = tokens.narrow(1, 1, options.length);
+  batch.loss_mask = torch::ones({options.batch, options.length}, torch::kBool);
+  batch.positions = torch::arange(options.length).expand({options.batch, options.length}).contiguous();
+  return batch;
 }
 
 double median(std::vector<double> values) {
@@ -97,6 +113,7 @@ double median(std::vector<double> values) {
 // could reach if it were nothing but its matrix products at full speed.
 struct StepFloor {
   double flops = 0;
+  int64_t targets = 0;  // positions the output layer and the loss run at
   double sgemm_flops_per_second = 0;  // 0: not measured (a GPU)
   double seconds() const { return sgemm_flops_per_second > 0 ? flops / sgemm_flops_per_second : 0.0; }
 };
@@ -105,7 +122,7 @@ void print_heading(const StepBenchOptions& options, const std::string& device_na
                    const StepFloor& floor) {
   const ModelConfig& model = options.model;
   std::printf(
-      "training step (forward, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, d_mlp "
+      "training step (forward, loss at the targets, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, d_mlp "
       "%lld, vocab %lld, batch %lld, length %lld, %s, %s %s, %d thread(s), median of %d, %s; ratio = time / "
       "softmax "
       "time\n",
@@ -115,7 +132,8 @@ void print_heading(const StepBenchOptions& options, const std::string& device_na
       static_cast<long long>(options.batch), static_cast<long long>(options.length),
       model.attention.positions.c_str(), device_name.c_str(), name_of(options.dtype).c_str(), options.threads,
       options.repeats, single ? "thread CPU time" : "wall time");
-  std::printf("%.2f MFLOP of matrix products per step (forward + backward); ", floor.flops / 1e6);
+  std::printf("%lld target positions; %.2f MFLOP of matrix products per step (forward + backward); ",
+              static_cast<long long>(floor.targets), floor.flops / 1e6);
   if (floor.sgemm_flops_per_second > 0) {
     std::printf("sgemm %.1f GFLOP/s (one thread's rate x threads), floor %.2f ms; floor x = time / floor\n",
                 floor.sgemm_flops_per_second / 1e9, floor.seconds() * 1e3);
@@ -144,20 +162,20 @@ void check_step_memory(const StepBenchOptions& options, size_t methods) {
 // Warm-up steps, then options.repeats timed steps of each contender, round-robin over them, so a
 // slow spell of a shared machine hits them all alike. A GPU runs the step asynchronously: its
 // time is the wall time up to the device's finishing.
-void time_steps(std::vector<Contender>& contenders, const torch::Tensor& input, const torch::Tensor& target,
-                const StepBenchOptions& options, bool single) {
+void time_steps(std::vector<Contender>& contenders, const Batch& batch, const StepBenchOptions& options,
+                bool single) {
   const bool bf16 = options.dtype == TrainDtype::kBfloat16;
   for (auto& contender : contenders) {
-    for (int i = 0; i < kWarmupSteps; ++i) training_step(contender, input, target, options.vocab, bf16);
+    for (int i = 0; i < kWarmupSteps; ++i) training_step(contender, batch, bf16);
   }
   const auto finish = [&] {
-    if (input.is_cuda()) torch::cuda::synchronize();
+    if (batch.input.is_cuda()) torch::cuda::synchronize();
   };
   for (int r = 0; r < options.repeats; ++r) {
     for (auto& contender : contenders) {
       finish();
       const double start = bench_now_seconds(single);
-      training_step(contender, input, target, options.vocab, bf16);
+      training_step(contender, batch, bf16);
       finish();
       contender.seconds.push_back(bench_now_seconds(single) - start);
     }
@@ -186,6 +204,7 @@ nlohmann::json result_json(const Contender& contender, const StepBenchOptions& o
           {"ms", seconds * 1e3},
           {"tokens_per_s", static_cast<double>(options.batch * options.length) / seconds},
           {"ratio", seconds / baseline},
+          {"targets", floor.targets},
           {"flops", floor.flops},
           {"sgemm_flops_per_s",
            has_floor ? nlohmann::json(floor.sgemm_flops_per_second) : nlohmann::json(nullptr)},
@@ -229,9 +248,10 @@ ModelConfig default_step_bench_model() {
 void take_step_bench_shape(const Config& config, StepBenchOptions& options) {
   options.model = config.model;
   options.batch = config.train.batch_size;
+  options.train = config.train;
   auto task = make_task(config.task.name, config.task.params, config.task.seed);
-  const auto sample = fixed_samples(*task, config.task.len_max, 1, 0);
-  options.length = collate(sample).input.size(1);
+  options.samples = fixed_samples(*task, config.task.len_max, options.batch, 0);
+  options.length = collate(options.samples).input.size(1);
   options.vocab = vocab_size(task->num_symbols());
 }
 
@@ -249,17 +269,14 @@ void run_step_bench(const StepBenchOptions& options) {
   }
   const torch::Device device = resolve_device(options.device);  // auto: the device it chose is reported
   if (!device.is_cuda()) check_step_memory(options, methods.size());
-  torch::manual_seed(1);
-  const auto tokens =
-      torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong)
-          .to(device);
-  const auto input = tokens.narrow(1, 0, options.length);
-  const auto target = tokens.narrow(1, 1, options.length);
+  const Batch batch = to_device(step_batch(options), device);
   std::vector<Contender> contenders;
   for (const NamedMethod& method : methods) contenders.push_back(make_contender(method, options, device));
   const bool single = options.threads == 1 && !device.is_cuda();
-  time_steps(contenders, input, target, options, single);
-  StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab), 0.0};
+  time_steps(contenders, batch, options, single);
+  const int64_t targets = batch.loss_mask.sum().item<int64_t>();
+  StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab, targets), targets,
+                  0.0};
   if (!device.is_cuda()) floor.sgemm_flops_per_second = sgemm_flops_per_second(options.threads);
   print_results(contenders, options, device.is_cuda() ? "cuda" : "cpu", single, floor);
 }

@@ -1,13 +1,15 @@
 #pragma once
-// `lengen bench step`: the time of one whole training step (forward, loss, backward, gradient
-// clipping, AdamW) for each named attention method (attention_choices.h) on the same model shape
-// and batch, as a ratio to softmax measured in the same run. This is the number that decides how
-// long a sweep takes; `bench normalizers` isolates the normalizers themselves.
+// `lengen bench step`: the time of one whole training step as the trainer takes it (forward, the
+// output layer and loss at the target positions only, backward, gradient clipping, AdamW) for each
+// named attention method (attention_choices.h) on the same model shape and batch, as a ratio to
+// softmax measured in the same run. This is the number that decides how long a sweep takes;
+// `bench normalizers` isolates the normalizers themselves.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "lengen/config.h"
+#include "lengen/task.h"
 
 namespace lengen {
 
@@ -19,6 +21,10 @@ struct StepBenchOptions {
   int64_t batch = 32;
   int64_t length = 64;  // tokens per sequence
   int64_t vocab = 36;   // token ids (and output layer's width); a config's task sets its own
+  // The batch a config's task gives (take_step_bench_shape); empty: random tokens, every position
+  // a target.
+  std::vector<Sample> samples;
+  TrainConfig train;  // its beta1, beta2 and weight_decay set AdamW (a config's, or the defaults)
   DeviceChoice device = DeviceChoice::kCpu;
   TrainDtype dtype = TrainDtype::kFloat32;
   int threads = 1;
@@ -32,7 +38,7 @@ struct StepBenchOptions {
 };
 
 // The shape of `config` (a shipped configs/quick/*.json or any other): its model, its batch size,
-// the tokens of a sequence at its task's len_max and its task's vocabulary.
+// its AdamW betas, a batch of its task's samples at len_max and its task's vocabulary.
 void take_step_bench_shape(const Config& config, StepBenchOptions& options);
 
 // Times every chosen method round-robin and prints a table (or JSON) on stdout; UserError for an
