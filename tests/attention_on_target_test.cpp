@@ -79,6 +79,7 @@ TEST(AttentionOnTargetReport, NamesRunsWithoutAKnownTargetInsteadOfScoringThem) 
     results.task = task;
     results.train_len_max = 16;
     results.method = {"softmax", "none", "nape"};
+    results.trained_with = {{"task", {{"name", task}}}, {"train", nlohmann::json::object()}};
     ResultEntry& entry = results.results["teacher_forced"][16];
     entry.length = 16;
     entry.decode = "teacher_forced";

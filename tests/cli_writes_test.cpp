@@ -332,25 +332,6 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
               std::string::npos)
         << name;
   }
-  // A run folder named like the page, or hidden like lengen's list of outputs, keeps the page whole.
-  for (const std::string copy : {"s/attention.md", "t/.lengen_outputs"}) {
-    fs::create_directories(root_ / copy);
-    fs::copy(run, root_ / copy, fs::copy_options::recursive);
-  }
-  const CliResult reserved = lengen("attention " + at("s/attention.md") + " " + at("t/.lengen_outputs") +
-                                    " --length 4 --out " + at("reserved"));
-  EXPECT_EQ(reserved.code, 0) << reserved.err;
-  EXPECT_NE(text_of(root_ / "reserved" / "attention.md").find("# Attention maps"), std::string::npos);
-  EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_attention.md" / "layer0_head0.dat"));
-  EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_.lengen_outputs" / "layer0_head0.dat"));
-  // A run folder called checkpoints beside a page written into a run keeps out of its checkpoints.
-  fs::create_directories(root_ / "u");
-  fs::copy(run, root_ / "u" / "checkpoints", fs::copy_options::recursive);
-  const CliResult inside =
-      lengen("attention " + run + " " + at("u/checkpoints") + " --length 4 --out " + run);
-  EXPECT_EQ(inside.code, 0) << inside.err;
-  EXPECT_TRUE(fs::exists(fs::path(run) / "run_checkpoints" / "layer0_head0.dat"));
-  EXPECT_FALSE(fs::exists(fs::path(run) / "checkpoints" / "layer0_head0.dat"));
 }
 
 // Runs of two tasks that read the same source (copy, sort) answer it otherwise: the page says
@@ -886,26 +867,6 @@ TEST_F(CliWrites, AResumeSaysTheDescriptionItReplaces) {
   EXPECT_NE(resumed.out.find("config.json: description \"lr looked high\" replaced by the config's \"\""),
             std::string::npos)
       << resumed.out;
-}
-
-// A folder of runs below the reported one is not read, and named apart from the runs left out
-// (it is not a run: the count of runs not in the tables does not take it for one).
-TEST_F(CliWrites, AReportNamesAFolderOfRunsBelowIt) {
-  trained("runs/a");
-  trained("runs/inner/b", " --set train.seed=2");
-  trained("runs/deep/er/c", " --set train.seed=3");
-  ASSERT_EQ(lengen("report " + at("runs")).code, 0);
-  const std::string page = text_of(root_ / "runs" / "report.md");
-  EXPECT_NE(page.find("**Folders of runs below this one, not read: deep (lengen report " + at("runs/deep") +
-                      "), inner (lengen report " + at("runs/inner") + ").**"),
-            std::string::npos)
-      << page;
-  EXPECT_EQ(page.find("Not in the tables"), std::string::npos) << page;
-  // A folder whose runs are all further down names the folders that hold them.
-  expect_one_line_refusal(
-      lengen("report " + at("runs/deep")),
-      "holds no evaluated run (no results.json); folders of runs below it: er (lengen report " +
-          at("runs/deep/er") + ")");
 }
 
 // A run without results of the decode mode reported is named as left out and labels no row.

@@ -2,19 +2,14 @@
 // the script stay next to the images so a user can restyle them and rerun `gnuplot NAME.gp`.
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <sstream>
 
-#include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
 #include "lengen/output_files.h"
-#include "lengen/report.h"
-#include "plot_style.h"
-
-namespace fs = std::filesystem;
+#include "report_parts.h"
 
 namespace lengen {
 
@@ -33,12 +28,27 @@ bool run_quietly(const std::string& command) {
 // A slide's width, with the legend's rows below the data.
 constexpr const char* kPlotSize = "1000,600";
 
+// Okabe and Ito's colours, told apart also by readers with colour-blindness, then black.
+constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                    "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+
+// The line's colour: its label's place among `keys`, or for a label not among them (a group
+// split further in one plot) one chosen by its text, the same on every machine.
+std::string line_colour(const std::string& label, const std::vector<std::string>& keys) {
+  size_t index = static_cast<size_t>(std::find(keys.begin(), keys.end(), label) - keys.begin());
+  if (index == keys.size()) {
+    index = 0;
+    for (unsigned char c : label) index = index * 31 + c;
+  }
+  return kPalette[index % (sizeof kPalette / sizeof kPalette[0])];
+}
+
 // Everything but the lines: title, axes and their labels with room for them, the legend outside
 // the data, and the training length as a dashed vertical line.
 std::string plot_frame(const PlotAxes& axes) {
   std::ostringstream frame;
-  if (!axes.title.empty()) frame << "set title " << gnuplot_quoted(axes.title) << "\n";
-  frame << (axes.log_x ? "set logscale x 2\n" : "")
+  frame << "set title " << gnuplot_quoted(axes.title) << "\n"
+        << (axes.log_x ? "set logscale x 2\n" : "")
         << (axes.log_y ? "set logscale y 10\nset format y '%g'\n" : "")
         // The legend below the data, two methods a row: long method labels beside it would
         // squeeze the plot to half the figure's width.
@@ -88,26 +98,7 @@ bool run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::
   return ok;
 }
 
-std::string find_gnuplot() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  std::istringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / "gnuplot";
-    if (fs::is_regular_file(candidate) && access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "";
-}
-
-bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
-                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot,
-                 const PlotAxes& style) {
-  PlotAxes axes = style;
-  axes.y_label = y_label;
-  axes.y_range = y_range;
-  return plot_table(table, dir, name, axes, gnuplot);
-}
+std::string find_gnuplot() { return run_quietly("command -v gnuplot") ? "gnuplot" : ""; }
 
 bool plot_table(const MetricTable& table, const std::string& dir, const std::string& name,
                 const PlotAxes& axes, const std::string& gnuplot) {

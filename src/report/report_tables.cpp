@@ -3,14 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "lengen/attention_choices.h"
-#include "lengen/config.h"
-#include "lengen/report.h"
+#include "report_parts.h"
 
 namespace lengen {
 
@@ -44,14 +44,6 @@ int64_t common_train_len_max(const std::vector<RunResults>& runs) {
   return runs.empty() ? 0 : runs.front().train_len_max;
 }
 
-std::string default_decode(const std::vector<RunResults>& runs) {
-  for (const auto& run : runs) {
-    if (run.results.count(name_of(DecodeMode::kTeacherForced)) > 0)
-      return name_of(DecodeMode::kTeacherForced);
-  }
-  return name_of(DecodeMode::kGreedy);
-}
-
 Summary summarize_values(const std::vector<double>& values) {
   Summary summary;
   summary.n = static_cast<int64_t>(values.size());
@@ -66,41 +58,56 @@ Summary summarize_values(const std::vector<double>& values) {
   return summary;
 }
 
-MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& decode,
-                         const std::string& metric) {
+MetricTable values_table(const std::vector<RunResults>& runs, const std::string& metric,
+                         const std::function<std::map<int64_t, double>(size_t)>& values_of, bool in_all_runs) {
   MetricTable table;
   table.metric = metric;
-  std::set<int64_t> lengths;
-  // values[group][length]
-  std::vector<std::map<int64_t, std::vector<double>>> values;
-  const double scale = is_percent(metric) ? 100.0 : 1.0;
-  for (const auto& run : runs) {
-    auto found = std::find(table.groups.begin(), table.groups.end(), run.group);
-    const size_t m = static_cast<size_t>(found - table.groups.begin());
-    if (found == table.groups.end()) {
-      table.groups.push_back(run.group);
+  std::vector<std::map<int64_t, std::vector<double>>> values;  // [group][x]
+  std::vector<size_t> group_runs;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::map<int64_t, double> of_run = values_of(r);
+    if (of_run.empty()) continue;
+    const auto m = static_cast<size_t>(std::find(table.groups.begin(), table.groups.end(), runs[r].group) -
+                                       table.groups.begin());
+    if (m == table.groups.size()) {
+      table.groups.push_back(runs[r].group);
       values.emplace_back();
+      group_runs.push_back(0);
     }
-    const auto by_decode = run.results.find(decode);
-    if (by_decode == run.results.end()) continue;
-    for (const auto& [length, entry] : by_decode->second) {
-      const std::optional<double> value = entry.metric(metric);
-      if (!value) continue;
-      lengths.insert(length);
-      values[m][length].push_back(scale * *value);
+    ++group_runs[m];
+    for (const auto& [x, value] : of_run) values[m][x].push_back(value);
+  }
+  const auto shown = [&](size_t m, const std::vector<double>& cell) {
+    return !in_all_runs || cell.size() == group_runs[m];
+  };
+  std::set<int64_t> xs;
+  for (size_t m = 0; m < values.size(); ++m) {
+    for (const auto& [x, cell] : values[m]) {
+      if (shown(m, cell)) xs.insert(x);
     }
   }
-  table.lengths.assign(lengths.begin(), lengths.end());
-  for (const auto& by_length : values) {
+  table.lengths.assign(xs.begin(), xs.end());
+  for (size_t m = 0; m < values.size(); ++m) {
     std::vector<std::optional<Summary>> row;
-    for (int64_t length : table.lengths) {
-      auto it = by_length.find(length);
-      row.push_back(it == by_length.end() ? std::nullopt
-                                          : std::optional<Summary>(summarize_values(it->second)));
+    for (int64_t x : table.lengths) {
+      const auto it = values[m].find(x);
+      const bool cell = it != values[m].end() && shown(m, it->second);
+      row.push_back(cell ? std::optional<Summary>(summarize_values(it->second)) : std::nullopt);
     }
     table.cells.push_back(std::move(row));
   }
   return table;
+}
+
+MetricTable metric_table(const std::vector<RunResults>& runs, const std::string& metric) {
+  const double scale = is_percent(metric) ? 100.0 : 1.0;
+  return values_table(runs, metric, [&](size_t r) {
+    std::map<int64_t, double> values;
+    for (const auto& [length, entry] : runs[r].results) {
+      if (const std::optional<double> value = entry.metric(metric)) values[length] = scale * *value;
+    }
+    return values;
+  }, false);
 }
 
 std::string summary_text(const std::optional<Summary>& cell, int digits, bool significant) {
@@ -110,23 +117,30 @@ std::string summary_text(const std::optional<Summary>& cell, int digits, bool si
   return fmt::format("{:.{}f} ± {:.{}f} (n={})", cell->mean, digits, cell->std, digits, cell->n);
 }
 
+std::string markdown_rows(const MetricTable& table, const std::vector<std::string>& headers,
+                          const std::vector<size_t>& columns, int digits, bool significant) {
+  std::string out = "| method |";
+  for (const std::string& header : headers) out += " " + header + " |";
+  out += "\n|---|";
+  for (size_t i = 0; i < headers.size(); ++i) out += "---|";
+  out += "\n";
+  for (size_t m = 0; m < table.groups.size(); ++m) {
+    out += "| " + group_label(table.groups[m]) + " |";
+    for (size_t i : columns) out += " " + summary_text(table.cells[m][i], digits, significant) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
 std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
-  const int digits = is_percent(table.metric) ? 1 : 2;
-  std::ostringstream out;
-  out << "| method |";
+  std::vector<std::string> headers;
+  std::vector<size_t> columns;
   for (int64_t length : table.lengths) {
     const std::string multiple = multiple_text(length, train_len_max);
-    out << " " << length << (multiple.empty() ? "" : " (" + multiple + ")") << " |";
+    headers.push_back(std::to_string(length) + (multiple.empty() ? "" : " (" + multiple + ")"));
+    columns.push_back(columns.size());
   }
-  out << "\n|---|";
-  for (size_t i = 0; i < table.lengths.size(); ++i) out << "---|";
-  out << "\n";
-  for (size_t m = 0; m < table.groups.size(); ++m) {
-    out << "| " << group_label(table.groups[m]) << " |";
-    for (const auto& cell : table.cells[m]) out << " " << summary_text(cell, digits) << " |";
-    out << "\n";
-  }
-  return out.str();
+  return markdown_rows(table, headers, columns, is_percent(table.metric) ? 1 : 2, false);
 }
 
 std::string csv_table(const MetricTable& table, int64_t train_len_max, const std::string& x_column) {
