@@ -893,24 +893,6 @@ TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
       << page;
 }
 
-// A report of a run that another process is training says so: its numbers are of that moment.
-TEST_F(CliWrites, AReportNamesARunInTraining) {
-  const std::string run = trained("run");
-  const CliResult report =
-      lengen("report " + run + " --out " + at("pages"), "flock -o " + at("run/.lengen_lock"));
-  ASSERT_EQ(report.code, 0) << report.err;
-  EXPECT_NE(text_of(root_ / "pages" / "report.md")
-                .find("**In training or evaluation while this report was written: run"),
-            std::string::npos);
-  // So does an attention page of it.
-  const CliResult page =
-      lengen("attention " + run + " --length 4 --out " + at("maps"), "flock -o " + at("run/.lengen_lock"));
-  ASSERT_EQ(page.code, 0) << page.err;
-  EXPECT_NE(text_of(root_ / "maps" / "attention.md")
-                .find("**In training or evaluation while this page was written: run"),
-            std::string::npos);
-}
-
 // Results of a checkpoint before the end of the run's training are named above the tables.
 TEST_F(CliWrites, AReportNamesResultsOfAModelNotFullyTrained) {
   const std::string run = trained("run");

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -19,10 +18,7 @@
 #include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
-#include "lengen/folder_lock.h"
-#include "lengen/json_file.h"
 #include "lengen/memory_estimate.h"
-#include "lengen/named_entries.h"
 #include "lengen/output_files.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
@@ -65,11 +61,10 @@ struct RunMaps {
 };
 
 // The layers or heads asked for, each once in the order asked; all of them when none is.
-std::vector<int64_t> chosen(const std::vector<int64_t>& asked, int64_t count, const char* what) {
+std::vector<int64_t> chosen(std::vector<int64_t> asked, int64_t count, const char* what) {
   if (asked.empty()) {
-    std::vector<int64_t> all(static_cast<size_t>(count));
-    std::iota(all.begin(), all.end(), 0);
-    return all;
+    asked.resize(static_cast<size_t>(count));
+    std::iota(asked.begin(), asked.end(), 0);
   }
   std::vector<int64_t> once;
   for (int64_t index : asked) {
@@ -83,30 +78,18 @@ std::vector<int64_t> chosen(const std::vector<int64_t>& asked, int64_t count, co
 }
 
 RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& options) {
-  // The sample is the evaluation's own: sample I of length L's fixed evaluation samples.
   const std::string config_path = RunFolder(run_dir).config_path();
-  const int64_t samples = samples_at_length(load_config(config_path).eval, options.length);
+  Config config = load_config(config_path);
+  const int64_t samples = samples_at_length(config.eval, options.length);
   if (options.sample >= samples) {
     throw UserError(fmt::format("--sample {} is out of range: {} evaluates {} samples at this length (0..{})",
                                 options.sample, config_path, samples, samples - 1));
   }
-  // --length and --sample reach the config as these overrides; a value they refuse is named as
-  // the option the user typed, not as an override they never wrote.
-  const auto with_option_names = [&](const std::string& message) {
-    const std::string eval_set = "--set eval.lengths=" + std::to_string(options.length);
-    const size_t at = message.find(eval_set);
-    return at == std::string::npos ? message
-                                   : message.substr(0, at) + "--length " + std::to_string(options.length) +
-                                         message.substr(at + eval_set.size());
-  };
-  Config config;
-  try {
-    config = load_config(config_path, {"eval.lengths=" + std::to_string(options.length),
-                                       "eval.samples=" + std::to_string(options.sample + 1),
-                                       "eval.long_from=0", "eval.long_samples=0"});
-  } catch (const UserError& e) {
-    throw UserError(with_option_names(e.what()));
-  }
+  // The sample is the evaluation's own: sample I of length L's fixed evaluation samples. A length
+  // too long to draw is refused below, by the memory the maps need.
+  config.eval.lengths = {options.length};
+  config.eval.samples = options.sample + 1;
+  config.eval.long_from = config.eval.long_samples = 0;
   const auto task = make_task(config.task.name, config.task.params, config.task.seed);
   if (options.length < task->min_length()) {
     throw UserError(fmt::format("--length {} is below {}'s shortest length {}", options.length,
@@ -158,18 +141,14 @@ std::string map_data(const RunMaps& run, const PooledMap& pooled, int64_t layer,
   return out.str();
 }
 
-// One map of a figure: its data file (relative to the figure's folder), its title, and the
-// pooled matrix's shape with the block each cell stands for.
+// One map of a figure: its data file (relative to the figure's folder), title and pooling.
 struct FigurePanel {
-  std::string data;
-  std::string title;
-  int64_t rows = 0, columns = 0;
-  int64_t row_block = 1, column_block = 1;
+  std::string data, title;
+  PooledMap pooled;
 };
 
-// The gnuplot script of NAME.png and NAME.svg: `panels[row][column]` in one multiplot under
-// `heading`, with one colour scale (log, from kLowestColouredWeight to 1; 0 stays white) beside
-// the last column.
+// The gnuplot script of NAME.png and NAME.svg: `panels[row][column]` under `heading`, with one
+// colour scale (log, from kLowestColouredWeight to 1; 0 stays white).
 std::string figure_script(const std::string& name, const std::string& heading,
                           const std::vector<std::vector<FigurePanel>>& panels, const std::string& y_label,
                           const std::string& terminal) {
@@ -186,27 +165,28 @@ std::string figure_script(const std::string& name, const std::string& heading,
   for (const auto& row : panels) {
     for (size_t c = 0; c < row.size(); ++c) {
       const FigurePanel& panel = row[c];
-      const auto row_block = static_cast<double>(panel.row_block);
-      const auto column_block = static_cast<double>(panel.column_block);
+      const PooledMap& pooled = panel.pooled;
+      const auto row_block = static_cast<double>(pooled.row_block);
+      const auto column_block = static_cast<double>(pooled.column_block);
       // One colour scale for the figure: beside the last column only, with room for its tic labels.
       body << (c + 1 == row.size() ? "set colorbox\nset rmargin 11\n" : "unset colorbox\nset rmargin 3\n")
-           << "set title " << gnuplot_lines(panel.title) << "\n"
+           << "set title " << gnuplot_quoted(panel.title) << "\n"
            << fmt::format("set xrange [{}:{}]\n", -0.5 * column_block,
-                          (static_cast<double>(panel.columns) - 0.5) * column_block)
-           << fmt::format("set yrange [{}:{}]\n", (static_cast<double>(panel.rows) - 0.5) * row_block,
-                          -0.5 * row_block)
+                          (static_cast<double>(pooled.weights.size(1)) - 0.5) * column_block)
+           << fmt::format("set yrange [{}:{}]\n",
+                          (static_cast<double>(pooled.weights.size(0)) - 0.5) * row_block, -0.5 * row_block)
            << fmt::format(
                   "plot {} matrix using ($1*{}):($2*{}):($3 > 0 ? ($3 < {} ? {} : $3) : NaN) with image "
                   "notitle\n",
-                  gnuplot_quoted(panel.data), panel.column_block, panel.row_block, kLowestColouredWeight,
+                  gnuplot_quoted(panel.data), pooled.column_block, pooled.row_block, kLowestColouredWeight,
                   kLowestColouredWeight);
     }
   }
   body << "unset multiplot\n";
   return "# Attention weights: target rows against input positions; run `gnuplot " + name +
          ".gp` in this folder.\nset terminal " + terminal + " noenhanced size " + size + "\nset output '" +
-         name + ".png'\n" + body.str() + "set terminal svg noenhanced size " + size + "\nset output '" + name +
-         ".svg'\n" + body.str();
+         name + ".png'\n" + body.str() + "set terminal svg noenhanced size " + size + "\nset output '" +
+         name + ".svg'\n" + body.str();
 }
 
 // Each run's name in OUT: the last component of its path made absolute (so that "." and ".."
@@ -239,24 +219,17 @@ std::string table_cell(const std::string& text) {
 // The runs side by side in one figure: OUT/attention.{gp,png,svg}.
 constexpr const char* kFigureName = "attention";
 
-// What drawing the maps left: whether gnuplot drew every one, and the last map's pooling (every
-// map of one length is pooled alike), which the page explains.
-struct DrawnMaps {
-  bool all = false;
-  PooledMap example;
-};
-
 // Each run's maps, OUT/NAME/layerL_headH.{dat,gp,png,svg}, and all of them side by side in one
 // figure, OUT/attention.{gp,png,svg} (a row per layer and head, a column per run).
-DrawnMaps draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
-                    const std::vector<int64_t>& heads, const AttentionMapOptions& options,
-                    const std::string& gnuplot, const std::string& terminal) {
-  DrawnMaps drawn;
-  drawn.all = !gnuplot.empty();
+// Returns whether gnuplot drew every one.
+bool draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
+               const std::vector<int64_t>& heads, const AttentionMapOptions& options,
+               const std::string& gnuplot, const std::string& terminal) {
+  bool drawn = !gnuplot.empty();
   std::set<std::string> tasks;
   for (const RunMaps& run : runs) tasks.insert(run.task);
-  const std::string heading = fmt::format("Attention maps of {}: sample {} of length {}", fmt::join(tasks, " + "),
-                                          options.sample, options.length);
+  const std::string heading = fmt::format("Attention maps of {}: sample {} of length {}",
+                                          fmt::join(tasks, " + "), options.sample, options.length);
   const std::string y_label = runs.front().sample.framing == Framing::kLabelPerPosition
                                   ? "query: source symbol (predicting its label)"
                                   : "query: target symbol";
@@ -273,32 +246,32 @@ DrawnMaps draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>
     for (int64_t layer : layers) {
       for (int64_t head : heads) {
         const std::string name = fmt::format("layer{}_head{}", layer, head);
-        const PooledMap& pooled = drawn.example =
-            max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells);
         FigurePanel panel{name + ".dat", fmt::format("{}\nlayer {} head {}", run.label, layer, head),
-                          pooled.weights.size(0), pooled.weights.size(1), pooled.row_block, pooled.column_block};
-        write_file_atomically(dir + "/" + name + ".dat", map_data(run, pooled, layer, head, options));
-        write_file_atomically(dir + "/" + name + ".gp", figure_script(name, heading, {{panel}}, y_label, terminal));
-        if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, dir, name) && drawn.all;
+                          max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells)};
+        write_file_atomically(dir + "/" + name + ".dat", map_data(run, panel.pooled, layer, head, options));
+        write_file_atomically(dir + "/" + name + ".gp",
+                              figure_script(name, heading, {{panel}}, y_label, terminal));
+        if (!gnuplot.empty()) drawn = run_gnuplot(gnuplot, dir, name) && drawn;
         panel.data = run.name + "/" + panel.data;
-        panel.title = fmt::format("{}\n{}layer {} head {}", run.label, shared ? run.name + ", " : "", layer, head);
+        panel.title =
+            fmt::format("{}\n{}layer {} head {}", run.label, shared ? run.name + ", " : "", layer, head);
         panels[row++][r] = panel;
       }
     }
   }
   write_file_atomically(options.out_dir + "/" + kFigureName + ".gp",
                         figure_script(kFigureName, heading, panels, y_label, terminal));
-  if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, options.out_dir, kFigureName) && drawn.all;
+  if (!gnuplot.empty()) drawn = run_gnuplot(gnuplot, options.out_dir, kFigureName) && drawn;
   return drawn;
 }
 
 // attention.md: what the maps show, notes on the runs, and a table of the maps.
 std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
                            const std::vector<int64_t>& heads, const AttentionMapOptions& options,
-                           const DrawnMaps& drawn, const std::string& gnuplot) {
-  const PooledMap& example = drawn.example;
-  const bool all_drawn = drawn.all;
+                           bool all_drawn, const std::string& gnuplot) {
   const RunMaps& first = runs.front();
+  // Every map of one length is pooled alike.
+  const PooledMap example = max_pool_map(first.layers[0][0], options.max_cells);
   std::ostringstream md;
   md << "# Attention maps: sample " << options.sample << " of length " << options.length << "\n\n"
      << "Each map shows one head's attention weights at the queries that predict the target symbols (rows, "
@@ -321,17 +294,6 @@ std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<i
     same_sample = same_sample && run.sample.src == first.sample.src && run.sample.trg == first.sample.trg;
   if (!same_sample)
     md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
-  // A run being trained now: its maps are of the checkpoint named, a model of that moment.
-  std::vector<std::string> busy;
-  for (const RunMaps& run : runs) {
-    if (FolderLock::held_elsewhere(run.folder)) busy.push_back(run.name);
-  }
-  if (!busy.empty()) {
-    spdlog::warn("{} run(s) are being trained or evaluated by another lengen process: {}", busy.size(),
-                 joined_names(busy));
-    md << "**In training or evaluation while this page was written: " << joined_names(busy)
-       << " (their maps are of the checkpoint named, a model of that moment).**\n\n";
-  }
   md << "Runs:";
   for (size_t i = 0; i < runs.size(); ++i)
     md << (i ? ";" : "") << " `" << runs[i].name << "` is " << runs[i].folder;
@@ -420,7 +382,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     return name.rfind("attention.", 0) == 0 || name.find('/') != std::string::npos;
   });
   claim_output_files(options.out_dir, files);
-  const DrawnMaps drawn = draw_maps(runs, layers, heads, options, gnuplot, terminal);
+  const bool drawn = draw_maps(runs, layers, heads, options, gnuplot, terminal);
   const std::string md = attention_page(runs, layers, heads, options, drawn, gnuplot);
   write_file_atomically(options.out_dir + "/attention.md", md);  // claimed above
   return md;

@@ -1,7 +1,5 @@
-// Which runs a report reads (a sweep's listed runs, one run, or a folder of runs), the runs it
-// names instead of showing, and what groups them: each run's config as its model was trained,
-// what its results say of the model measured, repeats of one run taken out, and the keys on
-// which the runs differ.
+// Which runs a report reads, the runs it names instead of showing, and what groups them: the
+// config each model was trained with, what its results say of it, and the keys runs differ on.
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/fmt/ranges.h>
 
@@ -29,8 +27,7 @@ namespace lengen {
 
 namespace {
 
-// One run's results of one kind of data, and its config flattened ("train.lr" -> "0.001") with
-// what its results say of the model (checkpoint, schedule, data, ...).
+// One run's results of one kind of data, and its config flattened ("train.lr" -> "0.001").
 struct ReadRun {
   RunResults run;
   ResultsByDecode results;
@@ -50,11 +47,13 @@ void flatten(const nlohmann::json& value, const std::string& path, std::map<std:
 // method (grouped on its own), and settings that leave the trained model and its results alone
 // (resumes are bitwise, evaluation chunks its queries without changing them).
 bool averaged_over(const std::string& key) {
-  static const std::set<std::string> keys = {
-      "train.seed", "task.seed", "train.threads", "train.device", "description", "model.attention.normalizer",
-      "model.attention.scaling", "model.attention.positions", "train.log_every", "train.checkpoint_every",
-      "train.keep_checkpoints", "model.prefill_chunk"};
-  return keys.count(key) > 0 || key.rfind("eval.", 0) == 0;
+  for (const char* averaged :
+       {"train.seed", "task.seed", "train.threads", "train.device", "description",
+        "model.attention.normalizer", "model.attention.scaling", "model.attention.positions",
+        "train.log_every", "train.checkpoint_every", "train.keep_checkpoints", "model.prefill_chunk"}) {
+    if (key == averaged) return true;
+  }
+  return key.rfind("eval.", 0) == 0;
 }
 
 // The run names DIR/sweep.json lists, in its order; none without it.
@@ -66,11 +65,9 @@ std::vector<std::string> listed_names(const std::string& dir) {
   return names;
 }
 
-// One run's results: on generated data, one entry; on --data files, one entry per data folder it
-// was evaluated on, labelled by the folder (test_data). Its config is config.json with the
-// sections results.json records of the evaluated model laid over it (a run resumed since under
-// more train.steps is grouped by the model measured), compared as trained: each key training does
-// not read is "-", which differs from nothing.
+// One run's results: one entry, or on --data files one per data folder (test_data). Its config is
+// config.json with results.json's trained_with over it (the model measured, if trained on since);
+// each key training does not read is "-", which differs from nothing.
 std::vector<ReadRun> read_run(const std::string& name, const fs::path& folder, bool on_files) {
   ResultsFile file = read_results_file((folder / "results.json").string());
   ReadRun base;
@@ -82,9 +79,9 @@ std::vector<ReadRun> read_run(const std::string& name, const fs::path& folder, b
   const fs::path config_path = folder / "config.json";
   nlohmann::json saved = fs::exists(config_path) ? read_json_file(config_path.string()) : nlohmann::json();
   if (file.trained_with.is_object()) saved.merge_patch(file.trained_with);
-  if (saved.is_null()) throw UserError(config_path.string() + " is missing: the report groups runs by their config");
+  if (saved.is_null())
+    throw UserError(config_path.string() + " is missing: the report groups runs by their config");
   const Config config = config_from_json(saved, config_path.string());
-  base.run.log_every = config.train.log_every;
   flatten(comparable_config_json(config), "", base.config);
   for (const std::string& key : unread_config_keys(config)) base.config[key] = "-";
   std::vector<ReadRun> read;
@@ -101,18 +98,14 @@ std::vector<ReadRun> read_run(const std::string& name, const fs::path& folder, b
   return read;
 }
 
-// "" when `key_of` gives every entry one key, else "TEXT at LENGTHS; ..." in the keys' order.
-template <class KeyOf>
-std::string mixed(const std::map<int64_t, ResultEntry>& results, const KeyOf& key_of) {
-  std::map<std::pair<double, std::string>, std::set<int64_t>> lengths_by_key;
-  for (const auto& [length, entry] : results) {
-    if (const auto key = key_of(entry)) lengths_by_key[*key].insert(length);
-  }
-  if (lengths_by_key.size() < 2) return "";
+// "" when every entry was measured at one step, else "step 200 at 64, 128; step 400 at 256".
+std::string mixed_checkpoints(const std::map<int64_t, ResultEntry>& results) {
+  std::map<int64_t, std::vector<int64_t>> lengths_by_step;
+  for (const auto& [length, entry] : results) lengths_by_step[entry.step].push_back(length);
   std::vector<std::string> parts;
-  for (const auto& [key, lengths] : lengths_by_key)
-    parts.push_back(fmt::format("{} at {}", key.second, fmt::join(lengths, ", ")));
-  return fmt::format("{}", fmt::join(parts, "; "));
+  for (const auto& [step, lengths] : lengths_by_step)
+    parts.push_back(fmt::format("step {} at {}", step, fmt::join(lengths, ", ")));
+  return parts.size() < 2 ? "" : fmt::format("{}", fmt::join(parts, "; "));
 }
 
 // The distinct non-empty values `kind_of` gives the entries, joined with " and ".
@@ -130,14 +123,7 @@ std::string kinds_of(const std::map<int64_t, ResultEntry>& results, const KindOf
 void label_by_results(ReadRun& read, const std::string& decode) {
   RunResults& run = read.run;
   run.results = std::move(read.results[decode]);
-  using Key = std::optional<std::pair<double, std::string>>;
-  run.mixed_checkpoints = mixed(run.results, [](const ResultEntry& entry) -> Key {
-    return std::make_pair(static_cast<double>(entry.step), fmt::format("step {}", entry.step));
-  });
-  run.mixed_decode_caps = mixed(run.results, [](const ResultEntry& entry) -> Key {
-    if (!entry.decode_cap) return std::nullopt;
-    return std::make_pair(*entry.decode_cap, fmt::format("{:g}", *entry.decode_cap));
-  });
+  run.mixed_checkpoints = mixed_checkpoints(run.results);
   std::string data = kinds_of(run.results, [](const ResultEntry& entry) {
     return entry.model ? entry.model->trained_on : std::string();
   });
@@ -152,8 +138,9 @@ void label_by_results(ReadRun& read, const std::string& decode) {
     return fs::path(entry.checkpoint).filename() == "best.pt" ? "best" : fmt::format("step {}", entry.step);
   });
   // "400@0"; "200@0,400@150" for a model resumed with more steps: another learning-rate schedule.
-  read.config["schedule"] = kinds_of(
-      run.results, [](const ResultEntry& entry) { return entry.model ? entry.model->schedule : std::string(); });
+  read.config["schedule"] = kinds_of(run.results, [](const ResultEntry& entry) {
+    return entry.model ? entry.model->schedule : std::string();
+  });
   // Greedy decoding under a lower cap cuts long answers short: another measurement.
   read.config["decode_cap"] = kinds_of(run.results, [](const ResultEntry& entry) {
     return entry.decode_cap ? fmt::format("{:g}", *entry.decode_cap) : std::string();
@@ -217,9 +204,8 @@ std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
   return runs;
 }
 
-// The runs under `dir` (see collect_runs), and each run folder there without results named in
-// `named`: a sweep's run that failed or is not evaluated, one the sweep does not list, or in a
-// folder of runs one in training, stopped or diverged.
+// The runs under `dir` (see collect_runs); each run folder there without results, or that the sweep
+// does not list, is named in `named`.
 std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, std::vector<std::string>& named) {
   std::vector<ReadRun> runs;
   const auto read = [&](const std::string& name, const fs::path& folder) {
@@ -255,7 +241,7 @@ std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, std::vecto
       named.push_back(name + " (failed: " + first_line + "; see " + failure.filename().string() + ")");
     } else {
       named.push_back(name + (fs::is_directory(root / name) ? " (not evaluated: no results.json yet)"
-                                                              : " (no run folder)"));
+                                                            : " (no run folder)"));
     }
   }
   if (runs.empty()) {
@@ -272,14 +258,9 @@ std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, std::vecto
 template <class Keep>
 void keep_only(std::vector<ReadRun>& runs, const Keep& keep, std::vector<std::string>& named,
                const std::string& why) {
-  std::vector<ReadRun> kept;
-  for (ReadRun& run : runs) {
-    if (keep(run))
-      kept.push_back(std::move(run));
-    else
-      named.push_back(run.run.name + " (" + why + ")");
-  }
-  runs = std::move(kept);
+  const auto rejected = std::stable_partition(runs.begin(), runs.end(), keep);
+  for (auto run = rejected; run != runs.end(); ++run) named.push_back(run->run.name + " (" + why + ")");
+  runs.erase(rejected, runs.end());
 }
 
 }  // namespace
@@ -289,28 +270,25 @@ CollectedRuns collect_runs(const std::string& dir, bool on_files, const std::str
   std::vector<ReadRun> runs = read_runs(dir, on_files, collected.left_out);
   // A run evaluated only on the other kind of data has no row here: it is named, not shown as a
   // row of "-" under an empty label.
-  keep_only(runs, [](const ReadRun& run) { return !run.results.empty(); }, collected.left_out,
-            on_files ? "no results on --data files" : "results on --data files only: lengen report --on-files");
+  keep_only(
+      runs, [](const ReadRun& run) { return !run.results.empty(); }, collected.left_out,
+      on_files ? "no results on --data files" : "results on --data files only: lengen report --on-files");
   if (runs.empty()) {
     throw UserError(dir + " holds no run evaluated on " + (on_files ? "--data files" : "generated data") +
                     (on_files ? "" : " (results on --data files: lengen report --on-files)"));
   }
   const std::string teacher_forced = name_of(DecodeMode::kTeacherForced);
-  collected.decode = decode;
-  if (decode.empty()) {
-    const bool any = std::any_of(runs.begin(), runs.end(),
-                                 [&](const ReadRun& run) { return run.results.count(teacher_forced) > 0; });
-    collected.decode = any ? teacher_forced : name_of(DecodeMode::kGreedy);
-  } else if (value_named<DecodeMode>(decode) == nullptr) {
-    throw UserError("unknown decode mode '" + decode + "' (expected " + joined_names(names_of<DecodeMode>()) +
-                    ")");
-  }
+  const bool any = std::any_of(runs.begin(), runs.end(),
+                               [&](const ReadRun& run) { return run.results.count(teacher_forced) > 0; });
+  collected.decode = !decode.empty() ? decode : any ? teacher_forced : name_of(DecodeMode::kGreedy);
   // A run without results in this decode mode is in no row, and labels none.
-  keep_only(runs, [&](const ReadRun& run) { return run.results.count(collected.decode) > 0; },
-            collected.left_out, "no " + collected.decode + " results");
+  keep_only(
+      runs, [&](const ReadRun& run) { return run.results.count(collected.decode) > 0; }, collected.left_out,
+      "no " + collected.decode + " results");
   if (runs.empty()) {
-    throw UserError(dir + ": no run has " + collected.decode + " results (evaluate with `lengen eval RUN --decode " +
-                    collected.decode + "`" + (on_files ? " --data DIR)" : ")"));
+    throw UserError(dir + ": no run has " + collected.decode +
+                    " results (evaluate with `lengen eval RUN --decode " + collected.decode + "`" +
+                    (on_files ? " --data DIR)" : ")"));
   }
   for (ReadRun& run : runs) label_by_results(run, collected.decode);
   collected.runs = with_variants(without_repeats(std::move(runs), collected.left_out));

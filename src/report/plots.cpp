@@ -1,5 +1,4 @@
-// Plots of a metric against length, one line per method, through gnuplot. The data file and
-// the script stay next to the images so a user can restyle them and rerun `gnuplot NAME.gp`.
+// Plots through gnuplot, one line per method; the data and script stay beside the images to restyle.
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
@@ -72,18 +71,10 @@ std::string plot_frame(const PlotAxes& axes) {
 }  // namespace
 
 std::string gnuplot_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string gnuplot_lines(const std::string& text) {
-  std::string expression;
-  size_t start = 0;
-  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
-    expression += gnuplot_quoted(text.substr(start, end - start)) + " . \"\\n\" . ";
-  }
-  return expression + gnuplot_quoted(text.substr(start));
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '\n' ? std::string("\\n") : (c == '"' || c == '\\' ? "\\" : "") + std::string(1, c);
+  return out + "\"";
 }
 
 // pngcairo draws better; the plain png terminal is the fallback some gnuplot builds have.

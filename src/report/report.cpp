@@ -11,8 +11,6 @@
 #include <set>
 #include <sstream>
 
-#include "lengen/errors.h"
-#include "lengen/folder_lock.h"
 #include "lengen/named_entries.h"
 #include "lengen/output_files.h"
 #include "lengen/schedule_history.h"
@@ -40,15 +38,16 @@ const MetricSpec kLengthMetrics[] = {
     // Only for tasks whose targets hold several answers (mqmtar's queries).
     {"answer_accuracy", "answer_accuracy", "## Answer accuracy (%): answers with every symbol right",
      "answer accuracy (%)", "[0:100]"},
-    {"nonzero_per_query", "nonzero_per_query", "## Attention: nonzero keys per query", "nonzero keys per query",
-     "[0:*]"},
+    {"nonzero_per_query", "nonzero_per_query", "## Attention: nonzero keys per query",
+     "nonzero keys per query", "[0:*]"},
 };
 
 // Attention on the target, per layer: the best head's and the mean over heads' weight.
 MetricSpec target_spec(size_t layer, const std::string& kind) {
   const std::string head = kind == "best" ? "best head" : "mean over heads";
   return {fmt::format("attention_on_target/{}/{}", layer, kind),
-          fmt::format("attention_on_target_layer{}_{}", layer, kind), fmt::format("### Layer {}: {}", layer, head),
+          fmt::format("attention_on_target_layer{}_{}", layer, kind),
+          fmt::format("### Layer {}: {}", layer, head),
           fmt::format("weight on the answering keys, layer {} ({})", layer, head), "[0:1]"};
 }
 
@@ -69,23 +68,21 @@ bool is_report_page(const std::string& name) {
 // Every page of an earlier report in OUT is checked before any is removed: a file of the user's
 // under a report's name (report.md, a layer's table) stops the report before anything is written.
 void replace_earlier_report(const std::string& out_dir) {
-  std::vector<std::string> names = {"report.md"};
+  std::vector<std::string> pages = {"report.md"};
   for (const MetricSpec& spec : kLengthMetrics) {
-    for (const char* extension : {".csv", ".dat", ".gp", ".png", ".svg"}) names.push_back(spec.file + extension);
+    for (const char* extension : {".csv", ".dat", ".gp", ".png", ".svg"})
+      pages.push_back(spec.file + extension);
   }
-  std::vector<std::string> pages = names;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(out_dir, error)) {
     if (is_report_page(entry.path().filename().string())) pages.push_back(entry.path().filename().string());
   }
   check_output_files(out_dir, pages);
   remove_listed_output_files(out_dir, is_report_page);
-  claim_output_files(out_dir, names);
 }
 
-bool from_best_checkpoint(const ResultEntry& entry) {
-  return fs::path(entry.checkpoint).filename() == "best.pt";
-}
+// Results of a run's best.pt: its best in-distribution validation, not a step of its schedule.
+bool from_best(const ResultEntry& entry) { return fs::path(entry.checkpoint).filename() == "best.pt"; }
 
 // The title, and what the runs were measured with and on.
 std::string heading(const std::string& dir, const CollectedRuns& collected, bool on_files,
@@ -97,7 +94,7 @@ std::string heading(const std::string& dir, const CollectedRuns& collected, bool
   for (const RunResults& run : runs) {
     for (const auto& [length, entry] : run.results) {
       if (entry.decode_cap) caps.insert(fmt::format("{:g}", *entry.decode_cap));
-      all_best = all_best && from_best_checkpoint(entry);
+      all_best = all_best && from_best(entry);
     }
   }
   std::ostringstream md;
@@ -108,8 +105,9 @@ std::string heading(const std::string& dir, const CollectedRuns& collected, bool
     if (!description.empty()) md << "Sweep: " << description << "\n\n";
   }
   md << runs.size() << " evaluated run(s); decode: " << collected.decode
-     << (caps.empty() ? ""
-                      : fmt::format(" (at most {}x the source length, eval.decode_cap)", fmt::join(caps, " or ")))
+     << (caps.empty()
+             ? ""
+             : fmt::format(" (at most {}x the source length, eval.decode_cap)", fmt::join(caps, " or ")))
      << "; " << (all_best ? "models: each run's best.pt (its best in-distribution validation); " : "")
      << (train_len_max > 0 ? "trained on source lengths up to " + std::to_string(train_len_max)
                            : std::string("trained on different lengths (no multiples shown)"))
@@ -130,24 +128,22 @@ std::string heading(const std::string& dir, const CollectedRuns& collected, bool
   return md.str();
 }
 
-// What may make a row other than one fully trained model per run measured alike: runs evaluated
-// on other numbers of samples at a length, results of a step before the end of the run's schedule,
-// a run in training now, and a run whose lengths mix checkpoints or decode caps.
+// What may make a row other than one fully trained model per run measured alike: other numbers of
+// samples at a length, a step before the end of the run's schedule, lengths of several checkpoints.
 std::string notes_on_models(const std::string& dir, const std::vector<RunResults>& runs) {
   std::ostringstream md;
   std::map<int64_t, std::set<int64_t>> samples_by_length;
-  std::vector<std::string> unfinished, busy;
+  std::vector<std::string> unfinished;
   for (const RunResults& run : runs) {
     std::optional<std::string> step_of;
     for (const auto& [length, entry] : run.results) {
       samples_by_length[length].insert(entry.samples);
       const std::optional<ScheduleSegment> last =
           entry.model ? last_schedule_segment(entry.model->schedule) : std::nullopt;
-      if (!step_of && last && !from_best_checkpoint(entry) && entry.model->step < last->steps)
+      if (!step_of && last && !from_best(entry) && entry.model->step < last->steps)
         step_of = fmt::format("{} (step {} of {})", run.name, entry.model->step, last->steps);
     }
     if (step_of) unfinished.push_back(*step_of);
-    if (FolderLock::held_elsewhere(run.dir)) busy.push_back(run.name);
   }
   std::vector<std::string> unequal;
   for (const auto& [length, counts] : samples_by_length) {
@@ -162,24 +158,13 @@ std::string notes_on_models(const std::string& dir, const std::vector<RunResults
     md << "**Not fully trained: " << joined_names(unfinished)
        << " (results of a checkpoint before the run's train.steps).**\n\n";
   }
-  if (!busy.empty()) {
-    spdlog::warn("{}: being trained or evaluated by another lengen process: {}", dir, joined_names(busy));
-    md << "**In training or evaluation while this report was written: " << joined_names(busy)
-       << " (their results and curves are those of that moment).**\n\n";
-  }
   for (const RunResults& run : runs) {
-    if (!run.mixed_checkpoints.empty()) {
-      spdlog::warn("{}: its lengths were evaluated with different checkpoints ({})", run.name,
-                   run.mixed_checkpoints);
-      md << "**Mixed checkpoints: run " << run.name << "'s lengths come from different models ("
-         << run.mixed_checkpoints << "); its row mixes them. `lengen eval " << run.dir
-         << "` scores every length with one checkpoint.**\n\n";
-    }
-    if (!run.mixed_decode_caps.empty()) {
-      md << "**Mixed decode caps: run " << run.name << "'s greedy lengths were decoded under different "
-         << "eval.decode_cap values (" << run.mixed_decode_caps << "); its greedy row mixes them. `lengen eval "
-         << run.dir << " --decode greedy` decodes every length under one.**\n\n";
-    }
+    if (run.mixed_checkpoints.empty()) continue;
+    spdlog::warn("{}: its lengths were evaluated with different checkpoints ({})", run.name,
+                 run.mixed_checkpoints);
+    md << "**Mixed checkpoints: run " << run.name << "'s lengths come from different models ("
+       << run.mixed_checkpoints << "); its row mixes them. `lengen eval " << run.dir
+       << "` scores every length with one checkpoint.**\n\n";
   }
   return md.str();
 }
@@ -205,7 +190,9 @@ std::string metric_section(const std::vector<RunResults>& runs, const MetricSpec
   axes.y_range = spec.y_range;
   const bool plotted = plot_table(table, page.out_dir, spec.file, axes, page.gnuplot);
   page.all_plotted = page.all_plotted && plotted;
-  return md + (plotted ? "![" + spec.heading.substr(spec.heading.find(' ') + 1) + "](" + spec.file + ".png)\n\n" : "");
+  return md + (plotted
+                   ? "![" + spec.heading.substr(spec.heading.find(' ') + 1) + "](" + spec.file + ".png)\n\n"
+                   : "");
 }
 
 // Per layer, the best head's and the mean over heads' weight on the answering keys; runs of tasks
@@ -252,7 +239,8 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   Page page;
   page.out_dir = options.out_dir.empty() ? dir : options.out_dir;
   page.gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
-  page.measured_on = ", " + collected.decode + (options.on_files ? ", on --data files" : ", on generated data");
+  page.measured_on =
+      ", " + collected.decode + (options.on_files ? ", on --data files" : ", on generated data");
   // Multiples of the training length only where the runs share it.
   page.train_len_max = common_train_len_max(runs);
   check_out_is_not_anothers(page.out_dir, {dir});

@@ -1,8 +1,6 @@
 #pragma once
-// Reports across runs: the results.json of every run of a sweep (or one run) grouped by method
-// (normalizer + scaling + positions) and by any other config difference between the runs, as
-// mean ± std over the runs of each group (seeds), per evaluation length. Written as report.md, CSV
-// files and gnuplot plots (PNG and SVG).
+// Reports across runs: results.json of a sweep's runs (or one run) grouped by method and any other
+// config difference, as mean ± std over each group's seeds per length, in report.md, CSV and plots.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,13 +32,10 @@ struct RunResults {
   std::string task;  // task.name
   RunGroup group;
   int64_t train_len_max = 0;
-  int64_t log_every = 0;  // train.log_every: the steps a logged loss averages over
   std::map<int64_t, ResultEntry> results;  // of the decode mode reported, by length
   // Set when its entries were measured with more than one checkpoint, "step 200 at 64, 128; step
-  // 400 at 256", or decoded under more than one eval.decode_cap, "1.5 at 4; 2.2 at 8": a row
-  // mixing them is marked, never averaged silently.
+  // 400 at 256": a row mixing models is marked, never averaged silently.
   std::string mixed_checkpoints;
-  std::string mixed_decode_caps;
 };
 
 struct CollectedRuns {
@@ -52,13 +47,10 @@ struct CollectedRuns {
   std::vector<std::string> left_out;
 };
 
-// The runs under `dir`: the runs listed in DIR/sweep.json that have a results.json, or DIR itself
-// when it holds a results.json, or else every DIR/*/results.json; their results on generated data,
-// or with `on_files` on --data files (one entry per data folder, labelled test_data). `decode`:
-// teacher_forced or greedy; "" is teacher_forced when any run has it. Each run's group comes from
-// its config.json with the sections results.json records of the evaluated model laid over it,
-// and from what its results say of the model (training data, checkpoint, schedule, decode cap).
-// No run to show throws UserError.
+// The runs DIR/sweep.json lists, or DIR when it holds a results.json, or else every DIR/*/results.json:
+// their results on generated data, or with `on_files` on --data files. `decode` "" is teacher_forced
+// when any run has it. Groups come from each run's config and what its results say of the model
+// (training data, checkpoint, schedule, decode cap). No run to show throws UserError.
 CollectedRuns collect_runs(const std::string& dir, bool on_files = false, const std::string& decode = "");
 
 struct Summary {
