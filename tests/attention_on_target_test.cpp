@@ -79,6 +79,7 @@ TEST(AttentionOnTargetReport, NamesRunsWithoutAKnownTargetInsteadOfScoringThem) 
     results.task = task;
     results.train_len_max = 16;
     results.method = {"softmax", "none", "nape"};
+    results.trained_with = {{"task", {{"name", task}}}, {"train", nlohmann::json::object()}};
     ResultEntry& entry = results.results["teacher_forced"][16];
     entry.length = 16;
     entry.decode = "teacher_forced";
@@ -351,6 +352,10 @@ TEST_F(AttentionMaps, DataFilesHoldTheWeightsOfTheSampleAskedFor) {
   }
   EXPECT_NE(page.find("sample 2 of length 9"), std::string::npos) << page;
   EXPECT_NE(page.find("run/layer1_head1.png"), std::string::npos) << page;
+  // A map pasted into a slide names its task and sample.
+  EXPECT_NE(testing::text_of(*dir_ / "maps" / "run" / "layer1_head1.gp")
+                .find("title \"Attention maps of copy: sample 2 of length 9\""),
+            std::string::npos);
   EXPECT_EQ(page.find("max-pooled"), std::string::npos) << page;
   EXPECT_NE(page.find("gnuplot"), std::string::npos) << "the page says the maps were not drawn";
 }

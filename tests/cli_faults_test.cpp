@@ -272,7 +272,7 @@ TEST_F(CliFaults, ReportOnASweepManifestListingNoRunHereSaysSo) {
   fs::create_directories(at("s2/elsewhere/checkpoints"));
   const CliResult stopped = lengen("report " + at("s2"));
   testing::expect_one_line_refusal(
-      stopped, "holds no evaluated run yet: 1 of the 1 runs its sweep.json lists are started");
+      stopped, "holds no evaluated run of the runs its sweep.json lists (a sweep stopped before its first run");
 }
 
 // A training step whose attention alone needs more than the machine's memory would be killed by

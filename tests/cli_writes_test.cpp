@@ -332,25 +332,6 @@ TEST_F(CliWrites, AttentionWritesEachRunIntoItsOwnFolderInOut) {
               std::string::npos)
         << name;
   }
-  // A run folder named like the page, or hidden like lengen's list of outputs, keeps the page whole.
-  for (const std::string copy : {"s/attention.md", "t/.lengen_outputs"}) {
-    fs::create_directories(root_ / copy);
-    fs::copy(run, root_ / copy, fs::copy_options::recursive);
-  }
-  const CliResult reserved = lengen("attention " + at("s/attention.md") + " " + at("t/.lengen_outputs") +
-                                    " --length 4 --out " + at("reserved"));
-  EXPECT_EQ(reserved.code, 0) << reserved.err;
-  EXPECT_NE(text_of(root_ / "reserved" / "attention.md").find("# Attention maps"), std::string::npos);
-  EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_attention.md" / "layer0_head0.dat"));
-  EXPECT_TRUE(fs::exists(root_ / "reserved" / "run_.lengen_outputs" / "layer0_head0.dat"));
-  // A run folder called checkpoints beside a page written into a run keeps out of its checkpoints.
-  fs::create_directories(root_ / "u");
-  fs::copy(run, root_ / "u" / "checkpoints", fs::copy_options::recursive);
-  const CliResult inside =
-      lengen("attention " + run + " " + at("u/checkpoints") + " --length 4 --out " + run);
-  EXPECT_EQ(inside.code, 0) << inside.err;
-  EXPECT_TRUE(fs::exists(fs::path(run) / "run_checkpoints" / "layer0_head0.dat"));
-  EXPECT_FALSE(fs::exists(fs::path(run) / "checkpoints" / "layer0_head0.dat"));
 }
 
 // Runs of two tasks that read the same source (copy, sort) answer it otherwise: the page says
@@ -888,26 +869,6 @@ TEST_F(CliWrites, AResumeSaysTheDescriptionItReplaces) {
       << resumed.out;
 }
 
-// A folder of runs below the reported one is not read, and named apart from the runs left out
-// (it is not a run: the count of runs not in the tables does not take it for one).
-TEST_F(CliWrites, AReportNamesAFolderOfRunsBelowIt) {
-  trained("runs/a");
-  trained("runs/inner/b", " --set train.seed=2");
-  trained("runs/deep/er/c", " --set train.seed=3");
-  ASSERT_EQ(lengen("report " + at("runs")).code, 0);
-  const std::string page = text_of(root_ / "runs" / "report.md");
-  EXPECT_NE(page.find("**Folders of runs below this one, not read: deep (lengen report " + at("runs/deep") +
-                      "), inner (lengen report " + at("runs/inner") + ").**"),
-            std::string::npos)
-      << page;
-  EXPECT_EQ(page.find("Not in the tables"), std::string::npos) << page;
-  // A folder whose runs are all further down names the folders that hold them.
-  expect_one_line_refusal(
-      lengen("report " + at("runs/deep")),
-      "holds no evaluated run (no results.json); folders of runs below it: er (lengen report " +
-          at("runs/deep/er") + ")");
-}
-
 // A run without results of the decode mode reported is named as left out and labels no row.
 TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   trained("runs/greedy");
@@ -930,24 +891,6 @@ TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   // The cap every greedy answer was decoded under is said.
   EXPECT_NE(page.find("decode: greedy (at most 2.2x the source length, eval.decode_cap)"), std::string::npos)
       << page;
-}
-
-// A report of a run that another process is training says so: its numbers are of that moment.
-TEST_F(CliWrites, AReportNamesARunInTraining) {
-  const std::string run = trained("run");
-  const CliResult report =
-      lengen("report " + run + " --out " + at("pages"), "flock -o " + at("run/.lengen_lock"));
-  ASSERT_EQ(report.code, 0) << report.err;
-  EXPECT_NE(text_of(root_ / "pages" / "report.md")
-                .find("**In training or evaluation while this report was written: run"),
-            std::string::npos);
-  // So does an attention page of it.
-  const CliResult page =
-      lengen("attention " + run + " --length 4 --out " + at("maps"), "flock -o " + at("run/.lengen_lock"));
-  ASSERT_EQ(page.code, 0) << page.err;
-  EXPECT_NE(text_of(root_ / "maps" / "attention.md")
-                .find("**In training or evaluation while this page was written: run"),
-            std::string::npos);
 }
 
 // Results of a checkpoint before the end of the run's training are named above the tables.

@@ -49,6 +49,10 @@ class Report : public ::testing::Test {
     results.seed = std::stoull(name.substr(name.rfind("seed") + 4));  // "asentmax-seed2": 2
     results.train_len_max = 16;
     results.method = {normalizer, scaling, "nape"};
+    // What the evaluated model trained with, as evaluation records it.
+    results.trained_with = {{"task", {{"name", "copy"}, {"len_max", 16}}},
+                            {"train", {{"seed", results.seed}}},
+                            {"model", {{"attention", {{"normalizer", normalizer}, {"scaling", scaling}}}}}};
     for (const Point& p : points) {
       ResultEntry& entry = results.results["teacher_forced"][p.length];
       entry.length = p.length;
@@ -82,12 +86,12 @@ TEST_F(Report, SummarizeUsesTheSampleStandardDeviation) {
 }
 
 TEST_F(Report, TablesGroupRunsByMethod) {
-  const auto runs = collect_runs(dir_.string());
+  const auto runs = collect_runs(dir_.string()).runs;
   ASSERT_EQ(runs.size(), 4u);  // "unfinished" has no results.json
   EXPECT_EQ(method_label(runs[0].group.method), "ASEntmax (entmax15 + asentmax) / nape");
   EXPECT_EQ(method_label({"sparsemax", "learned", "rope"}), "sparsemax + learned / rope");
 
-  const MetricTable exact = metric_table(runs, "teacher_forced", "exact_match");
+  const MetricTable exact = metric_table(runs, "exact_match");
   EXPECT_EQ(exact.lengths, (std::vector<int64_t>{16, 64}));
   const std::string md = markdown_table(exact, 16);
   EXPECT_NE(md.find("| method | 16 (1x) | 64 (4x) |"), std::string::npos) << md;
@@ -96,9 +100,9 @@ TEST_F(Report, TablesGroupRunsByMethod) {
       << md;
   EXPECT_NE(md.find("| Softmax (softmax + none) / nape | 50.0 ± 0.0 (n=1) | - |"), std::string::npos) << md;
 
-  const std::string nonzero = markdown_table(metric_table(runs, "teacher_forced", "nonzero_per_query"), 16);
+  const std::string nonzero = markdown_table(metric_table(runs, "nonzero_per_query"), 16);
   EXPECT_NE(nonzero.find("| 3.00 ± 0.00 (n=3) | 3.00 ± 1.00 (n=3) |"), std::string::npos) << nonzero;
-  const std::string csv = csv_table(metric_table(runs, "teacher_forced", "token_accuracy"), 16);
+  const std::string csv = csv_table(metric_table(runs, "token_accuracy"), 16);
   EXPECT_NE(csv.find("\"ASEntmax (entmax15 + asentmax) / nape\",entmax15,asentmax,nape,\"\",64,4x,95,5,3"),
             std::string::npos)
       << csv;
@@ -118,11 +122,11 @@ TEST_F(Report, RunsThatDifferBeyondTheirSeedsAreGroupsOfTheirOwn) {
   write_config("asentmax-seed2", 0.002, 2, 2);
   write_config("asentmax-seed3", 0.001, 3, 1);
   write_config("softmax-seed1", 0.001, 1, 1);
-  const auto runs = collect_runs(dir_.string());
+  const auto runs = collect_runs(dir_.string()).runs;
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(runs[0].group.variant, "train.lr=0.001");
   EXPECT_EQ(runs[1].group.variant, "train.lr=0.002");
-  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  const std::string md = markdown_table(metric_table(runs, "exact_match"), 16);
   EXPECT_NE(
       md.find(
           "| ASEntmax (entmax15 + asentmax) / nape, train.lr=0.001 | 100.0 ± 0.0 (n=2) | 95.0 ± 7.1 (n=2) |"),
@@ -151,18 +155,18 @@ TEST_F(Report, ARepeatOfARunIsNotAnotherSeed) {
   fs::copy(dir_ / "asentmax-seed1", dir_ / "asentmax-seed1-backup");
   write_config("asentmax-seed1-backup", 1, 2);  // threads leave the model alone
   fs::remove(dir_ / "sweep.json");
-  std::vector<std::string> repeats;
-  const auto runs = collect_runs(dir_.string(), false, &repeats);
+  const CollectedRuns collected = collect_runs(dir_.string());
+  const auto& runs = collected.runs;
   ASSERT_EQ(runs.size(), 4u);
-  EXPECT_EQ(repeats, std::vector<std::string>{
-                         "asentmax-seed1-backup (a repeat of asentmax-seed1: same config and seeds)"});
-  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  EXPECT_EQ(
+      collected.left_out,
+      std::vector<std::string>{"asentmax-seed1-backup (a repeat of asentmax-seed1: same config and seeds)"});
+  const std::string md = markdown_table(metric_table(runs, "exact_match"), 16);
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 100.0 ± 0.0 (n=3) |"), std::string::npos)
       << md;
   // A link to a run folder is that folder again: a repeat, not another seed.
   fs::create_directory_symlink(dir_ / "asentmax-seed2", dir_ / "asentmax-seed4");
-  repeats.clear();
-  EXPECT_EQ(collect_runs(dir_.string(), false, &repeats).size(), 4u);
+  const std::vector<std::string> repeats = collect_runs(dir_.string()).left_out;
   EXPECT_NE(std::find(repeats.begin(), repeats.end(),
                       "asentmax-seed4 (a repeat of asentmax-seed2: same config and seeds)"),
             repeats.end());
@@ -170,12 +174,13 @@ TEST_F(Report, ARepeatOfARunIsNotAnotherSeed) {
 
 // A run trained on --data files is not a seed of one trained on generated data.
 TEST_F(Report, RunsOnOtherTrainingDataAreAGroupOfTheirOwn) {
-  write_file_atomically((dir_ / "asentmax-seed3" / "run.json").string(),
-                        R"({"run_id": "0123456789abcdef", "training_data": {"dir": "/data/copy", "hash": "0123456789abcdef"}})");
-  const auto runs = collect_runs(dir_.string());
+  write_file_atomically(
+      (dir_ / "asentmax-seed3" / "run.json").string(),
+      R"({"run_id": "0123456789abcdef", "training_data": {"dir": "/data/copy", "hash": "0123456789abcdef"}})");
+  const auto runs = collect_runs(dir_.string()).runs;
   EXPECT_EQ(runs[0].group.variant, "data=generated");
   EXPECT_EQ(runs[2].group.variant, "data=files 0123456789abcdef");
-  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  const std::string md = markdown_table(metric_table(runs, "exact_match"), 16);
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, data=generated | 100.0 ± 0.0 (n=2) |"),
             std::string::npos)
       << md;
@@ -197,13 +202,13 @@ TEST_F(Report, NoResultsToShowIsAUserError) {
 // Runs trained on different lengths share no "Nx": lengths are shown without multiples rather
 // than as multiples of the first run's length.
 TEST_F(Report, MultiplesOnlyWhereTheRunsShareATrainingLength) {
-  EXPECT_EQ(common_train_len_max(collect_runs(dir_.string())), 16);
+  EXPECT_EQ(common_train_len_max(collect_runs(dir_.string()).runs), 16);
   ResultsFile other = read_results_file((dir_ / "softmax-seed1" / "results.json").string());
   other.train_len_max = 32;
   write_results_file((dir_ / "softmax-seed1" / "results.json").string(), other);
-  const auto runs = collect_runs(dir_.string());
+  const auto runs = collect_runs(dir_.string()).runs;
   EXPECT_EQ(common_train_len_max(runs), 0);
-  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 0);
+  const std::string md = markdown_table(metric_table(runs, "exact_match"), 0);
   EXPECT_NE(md.find("| method | 16 | 64 |"), std::string::npos) << md;
 }
 
@@ -214,7 +219,7 @@ TEST_F(Report, ARunScoredWithTwoCheckpointsIsMarked) {
   file.results["teacher_forced"][16].step = 200;
   file.results["teacher_forced"][64].step = 400;
   write_results_file((dir_ / "asentmax-seed2" / "results.json").string(), file);
-  const auto runs = collect_runs(dir_.string());
+  const auto runs = collect_runs(dir_.string()).runs;
   EXPECT_EQ(runs[0].mixed_checkpoints, "");
   EXPECT_EQ(runs[1].mixed_checkpoints, "step 200 at 16; step 400 at 64");
   ReportOptions options;
@@ -242,12 +247,12 @@ TEST_F(Report, RunsScoredWithOtherCheckpointsAreGroupsOfTheirOwn) {
   set_checkpoint("asentmax-seed2", 2, "step_00000002.pt");
   set_checkpoint("asentmax-seed3", 4, "step_00000004.pt");
   set_checkpoint("softmax-seed1", 3, "best.pt");
-  const auto runs = collect_runs(dir_.string());
+  const auto runs = collect_runs(dir_.string()).runs;
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(runs[0].group.variant, "checkpoint=step 4");
   EXPECT_EQ(runs[1].group.variant, "checkpoint=step 2");
   EXPECT_EQ(runs[3].group.variant, "checkpoint=best");
-  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  const std::string md = markdown_table(metric_table(runs, "exact_match"), 16);
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, checkpoint=step 4 | 100.0 ± 0.0 (n=2) |"),
             std::string::npos)
       << md;
@@ -276,11 +281,11 @@ TEST_F(Report, RunsTrainedUnderOtherSchedulesAreGroupsOfTheirOwn) {
                 .results["teacher_forced"][16]
                 .model->schedule,
             "2@0,4@2");
-  const auto runs = collect_runs(dir_.string());
+  const auto runs = collect_runs(dir_.string()).runs;
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(runs[0].group.variant, "schedule=4@0");
   EXPECT_EQ(runs[1].group.variant, "schedule=2@0,4@2");
-  const std::string md = markdown_table(metric_table(runs, "teacher_forced", "exact_match"), 16);
+  const std::string md = markdown_table(metric_table(runs, "exact_match"), 16);
   EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, schedule=4@0 | 100.0 ± 0.0 (n=2) |"),
             std::string::npos)
       << md;
@@ -303,7 +308,7 @@ TEST_F(Report, SettingsThatLeaveTheModelAloneAreAveragedOver) {
   write_config("asentmax-seed2", 2, 2);
   write_config("asentmax-seed3", 3, 3);
   write_config("softmax-seed1", 1, 1);
-  const auto runs = collect_runs(dir_.string());
+  const auto runs = collect_runs(dir_.string()).runs;
   ASSERT_EQ(runs.size(), 4u);
   for (const RunResults& run : runs) EXPECT_EQ(run.group.variant, "") << run.name;
 }
@@ -318,7 +323,7 @@ TEST_F(Report, NamesTheSweepsRunsThatHaveNoResults) {
   fs::create_directories(dir_ / "training");
   manifest["runs"].push_back({{"name", "training"}, {"overrides", nlohmann::json::object()}});
   write_file_atomically((dir_ / "sweep.json").string(), manifest.dump());
-  EXPECT_EQ(runs_left_out(dir_.string()),
+  EXPECT_EQ(collect_runs(dir_.string()).left_out,
             (std::vector<std::string>{"unfinished (no run folder)",
                                       "failed (failed: train.lr must be > 0, got 0; see failed.failure.txt)",
                                       "training (not evaluated: no results.json yet)"}));
@@ -328,7 +333,7 @@ TEST_F(Report, NamesTheSweepsRunsThatHaveNoResults) {
   EXPECT_NE(md.find("**Not in the tables: 3 run(s): unfinished (no run folder), failed (failed: "),
             std::string::npos)
       << md;
-  EXPECT_TRUE(runs_left_out((dir_ / "asentmax-seed1").string()).empty());
+  EXPECT_TRUE(collect_runs((dir_ / "asentmax-seed1").string()).left_out.empty());
 }
 
 // A run with results in the other decode mode only is in none of the tables: it is named, and
@@ -355,6 +360,9 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,\"\",16,1x,50,0,1"), std::string::npos)
       << read("exact_match.csv");
   EXPECT_NE(read("nonzero_per_query.gp").find("set logscale x 2"), std::string::npos);
+  // A plot pasted into a slide names its task and metric.
+  EXPECT_NE(read("exact_match.gp").find("set title \"copy: exact match (%)\""), std::string::npos)
+      << read("exact_match.gp");
   // Percentages stay on [0, 100] though a mean minus its std may fall below 0.
   EXPECT_NE(read("exact_match.gp").find("set yrange [0:100]"), std::string::npos);
   EXPECT_NE(read("nonzero_per_query.gp").find("set yrange [0:*]"), std::string::npos);
@@ -403,46 +411,22 @@ TEST_F(Report, TrainingCurvesFromTheRunLogs) {
   EXPECT_NE(read("training_loss.csv").find("entmax15,asentmax,nape,\"\",100,2,1,3"), std::string::npos)
       << read("training_loss.csv");
   EXPECT_NE(read("training_loss.gp").find("set logscale y"), std::string::npos);
-  EXPECT_NE(read("training_loss.gp").find("set xlabel 'step'"), std::string::npos);
+  EXPECT_NE(read("training_loss.gp").find("set xlabel \"step\""), std::string::npos);
+  EXPECT_NE(read("training_loss.gp").find("set title \"copy: training loss\""), std::string::npos);
   EXPECT_NE(read("validation_exact_match.gp").find("set yrange [0:100]"), std::string::npos);
 }
 
-// A logged loss is the mean over the run's log window: runs of one method logged over other
-// windows are rows of their own in the loss table, not averaged as seeds.
-TEST_F(Report, LossesOverOtherLogWindowsAreNotAveraged) {
+// A run without a config.json is grouped by what its results record of the model's training.
+TEST_F(Report, ARunWithoutConfigJsonIsGroupedByItsResults) {
   for (const char* run : {"asentmax-seed1", "asentmax-seed2", "asentmax-seed3"}) {
-    write_file_atomically((dir_ / run / "log.jsonl").string(), "{\"loss\":2.0,\"step\":50}\n");
-    const int log_every = std::string(run) == "asentmax-seed3" ? 10 : 50;
     const std::string seed(1, std::string(run).back());  // its results' seed
-    write_file_atomically(
-        (dir_ / run / "config.json").string(),
-        "{\"train\": {\"log_every\": " + std::to_string(log_every) + ", \"seed\": " + seed + "}}");
+    write_file_atomically((dir_ / run / "config.json").string(), "{\"train\": {\"seed\": " + seed + "}}");
   }
   ReportOptions options;
   options.gnuplot = "";
   const std::string md = write_report(dir_.string(), options);
-  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=50 | 2 ± 0 (n=2) |"),
-            std::string::npos)
-      << md;
-  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape, train.log_every=10 | 2 ± 0 (n=1) |"),
-            std::string::npos)
-      << md;
-  // The run without a config.json is labelled as such, not with every key of the others.
-  EXPECT_NE(md.find("| Softmax (softmax + none) / nape, config unknown (no config.json) | 50.0 ± 0.0 (n=1)"),
-            std::string::npos)
-      << md;
-  EXPECT_EQ(md.find("=?"), std::string::npos) << md;
-}
-
-// A sweep folder inside a sweep's folder is not read into its report, and named; a folder the
-// sweep lists (a run not started, with a folder of its own) is the sweep's.
-TEST_F(Report, AFolderOfRunsInsideASweepsFolderIsNamed) {
-  fs::create_directories(dir_ / "nested" / "a");
-  write_file_atomically((dir_ / "nested" / "sweep.json").string(), R"({"runs": [{"name": "a"}]})");
-  fs::create_directories(dir_ / "unfinished" / "deeper");
-  write_file_atomically((dir_ / "unfinished" / "deeper" / "sweep.json").string(), R"({"runs": []})");
-  EXPECT_EQ(folders_of_runs_below(dir_.string()),
-            std::vector<std::string>{"nested (lengen report " + (dir_ / "nested").string() + ")"});
+  EXPECT_NE(md.find("| ASEntmax (entmax15 + asentmax) / nape | 100.0 ± 0.0 (n=3)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Softmax (softmax + none) / nape | 50.0 ± 0.0 (n=1)"), std::string::npos) << md;
 }
 
 TEST_F(Report, EmptyFolderIsAUserError) {

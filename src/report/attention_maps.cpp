@@ -2,18 +2,15 @@
 // gnuplot next to their data and scripts, and a page that puts the runs side by side.
 #include "lengen/attention_maps.h"
 
-#include <spdlog/fmt/fmt.h>
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
-#include <memory>
+#include <numeric>
 #include <set>
 #include <sstream>
 
-#include "attention_figure.h"
-#include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
 #include "lengen/attention_capture.h"
 #include "lengen/checkpoint.h"
@@ -21,18 +18,31 @@
 #include "lengen/device.h"
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
-#include "lengen/folder_lock.h"
-#include "lengen/json_file.h"
 #include "lengen/memory_estimate.h"
-#include "lengen/named_entries.h"
 #include "lengen/output_files.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
 #include "lengen/sequence.h"
+#include "report_parts.h"
 
 namespace fs = std::filesystem;
 
 namespace lengen {
+
+PooledMap max_pool_map(const torch::Tensor& map, int64_t max_cells) {
+  PooledMap pooled;
+  const int64_t rows = map.size(0), columns = map.size(1);
+  pooled.row_block = std::max<int64_t>(1, (rows + max_cells - 1) / max_cells);
+  pooled.column_block = std::max<int64_t>(1, (columns + max_cells - 1) / max_cells);
+  auto weights = map.to(torch::kFloat).unsqueeze(0);
+  if (pooled.row_block > 1 || pooled.column_block > 1) {
+    // ceil_mode keeps the partial blocks at the edges; weights are >= 0 and the padding -inf.
+    weights = torch::max_pool2d(weights, {pooled.row_block, pooled.column_block},
+                                {pooled.row_block, pooled.column_block}, {0, 0}, {1, 1}, /*ceil_mode=*/true);
+  }
+  pooled.weights = weights.squeeze(0).contiguous();
+  return pooled;
+}
 
 namespace {
 
@@ -41,6 +51,7 @@ constexpr double kLowestColouredWeight = 1e-4;
 
 struct RunMaps {
   std::string name;
+  std::string task;
   std::string folder;      // the run folder, absolute: names of runs from different sweeps repeat
   std::string label;       // the method's label
   std::string checkpoint;  // file name
@@ -49,13 +60,13 @@ struct RunMaps {
   std::vector<torch::Tensor> layers;  // [H, |trg|, T] per layer
 };
 
-std::vector<int64_t> chosen(const std::vector<int64_t>& asked, int64_t count, const char* what) {
+// The layers or heads asked for, each once in the order asked; all of them when none is.
+std::vector<int64_t> chosen(std::vector<int64_t> asked, int64_t count, const char* what) {
   if (asked.empty()) {
-    std::vector<int64_t> all(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i) all[static_cast<size_t>(i)] = i;
-    return all;
+    asked.resize(static_cast<size_t>(count));
+    std::iota(asked.begin(), asked.end(), 0);
   }
-  std::vector<int64_t> once;  // each once, in the order asked, as eval --lengths takes a repeat
+  std::vector<int64_t> once;
   for (int64_t index : asked) {
     if (index < 0 || index >= count) {
       throw UserError(fmt::format("--{} {} is out of range: the model has {} {} (0..{})", what, index, count,
@@ -67,36 +78,25 @@ std::vector<int64_t> chosen(const std::vector<int64_t>& asked, int64_t count, co
 }
 
 RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& options) {
-  // The sample is the evaluation's own: sample I of length L's fixed evaluation samples.
   const std::string config_path = RunFolder(run_dir).config_path();
-  const int64_t samples = samples_at_length(load_config(config_path).eval, options.length);
+  Config config = load_config(config_path);
+  const int64_t samples = samples_at_length(config.eval, options.length);
   if (options.sample >= samples) {
     throw UserError(fmt::format("--sample {} is out of range: {} evaluates {} samples at this length (0..{})",
                                 options.sample, config_path, samples, samples - 1));
   }
-  // --length and --sample reach the config as these overrides; a value they refuse is named as
-  // the option the user typed, not as an override they never wrote.
-  const auto with_option_names = [&](const std::string& message) {
-    const std::string eval_set = "--set eval.lengths=" + std::to_string(options.length);
-    const size_t at = message.find(eval_set);
-    return at == std::string::npos ? message
-                                   : message.substr(0, at) + "--length " + std::to_string(options.length) +
-                                         message.substr(at + eval_set.size());
-  };
-  Config config;
-  try {
-    config = load_config(config_path, {"eval.lengths=" + std::to_string(options.length),
-                                       "eval.samples=" + std::to_string(options.sample + 1),
-                                       "eval.long_from=0", "eval.long_samples=0"});
-  } catch (const UserError& e) {
-    throw UserError(with_option_names(e.what()));
-  }
+  // The sample is the evaluation's own: sample I of length L's fixed evaluation samples. A length
+  // too long to draw is refused below, by the memory the maps need.
+  config.eval.lengths = {options.length};
+  config.eval.samples = options.sample + 1;
+  config.eval.long_from = config.eval.long_samples = 0;
   const auto task = make_task(config.task.name, config.task.params, config.task.seed);
   if (options.length < task->min_length()) {
     throw UserError(fmt::format("--length {} is below {}'s shortest length {}", options.length,
                                 config.task.name, task->min_length()));
   }
   RunMaps maps;
+  maps.task = config.task.name;
   maps.label = method_label(
       {config.model.attention.normalizer, config.model.attention.scaling, config.model.attention.positions});
   maps.sample = evaluation_sets(*task, config, "").front().samples.back();
@@ -141,99 +141,69 @@ std::string map_data(const RunMaps& run, const PooledMap& pooled, int64_t layer,
   return out.str();
 }
 
-std::string map_script(const std::string& name, const std::string& title, const RunMaps& run,
-                       const PooledMap& pooled, const std::string& terminal) {
-  const bool labelled = run.sample.framing == Framing::kLabelPerPosition;
-  const std::string keys =
-      labelled ? "BOS, then the source"
-               : "BOS, source, SEP at " + std::to_string(first_target_query(run.sample) - 1) + ", target";
-  std::ostringstream gp;
-  gp << "# Attention weights: target rows against input positions; run `gnuplot " << name
-     << ".gp` in this folder.\n"
-     << "set terminal " << terminal << " noenhanced size 520,440\n"
-     << "set output '" << name << ".png'\n"
-     << "set title " << gnuplot_lines(title) << "\n"
-     << "set xlabel 'key: input position (" << keys << ")'\n"
-     << "set ylabel '" << (labelled ? "query: source symbol (predicting its label)" : "query: target symbol")
-     << "'\n"
-     << "set cblabel 'attention weight (white: exactly 0)'\n"
-     << "set logscale cb\nset cbrange [" << kLowestColouredWeight << ":1]\nset format cb '%.0e'\n"
-     << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
-     << "set tics out\nset border linecolor 'gray40'\nset rmargin 11\n"
-     << fmt::format(
-            "set xrange [{}:{}]\n", -0.5 * static_cast<double>(pooled.column_block),
-            (static_cast<double>(pooled.weights.size(1)) - 0.5) * static_cast<double>(pooled.column_block))
-     << fmt::format(
-            "set yrange [{}:{}]\n",
-            (static_cast<double>(pooled.weights.size(0)) - 0.5) * static_cast<double>(pooled.row_block),
-            -0.5 * static_cast<double>(pooled.row_block))
-     << fmt::format(
-            "plot '{}.dat' matrix using ($1*{}):($2*{}):($3 > 0 ? ($3 < {} ? {} : $3) : NaN) with image "
-            "notitle\n",
-            name, pooled.column_block, pooled.row_block, kLowestColouredWeight, kLowestColouredWeight)
-     << "set terminal svg noenhanced size 520,440\nset output '" << name << ".svg'\nreplot\n";
-  return gp.str();
-}
-
-}  // namespace
-
-PooledMap max_pool_map(const torch::Tensor& map, int64_t max_cells) {
+// One map of a figure: its data file (relative to the figure's folder), title and pooling.
+struct FigurePanel {
+  std::string data, title;
   PooledMap pooled;
-  const int64_t rows = map.size(0), columns = map.size(1);
-  pooled.row_block = std::max<int64_t>(1, (rows + max_cells - 1) / max_cells);
-  pooled.column_block = std::max<int64_t>(1, (columns + max_cells - 1) / max_cells);
-  auto weights = map.to(torch::kFloat).unsqueeze(0);
-  if (pooled.row_block > 1 || pooled.column_block > 1) {
-    // ceil_mode keeps the partial blocks at the edges; weights are >= 0 and the padding -inf.
-    weights = torch::max_pool2d(weights, {pooled.row_block, pooled.column_block},
-                                {pooled.row_block, pooled.column_block}, {0, 0}, {1, 1}, /*ceil_mode=*/true);
+};
+
+// The gnuplot script of NAME.png and NAME.svg: `panels[row][column]` under `heading`, with one
+// colour scale (log, from kLowestColouredWeight to 1; 0 stays white).
+std::string figure_script(const std::string& name, const std::string& heading,
+                          const std::vector<std::vector<FigurePanel>>& panels, const std::string& y_label,
+                          const std::string& terminal) {
+  const size_t columns = panels.front().size();
+  const std::string size = fmt::format("{},{}", 120 + 420 * columns, 70 + 380 * panels.size());
+  std::ostringstream body;
+  body << "set logscale cb\nset cbrange [" << kLowestColouredWeight << ":1]\nset format cb '%.0e'\n"
+       << "set cblabel 'attention weight (white: exactly 0)'\n"
+       << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
+       << "set tics out\nset border linecolor 'gray40'\n"
+       << "set xlabel 'key: input position'\nset ylabel " << gnuplot_quoted(y_label) << "\n"
+       << "set multiplot layout " << panels.size() << "," << columns << " title " << gnuplot_quoted(heading)
+       << "\n";
+  for (const auto& row : panels) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      const FigurePanel& panel = row[c];
+      const PooledMap& pooled = panel.pooled;
+      const auto row_block = static_cast<double>(pooled.row_block);
+      const auto column_block = static_cast<double>(pooled.column_block);
+      // One colour scale for the figure: beside the last column only, with room for its tic labels.
+      body << (c + 1 == row.size() ? "set colorbox\nset rmargin 11\n" : "unset colorbox\nset rmargin 3\n")
+           << "set title " << gnuplot_quoted(panel.title) << "\n"
+           << fmt::format("set xrange [{}:{}]\n", -0.5 * column_block,
+                          (static_cast<double>(pooled.weights.size(1)) - 0.5) * column_block)
+           << fmt::format("set yrange [{}:{}]\n",
+                          (static_cast<double>(pooled.weights.size(0)) - 0.5) * row_block, -0.5 * row_block)
+           << fmt::format(
+                  "plot {} matrix using ($1*{}):($2*{}):($3 > 0 ? ($3 < {} ? {} : $3) : NaN) with image "
+                  "notitle\n",
+                  gnuplot_quoted(panel.data), pooled.column_block, pooled.row_block, kLowestColouredWeight,
+                  kLowestColouredWeight);
+    }
   }
-  pooled.weights = weights.squeeze(0).contiguous();
-  return pooled;
+  body << "unset multiplot\n";
+  return "# Attention weights: target rows against input positions; run `gnuplot " + name +
+         ".gp` in this folder.\nset terminal " + terminal + " noenhanced size " + size + "\nset output '" +
+         name + ".png'\n" + body.str() + "set terminal svg noenhanced size " + size + "\nset output '" +
+         name + ".svg'\n" + body.str();
 }
 
-constexpr const char* kPageTitle = "# Attention maps: ";
-
-// A run's folder name in DIR: the last component of its path made absolute, so that "." and ".."
-// name the folder they stand for and never lead out of DIR.
-std::string run_folder_name(const std::string& run_dir) {
-  fs::path path = fs::absolute(run_dir).lexically_normal();
-  if (path.filename().empty()) path = path.parent_path();  // a trailing slash
-  const std::string name = path.filename().string();
-  return name.empty() ? "root" : name;
-}
-
-// Each run's name in DIR, unique among all of them: runs of different sweeps may share a folder
-// name, and a suffix must not give one run another's name (p/x_3 beside a third x).
-// A run folder called attention.md, or a hidden one such as .lengen_outputs, would take the
-// name of the page's own files, and one called checkpoints, with --out a run folder, would put
-// its maps among that run's checkpoints: such a run gets a "run_" prefix.
+// Each run's name in OUT: the last component of its path made absolute (so that "." and ".."
+// name the folder they stand for), with a suffix where runs of different sweeps share a name.
 std::vector<std::string> unique_run_names(const std::vector<std::string>& run_dirs) {
   std::vector<std::string> names;
-  std::map<std::string, int> count;
   for (const std::string& run_dir : run_dirs) {
-    std::string name = run_folder_name(run_dir);
-    if (name.rfind("attention.", 0) == 0 || name == "checkpoints" || name.front() == '.')
-      name = "run_" + name;
-    names.push_back(name);
-  }
-  for (const std::string& name : names) ++count[name];
-  std::set<std::string> taken(names.begin(), names.end());
-  std::map<std::string, int> seen;
-  for (std::string& name : names) {
-    if (count[name] == 1 || ++seen[name] == 1) continue;
-    std::string candidate;
-    for (int k = seen[name];; ++k) {
-      candidate = name + "_" + std::to_string(k);
-      if (taken.count(candidate) == 0) break;
-    }
-    taken.insert(candidate);
-    name = candidate;
+    fs::path path = fs::absolute(run_dir).lexically_normal();
+    if (path.filename().empty()) path = path.parent_path();  // a trailing slash
+    const std::string name = path.filename().empty() ? "root" : path.filename().string();
+    std::string unique = name;
+    for (int k = 2; std::find(names.begin(), names.end(), unique) != names.end(); ++k)
+      unique = name + "_" + std::to_string(k);
+    names.push_back(unique);
   }
   return names;
 }
-
-namespace {
 
 // Text for a cell of a Markdown table: a '|' would start another cell, and '<' '>' would end a
 // link destination.
@@ -249,73 +219,61 @@ std::string table_cell(const std::string& text) {
 // The runs side by side in one figure: OUT/attention.{gp,png,svg}.
 constexpr const char* kFigureName = "attention";
 
-// "ASEntmax (entmax15 + asentmax) / nape" over "layer 0 head 1", with the run's name before the
-// layer where another run has the same method (seeds).
-std::string panel_title(const std::vector<RunMaps>& runs, const RunMaps& run, int64_t layer, int64_t head) {
-  const bool shared = std::count_if(runs.begin(), runs.end(),
-                                    [&](const RunMaps& other) { return other.label == run.label; }) > 1;
-  return fmt::format("{}\n{}layer {} head {}", run.label, shared ? run.name + ", " : "", layer, head);
-}
-
-// What drawing the maps left: whether gnuplot drew every one, and the last map's pooling (every
-// map of one length is pooled alike), which the page explains.
-struct DrawnMaps {
-  bool all = false;
-  PooledMap example;
-};
-
 // Each run's maps, OUT/NAME/layerL_headH.{dat,gp,png,svg}, and all of them side by side in one
-// figure, OUT/attention.{gp,png,svg}.
-DrawnMaps draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
-                    const std::vector<int64_t>& heads, const AttentionMapOptions& options,
-                    const std::string& gnuplot, const std::string& terminal) {
-  DrawnMaps drawn;
-  drawn.all = !gnuplot.empty();
-  PooledMap& example = drawn.example;
-  // The combined figure: a row per layer and head, a column per run.
+// figure, OUT/attention.{gp,png,svg} (a row per layer and head, a column per run).
+// Returns whether gnuplot drew every one.
+bool draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
+               const std::vector<int64_t>& heads, const AttentionMapOptions& options,
+               const std::string& gnuplot, const std::string& terminal) {
+  bool drawn = !gnuplot.empty();
+  std::set<std::string> tasks;
+  for (const RunMaps& run : runs) tasks.insert(run.task);
+  const std::string heading = fmt::format("Attention maps of {}: sample {} of length {}",
+                                          fmt::join(tasks, " + "), options.sample, options.length);
+  const std::string y_label = runs.front().sample.framing == Framing::kLabelPerPosition
+                                  ? "query: source symbol (predicting its label)"
+                                  : "query: target symbol";
   std::vector<std::vector<FigurePanel>> panels(layers.size() * heads.size(),
                                                std::vector<FigurePanel>(runs.size()));
   for (size_t r = 0; r < runs.size(); ++r) {
     const RunMaps& run = runs[r];
     const std::string dir = options.out_dir + "/" + run.name;
     fs::create_directories(dir);
+    // Seeds of one method are told apart by the run's name.
+    const bool shared = std::count_if(runs.begin(), runs.end(),
+                                      [&](const RunMaps& other) { return other.label == run.label; }) > 1;
     size_t row = 0;
     for (int64_t layer : layers) {
       for (int64_t head : heads) {
         const std::string name = fmt::format("layer{}_head{}", layer, head);
-        example = max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells);
-        const std::string title = fmt::format("{}\nlayer {} head {}", run.label, layer, head);
-        write_file_atomically(dir + "/" + name + ".dat", map_data(run, example, layer, head, options));
-        write_file_atomically(dir + "/" + name + ".gp", map_script(name, title, run, example, terminal));
-        if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, dir, name) && drawn.all;
-        panels[row++][r] = {run.name + "/" + name + ".dat",
-                            panel_title(runs, run, layer, head),
-                            example.weights.size(0),
-                            example.weights.size(1),
-                            example.row_block,
-                            example.column_block};
+        FigurePanel panel{name + ".dat", fmt::format("{}\nlayer {} head {}", run.label, layer, head),
+                          max_pool_map(run.layers[static_cast<size_t>(layer)][head], options.max_cells)};
+        write_file_atomically(dir + "/" + name + ".dat", map_data(run, panel.pooled, layer, head, options));
+        write_file_atomically(dir + "/" + name + ".gp",
+                              figure_script(name, heading, {{panel}}, y_label, terminal));
+        if (!gnuplot.empty()) drawn = run_gnuplot(gnuplot, dir, name) && drawn;
+        panel.data = run.name + "/" + panel.data;
+        panel.title =
+            fmt::format("{}\n{}layer {} head {}", run.label, shared ? run.name + ", " : "", layer, head);
+        panels[row++][r] = panel;
       }
     }
   }
-  write_file_atomically(
-      options.out_dir + "/" + kFigureName + ".gp",
-      attention_figure_script(
-          kFigureName, fmt::format("Attention maps: sample {} of length {}", options.sample, options.length),
-          panels, kLowestColouredWeight, terminal));
-  if (!gnuplot.empty()) drawn.all = run_gnuplot(gnuplot, options.out_dir, kFigureName) && drawn.all;
-
+  write_file_atomically(options.out_dir + "/" + kFigureName + ".gp",
+                        figure_script(kFigureName, heading, panels, y_label, terminal));
+  if (!gnuplot.empty()) drawn = run_gnuplot(gnuplot, options.out_dir, kFigureName) && drawn;
   return drawn;
 }
 
 // attention.md: what the maps show, notes on the runs, and a table of the maps.
 std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
                            const std::vector<int64_t>& heads, const AttentionMapOptions& options,
-                           const DrawnMaps& drawn, const std::string& gnuplot) {
-  const PooledMap& example = drawn.example;
-  const bool all_drawn = drawn.all;
+                           bool all_drawn, const std::string& gnuplot) {
   const RunMaps& first = runs.front();
+  // Every map of one length is pooled alike.
+  const PooledMap example = max_pool_map(first.layers[0][0], options.max_cells);
   std::ostringstream md;
-  md << kPageTitle << "sample " << options.sample << " of length " << options.length << "\n\n"
+  md << "# Attention maps: sample " << options.sample << " of length " << options.length << "\n\n"
      << "Each map shows one head's attention weights at the queries that predict the target symbols (rows, "
         "top to "
         "bottom) against every input position (columns: BOS, the "
@@ -336,17 +294,6 @@ std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<i
     same_sample = same_sample && run.sample.src == first.sample.src && run.sample.trg == first.sample.trg;
   if (!same_sample)
     md << "The runs' samples differ (different tasks or task seeds): each map shows its own run's.\n\n";
-  // A run being trained now: its maps are of the checkpoint named, a model of that moment.
-  std::vector<std::string> busy;
-  for (const RunMaps& run : runs) {
-    if (FolderLock::held_elsewhere(run.folder)) busy.push_back(run.name);
-  }
-  if (!busy.empty()) {
-    spdlog::warn("{} run(s) are being trained or evaluated by another lengen process: {}", busy.size(),
-                 joined_names(busy));
-    md << "**In training or evaluation while this page was written: " << joined_names(busy)
-       << " (their maps are of the checkpoint named, a model of that moment).**\n\n";
-  }
   md << "Runs:";
   for (size_t i = 0; i < runs.size(); ++i)
     md << (i ? ";" : "") << " `" << runs[i].name << "` is " << runs[i].folder;
@@ -378,8 +325,6 @@ std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<i
 
 std::string write_attention_maps(const std::vector<std::string>& run_dirs,
                                  const AttentionMapOptions& options) {
-  if (run_dirs.empty()) throw UserError("lengen attention needs at least one run folder");
-  if (options.sample < 0) throw UserError(fmt::format("--sample {} is negative", options.sample));
   if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
   check_out_folder(options.out_dir, "folder");
   check_out_is_not_anothers(options.out_dir, run_dirs);
@@ -437,7 +382,7 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
     return name.rfind("attention.", 0) == 0 || name.find('/') != std::string::npos;
   });
   claim_output_files(options.out_dir, files);
-  const DrawnMaps drawn = draw_maps(runs, layers, heads, options, gnuplot, terminal);
+  const bool drawn = draw_maps(runs, layers, heads, options, gnuplot, terminal);
   const std::string md = attention_page(runs, layers, heads, options, drawn, gnuplot);
   write_file_atomically(options.out_dir + "/attention.md", md);  // claimed above
   return md;

@@ -1,25 +1,60 @@
-// Which runs a report reads: a sweep's listed runs, one run, or a folder of runs; and the runs it
-// names instead of showing (not evaluated, failed, not listed, in folders further down).
+// Which runs a report reads, the runs it names instead of showing, and what groups them: the
+// config each model was trained with, what its results say of it, and the keys runs differ on.
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
+#include "lengen/comparable_config.h"
+#include "lengen/config.h"
+#include "lengen/config_io.h"
 #include "lengen/errors.h"
+#include "lengen/json_file.h"
+#include "lengen/named_entries.h"
 #include "lengen/report.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_record.h"
 #include "lengen/sweep_manifest.h"
-#include "run_groups.h"
 
 namespace fs = std::filesystem;
 
 namespace lengen {
 
 namespace {
+
+// One run's results of one kind of data, and its config flattened ("train.lr" -> "0.001").
+struct ReadRun {
+  RunResults run;
+  ResultsByDecode results;
+  std::map<std::string, std::string> config;
+};
+
+// A config as "key.path" -> its value's JSON text (strings unquoted), for comparing runs.
+void flatten(const nlohmann::json& value, const std::string& path, std::map<std::string, std::string>& out) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) flatten(child, path.empty() ? key : path + "." + key, out);
+  } else {
+    out[path] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+}
+
+// Keys on which runs of one group may differ: seeds (what the mean and std are over), the
+// method (grouped on its own), and settings that leave the trained model and its results alone
+// (resumes are bitwise, evaluation chunks its queries without changing them).
+bool averaged_over(const std::string& key) {
+  for (const char* averaged :
+       {"train.seed", "task.seed", "train.threads", "train.device", "description",
+        "model.attention.normalizer", "model.attention.scaling", "model.attention.positions",
+        "train.log_every", "train.checkpoint_every", "train.keep_checkpoints", "model.prefill_chunk"}) {
+    if (key == averaged) return true;
+  }
+  return key.rfind("eval.", 0) == 0;
+}
 
 // The run names DIR/sweep.json lists, in its order; none without it.
 std::vector<std::string> listed_names(const std::string& dir) {
@@ -30,174 +65,234 @@ std::vector<std::string> listed_names(const std::string& dir) {
   return names;
 }
 
-// Every run's results under `dir`, as collect_runs reads them.
-std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, const std::string& decode) {
-  std::vector<ReadRun> runs;
-  const auto read = [&](const std::string& name, const fs::path& folder) {
-    for (ReadRun& one : read_run(name, (folder / "results.json").string(), on_files, decode))
-      runs.push_back(std::move(one));
+// One run's results: one entry, or on --data files one per data folder (test_data). Its config is
+// config.json with results.json's trained_with over it (the model measured, if trained on since);
+// each key training does not read is "-", which differs from nothing.
+std::vector<ReadRun> read_run(const std::string& name, const fs::path& folder, bool on_files) {
+  ResultsFile file = read_results_file((folder / "results.json").string());
+  ReadRun base;
+  base.run.name = printable(name);  // a folder name with a newline would break the page's lines
+  base.run.dir = folder.string();
+  base.run.task = file.task;
+  base.run.group.method = file.method;
+  base.run.train_len_max = file.train_len_max;
+  const fs::path config_path = folder / "config.json";
+  nlohmann::json saved = fs::exists(config_path) ? read_json_file(config_path.string()) : nlohmann::json();
+  if (file.trained_with.is_object()) saved.merge_patch(file.trained_with);
+  if (saved.is_null())
+    throw UserError(config_path.string() + " is missing: the report groups runs by their config");
+  const Config config = config_from_json(saved, config_path.string());
+  flatten(comparable_config_json(config), "", base.config);
+  for (const std::string& key : unread_config_keys(config)) base.config[key] = "-";
+  std::vector<ReadRun> read;
+  if (!on_files) {
+    read.push_back(base);
+    read.back().results = std::move(file.results);
+  }
+  for (auto& [data_folder, results] : on_files ? file.results_on_files : ResultsByFolder{}) {
+    read.push_back(base);
+    read.back().results = std::move(results);
+    read.back().config["test_data"] = data_folder;
+  }
+  if (read.empty()) read.push_back(base);  // no results of this kind: named by collect_runs
+  return read;
+}
+
+// "" when every entry was measured at one step, else "step 200 at 64, 128; step 400 at 256".
+std::string mixed_checkpoints(const std::map<int64_t, ResultEntry>& results) {
+  std::map<int64_t, std::vector<int64_t>> lengths_by_step;
+  for (const auto& [length, entry] : results) lengths_by_step[entry.step].push_back(length);
+  std::vector<std::string> parts;
+  for (const auto& [step, lengths] : lengths_by_step)
+    parts.push_back(fmt::format("step {} at {}", step, fmt::join(lengths, ", ")));
+  return parts.size() < 2 ? "" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// The distinct non-empty values `kind_of` gives the entries, joined with " and ".
+template <class KindOf>
+std::string kinds_of(const std::map<int64_t, ResultEntry>& results, const KindOf& kind_of) {
+  std::set<std::string> kinds;
+  for (const auto& [length, entry] : results) {
+    if (std::string kind = kind_of(entry); !kind.empty()) kinds.insert(std::move(kind));
+  }
+  return fmt::format("{}", fmt::join(kinds, " and "));
+}
+
+// Keeps the results of `decode`, and labels the run by what they say of the model measured: what
+// it trained on, its checkpoint, schedule and decode cap, as keys that keep unlike runs apart.
+void label_by_results(ReadRun& read, const std::string& decode) {
+  RunResults& run = read.run;
+  run.results = std::move(read.results[decode]);
+  run.mixed_checkpoints = mixed_checkpoints(run.results);
+  std::string data = kinds_of(run.results, [](const ResultEntry& entry) {
+    return entry.model ? entry.model->trained_on : std::string();
+  });
+  if (data.empty()) {
+    const auto record = read_run_record(run.dir);
+    data = training_data_label(record ? record->training_data : nlohmann::json());
+  }
+  read.config["data"] = data;
+  // "best", or "step N": a run evaluated at its best checkpoint, or one interrupted and then
+  // evaluated, is not a seed of runs evaluated at their last.
+  read.config["checkpoint"] = kinds_of(run.results, [](const ResultEntry& entry) {
+    return fs::path(entry.checkpoint).filename() == "best.pt" ? "best" : fmt::format("step {}", entry.step);
+  });
+  // "400@0"; "200@0,400@150" for a model resumed with more steps: another learning-rate schedule.
+  read.config["schedule"] = kinds_of(run.results, [](const ResultEntry& entry) {
+    return entry.model ? entry.model->schedule : std::string();
+  });
+  // Greedy decoding under a lower cap cuts long answers short: another measurement.
+  read.config["decode_cap"] = kinds_of(run.results, [](const ResultEntry& entry) {
+    return entry.decode_cap ? fmt::format("{:g}", *entry.decode_cap) : std::string();
+  });
+  // Validation picks best.pt and nothing else: results of step checkpoints do not depend on it.
+  if (read.config["checkpoint"].find("best") == std::string::npos) {
+    for (const char* key : {"train.eval_every", "train.val_samples"}) {
+      if (read.config.count(key) > 0) read.config[key] = "-";
+    }
+  }
+}
+
+// A run whose config repeats an earlier run's on every key that shapes the model, seeds included
+// (a copied run folder, a config trained twice), is one measurement twice: left out and named.
+std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std::string>& named) {
+  const auto model_keys = [](const ReadRun& run) {
+    std::map<std::string, std::string> keys;
+    for (const auto& [key, value] : run.config) {
+      if (key == "train.seed" || key == "task.seed" || !averaged_over(key)) keys.emplace(key, value);
+    }
+    return keys;
   };
-  const fs::path root(dir);
-  if (fs::exists(root / kSweepManifestName)) {
-    for (const std::string& name : listed_names(dir)) {
-      if (fs::exists(root / name / "results.json")) read(name, root / name);
+  std::vector<ReadRun> kept;
+  for (ReadRun& run : read) {
+    const auto first = std::find_if(kept.begin(), kept.end(), [&](const ReadRun& earlier) {
+      return earlier.run.group.method == run.run.group.method && model_keys(earlier) == model_keys(run);
+    });
+    if (first == kept.end())
+      kept.push_back(std::move(run));
+    else
+      named.push_back(run.run.name + " (a repeat of " + first->run.name + ": same config and seeds)");
+  }
+  return kept;
+}
+
+// Each run's variant: the keys outside averaged_over whose values are not the same in every run.
+// A key a run does not read ("-": alpha under softmax) differs from nothing and labels nothing, nor
+// does a task parameter its task does not have.
+std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
+  std::set<std::string> differing;
+  for (const ReadRun& a : read) {
+    for (const ReadRun& b : read) {
+      for (const auto& [key, value] : a.config) {
+        const auto in_b = b.config.find(key);
+        if (!averaged_over(key) &&
+            (in_b == b.config.end() || (value != in_b->second && value != "-" && in_b->second != "-")))
+          differing.insert(key);
+      }
     }
-  } else if (fs::exists(root / "results.json")) {
-    read(root.filename().string(), root);
-  } else if (fs::is_directory(root)) {
-    std::vector<fs::path> folders;
-    for (const auto& entry : fs::directory_iterator(root)) {
-      if (fs::exists(entry.path() / "results.json")) folders.push_back(entry.path());
+  }
+  std::vector<RunResults> runs;
+  for (ReadRun& one : read) {
+    std::vector<std::string> variant;
+    for (const std::string& key : differing) {
+      const auto found = one.config.find(key);
+      if (found != one.config.end() && found->second != "-") variant.push_back(key + "=" + found->second);
     }
-    std::sort(folders.begin(), folders.end());
-    for (const auto& folder : folders) read(folder.filename().string(), folder);
+    one.run.group.variant = joined_names(variant);
+    runs.push_back(std::move(one.run));
   }
   return runs;
 }
 
-// Why `dir` holds no run to read, as an error.
-[[noreturn]] void throw_no_runs(const std::string& dir) {
+// The runs under `dir` (see collect_runs); each run folder there without results, or that the sweep
+// does not list, is named in `named`.
+std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, std::vector<std::string>& named) {
+  std::vector<ReadRun> runs;
+  const auto read = [&](const std::string& name, const fs::path& folder) {
+    for (ReadRun& one : read_run(name, folder, on_files)) runs.push_back(std::move(one));
+  };
   const fs::path root(dir);
-  if (fs::exists(root / kSweepManifestName)) {
-    // A sweep stopped before its first evaluation has started runs here; a sweep.json copied
-    // from another sweep lists runs that are not here.
-    const std::vector<std::string> listed = listed_names(dir);
-    std::set<std::string> started;
-    for (const std::string& name : listed) {
-      std::error_code error;
-      if (fs::is_directory(root / name, error)) started.insert(name);
-    }
-    if (!started.empty()) {
-      throw UserError(dir + " holds no evaluated run yet: " + std::to_string(started.size()) + " of the " +
-                      std::to_string(listed.size()) + " runs its " + kSweepManifestName +
-                      " lists are started, none evaluated (a sweep stopped before its first run ended? run "
-                      "the sweep again to resume it, or lengen eval DIR/NAME)");
-    }
-    throw UserError(dir + " holds no evaluated run of the runs its " + kSweepManifestName +
-                    " lists (no NAME/results.json for any of them; a sweep.json of another sweep?)");
+  if (fs::exists(root / "results.json")) {
+    read(root.filename().string(), root);
+    return runs;
   }
-  // Runs a level or more down (a folder of sweeps) are named: report one of them.
-  const std::vector<std::string> below = folders_of_runs_below(dir);
-  throw UserError(dir + " holds no evaluated run (no results.json)" +
-                  (below.empty()
-                       ? std::string()
-                       : "; folders of runs below it: " + fmt::format("{}", fmt::join(below, ", "))));
+  const bool sweep = fs::exists(root / kSweepManifestName);
+  const std::vector<std::string> listed = listed_names(dir);
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(root)) folders.push_back(entry.path());
+  std::sort(folders.begin(), folders.end());
+  for (const fs::path& folder : folders) {
+    const std::string name = folder.filename().string();
+    const bool evaluated = fs::exists(folder / "results.json");
+    if (sweep && evaluated && std::find(listed.begin(), listed.end(), name) == listed.end())
+      named.push_back(printable(name) + " (a run folder " + kSweepManifestName +
+                      " does not list: lengen report " + printable(folder.string()) + ")");
+    else if (!sweep && evaluated)
+      read(name, folder);
+    else if (!sweep && RunFolder(folder.string()).is_lengen_run())
+      named.push_back(printable(name) + " (a run folder without results.json)");
+  }
+  for (const std::string& name : listed) {
+    const fs::path failure = root / (name + kSweepFailureSuffix);
+    std::string first_line;
+    if (fs::exists(root / name / "results.json")) {
+      read(name, root / name);
+    } else if (std::getline(std::ifstream(failure), first_line)) {
+      named.push_back(name + " (failed: " + first_line + "; see " + failure.filename().string() + ")");
+    } else {
+      named.push_back(name + (fs::is_directory(root / name) ? " (not evaluated: no results.json yet)"
+                                                            : " (no run folder)"));
+    }
+  }
+  if (runs.empty()) {
+    throw UserError(dir + " holds no evaluated run" +
+                    (sweep ? std::string(" of the runs its ") + kSweepManifestName +
+                                 " lists (a sweep stopped before its first run ended? run the sweep again "
+                                 "to resume it, or lengen eval DIR/NAME)"
+                           : std::string(" (no results.json)")));
+  }
+  return runs;
+}
+
+// Moves the runs `keep` rejects out of `runs`, naming each in `named` as "NAME (WHY)".
+template <class Keep>
+void keep_only(std::vector<ReadRun>& runs, const Keep& keep, std::vector<std::string>& named,
+               const std::string& why) {
+  const auto rejected = std::stable_partition(runs.begin(), runs.end(), keep);
+  for (auto run = rejected; run != runs.end(); ++run) named.push_back(run->run.name + " (" + why + ")");
+  runs.erase(rejected, runs.end());
 }
 
 }  // namespace
 
-std::vector<RunResults> collect_runs(const std::string& dir, bool on_files,
-                                     std::vector<std::string>* left_out, const std::string& decode) {
-  std::vector<ReadRun> runs = read_runs(dir, on_files, decode);
-  if (runs.empty()) throw_no_runs(dir);
-  std::vector<std::string> named;
+CollectedRuns collect_runs(const std::string& dir, bool on_files, const std::string& decode) {
+  CollectedRuns collected;
+  std::vector<ReadRun> runs = read_runs(dir, on_files, collected.left_out);
   // A run evaluated only on the other kind of data has no row here: it is named, not shown as a
   // row of "-" under an empty label.
-  std::vector<ReadRun> evaluated;
-  for (ReadRun& run : runs) {
-    if (!run.run.results.empty()) {
-      evaluated.push_back(std::move(run));
-    } else {
-      named.push_back(run.run.name + (on_files
-                                          ? " (no results on --data files)"
-                                          : " (results on --data files only: lengen report --on-files)"));
-    }
-  }
-  if (evaluated.empty()) {
+  keep_only(
+      runs, [](const ReadRun& run) { return !run.results.empty(); }, collected.left_out,
+      on_files ? "no results on --data files" : "results on --data files only: lengen report --on-files");
+  if (runs.empty()) {
     throw UserError(dir + " holds no run evaluated on " + (on_files ? "--data files" : "generated data") +
                     (on_files ? "" : " (results on --data files: lengen report --on-files)"));
   }
-  // A run without results of the decode mode reported is in no row, and labels none (its checkpoint
-  // or decode cap would tell the rows apart); kept when no run has them, for the caller to say so.
-  const auto has_decode = [&](const ReadRun& run) { return run.run.results.count(decode) > 0; };
-  if (!decode.empty() && std::any_of(evaluated.begin(), evaluated.end(), has_decode)) {
-    std::vector<ReadRun> with_decode;
-    for (ReadRun& run : evaluated) {
-      if (has_decode(run))
-        with_decode.push_back(std::move(run));
-      else
-        named.push_back(run.run.name + " (no " + decode + " results)");
-    }
-    evaluated = std::move(with_decode);
+  const std::string teacher_forced = name_of(DecodeMode::kTeacherForced);
+  const bool any = std::any_of(runs.begin(), runs.end(),
+                               [&](const ReadRun& run) { return run.results.count(teacher_forced) > 0; });
+  collected.decode = !decode.empty() ? decode : any ? teacher_forced : name_of(DecodeMode::kGreedy);
+  // A run without results in this decode mode is in no row, and labels none.
+  keep_only(
+      runs, [&](const ReadRun& run) { return run.results.count(collected.decode) > 0; }, collected.left_out,
+      "no " + collected.decode + " results");
+  if (runs.empty()) {
+    throw UserError(dir + ": no run has " + collected.decode +
+                    " results (evaluate with `lengen eval RUN --decode " + collected.decode + "`" +
+                    (on_files ? " --data DIR)" : ")"));
   }
-  std::vector<ReadRun> kept = without_repeats(std::move(evaluated), named);
-  if (left_out != nullptr) *left_out = std::move(named);
-  return with_variants(std::move(kept));
-}
-
-std::vector<std::string> runs_left_out(const std::string& dir) {
-  std::vector<std::string> left_out;
-  const fs::path root(dir);
-  if (!fs::exists(root / kSweepManifestName)) {
-    // A folder of runs: a run folder without results (in training, stopped, diverged) is named.
-    if (fs::exists(root / "results.json")) return left_out;
-    std::vector<std::string> unevaluated;
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(root, error)) {
-      if (RunFolder(entry.path().string()).is_lengen_run() && !fs::exists(entry.path() / "results.json"))
-        unevaluated.push_back(printable(entry.path().filename().string()) +
-                              " (a run folder without results.json)");
-    }
-    std::sort(unevaluated.begin(), unevaluated.end());
-    return unevaluated;
-  }
-  // Run folders the sweep does not list (a run trained into the folder by hand, a copy) are not
-  // the sweep's: named, not reported.
-  const std::vector<std::string> names = listed_names(dir);
-  const std::set<std::string> listed(names.begin(), names.end());
-  std::vector<std::string> unlisted;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    const std::string name = entry.path().filename().string();
-    if (listed.count(name) == 0 && fs::exists(entry.path() / "results.json")) unlisted.push_back(name);
-  }
-  std::sort(unlisted.begin(), unlisted.end());
-  for (const std::string& name : unlisted) {
-    left_out.push_back(name + " (a run folder " + kSweepManifestName + " does not list: lengen report " +
-                       (root / name).string() + ")");
-  }
-  for (const std::string& name : names) {
-    if (fs::exists(root / name / "results.json")) continue;
-    const fs::path failure = root / (name + kSweepFailureSuffix);
-    if (fs::exists(failure)) {
-      std::ifstream in(failure);
-      std::string first_line;
-      std::getline(in, first_line);
-      left_out.push_back(name + " (failed: " + first_line + "; see " + failure.filename().string() + ")");
-    } else if (fs::is_directory(root / name)) {
-      left_out.push_back(name + " (not evaluated: no results.json yet)");
-    } else {
-      left_out.push_back(name + " (no run folder)");
-    }
-  }
-  return left_out;
-}
-
-std::vector<std::string> folders_of_runs_below(const std::string& dir) {
-  std::vector<std::string> folders;
-  const fs::path root(dir);
-  if (fs::exists(root / "results.json")) return folders;
-  // In a sweep's folder, its own runs are read (or named by runs_left_out).
-  const std::vector<std::string> names = listed_names(dir);
-  const std::set<std::string> listed(names.begin(), names.end());
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(root, error)) {
-    if (!entry.is_directory(error) || RunFolder(entry.path().string()).is_lengen_run() ||
-        fs::exists(entry.path() / "results.json") || listed.count(entry.path().filename().string()) > 0)
-      continue;
-    // Runs at any depth below it (a few levels: a sweep folder inside a folder of projects).
-    constexpr int kDepth = 4;
-    bool holds_runs = fs::exists(entry.path() / kSweepManifestName);
-    for (auto inner = fs::recursive_directory_iterator(entry.path(), error);
-         !holds_runs && !error && inner != fs::recursive_directory_iterator(); inner.increment(error)) {
-      if (inner.depth() >= kDepth) inner.disable_recursion_pending();
-      holds_runs = inner->path().filename() == "results.json";
-    }
-    if (holds_runs)
-      folders.push_back(printable(entry.path().filename().string()) + " (lengen report " +
-                        printable(entry.path().string()) + ")");
-  }
-  std::sort(folders.begin(), folders.end());
-  return folders;
+  for (ReadRun& run : runs) label_by_results(run, collected.decode);
+  collected.runs = with_variants(without_repeats(std::move(runs), collected.left_out));
+  return collected;
 }
 
 }  // namespace lengen

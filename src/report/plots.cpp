@@ -1,20 +1,14 @@
-// Plots of a metric against length, one line per method, through gnuplot. The data file and
-// the script stay next to the images so a user can restyle them and rerun `gnuplot NAME.gp`.
+// Plots through gnuplot, one line per method; the data and script stay beside the images to restyle.
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <sstream>
 
-#include "gnuplot_script.h"
 #include "lengen/atomic_write.h"
 #include "lengen/output_files.h"
-#include "lengen/report.h"
-#include "plot_style.h"
-
-namespace fs = std::filesystem;
+#include "report_parts.h"
 
 namespace lengen {
 
@@ -33,12 +27,27 @@ bool run_quietly(const std::string& command) {
 // A slide's width, with the legend's rows below the data.
 constexpr const char* kPlotSize = "1000,600";
 
+// Okabe and Ito's colours, told apart also by readers with colour-blindness, then black.
+constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                    "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+
+// The line's colour: its label's place among `keys`, or for a label not among them (a group
+// split further in one plot) one chosen by its text, the same on every machine.
+std::string line_colour(const std::string& label, const std::vector<std::string>& keys) {
+  size_t index = static_cast<size_t>(std::find(keys.begin(), keys.end(), label) - keys.begin());
+  if (index == keys.size()) {
+    index = 0;
+    for (unsigned char c : label) index = index * 31 + c;
+  }
+  return kPalette[index % (sizeof kPalette / sizeof kPalette[0])];
+}
+
 // Everything but the lines: title, axes and their labels with room for them, the legend outside
 // the data, and the training length as a dashed vertical line.
 std::string plot_frame(const PlotAxes& axes) {
   std::ostringstream frame;
-  if (!axes.title.empty()) frame << "set title " << gnuplot_quoted(axes.title) << "\n";
-  frame << (axes.log_x ? "set logscale x 2\n" : "")
+  frame << "set title " << gnuplot_quoted(axes.title) << "\n"
+        << (axes.log_x ? "set logscale x 2\n" : "")
         << (axes.log_y ? "set logscale y 10\nset format y '%g'\n" : "")
         // The legend below the data, two methods a row: long method labels beside it would
         // squeeze the plot to half the figure's width.
@@ -62,18 +71,10 @@ std::string plot_frame(const PlotAxes& axes) {
 }  // namespace
 
 std::string gnuplot_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string gnuplot_lines(const std::string& text) {
-  std::string expression;
-  size_t start = 0;
-  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
-    expression += gnuplot_quoted(text.substr(start, end - start)) + " . \"\\n\" . ";
-  }
-  return expression + gnuplot_quoted(text.substr(start));
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '\n' ? std::string("\\n") : (c == '"' || c == '\\' ? "\\" : "") + std::string(1, c);
+  return out + "\"";
 }
 
 // pngcairo draws better; the plain png terminal is the fallback some gnuplot builds have.
@@ -88,26 +89,7 @@ bool run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::
   return ok;
 }
 
-std::string find_gnuplot() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  std::istringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / "gnuplot";
-    if (fs::is_regular_file(candidate) && access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "";
-}
-
-bool plot_metric(const MetricTable& table, const std::string& dir, const std::string& name,
-                 const std::string& y_label, const std::string& y_range, const std::string& gnuplot,
-                 const PlotAxes& style) {
-  PlotAxes axes = style;
-  axes.y_label = y_label;
-  axes.y_range = y_range;
-  return plot_table(table, dir, name, axes, gnuplot);
-}
+std::string find_gnuplot() { return run_quietly("command -v gnuplot") ? "gnuplot" : ""; }
 
 bool plot_table(const MetricTable& table, const std::string& dir, const std::string& name,
                 const PlotAxes& axes, const std::string& gnuplot) {

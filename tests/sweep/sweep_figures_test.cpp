@@ -1,5 +1,5 @@
-// The figures a researcher pastes into a slide after a sweep: every report plot titled (task,
-// training length, steps, seeds), the training length marked, the legend outside the data, room
+// The figures a researcher pastes into a slide after a sweep: every report plot titled by task and
+// metric, the training length marked, the legend outside the data, room
 // for the y label, one colour per method in every plot; a table of some logged steps says so;
 // and `lengen attention` draws the runs side by side in one figure beside its per-head maps.
 #include <gtest/gtest.h>
@@ -41,7 +41,7 @@ class SweepFigures : public testing::TempFolderTest {
   // The colour each line title gets in a gnuplot script: title -> "#rrggbb".
   static std::map<std::string, std::string> colours_in(const std::string& script) {
     std::map<std::string, std::string> colours;
-    const std::regex line("linecolor rgb '(#[0-9A-Fa-f]{6})' title '([^']*)'");
+    const std::regex line("linecolor rgb '(#[0-9A-Fa-f]{6})' title \"([^\"]*)\"");
     for (auto it = std::sregex_iterator(script.begin(), script.end(), line); it != std::sregex_iterator();
          ++it)
       colours[(*it)[2]] = (*it)[1];
@@ -55,14 +55,12 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   const auto result = run_lengen(root_, "report " + sweep_.string());
   ASSERT_EQ(result.code, 0) << result.err;
   const std::string exact = text_of(sweep_ / "exact_match.gp");
-  EXPECT_NE(exact.find("set title 'copy, trained on lengths 2-4, 12 steps, 2 seeds'"), std::string::npos)
-      << exact;
+  EXPECT_NE(exact.find("set title \"copy: exact match (%)\""), std::string::npos) << exact;
   EXPECT_NE(exact.find("set arrow 1 from 4, graph 0 to 4, graph 1 nohead"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set key outside below"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set lmargin"), std::string::npos) << exact;
   const std::string loss = text_of(sweep_ / "training_loss.gp");
-  EXPECT_NE(loss.find("set title 'copy, trained on lengths 2-4, 12 steps, 2 seeds'"), std::string::npos)
-      << loss;
+  EXPECT_NE(loss.find("set title \"copy: training loss\""), std::string::npos) << loss;
   EXPECT_EQ(loss.find("set arrow"), std::string::npos) << "a plot against the step marks no length";
   // Each method one colour, the same in every plot, and two methods two colours.
   const auto in_exact = colours_in(exact);

@@ -1,8 +1,6 @@
 #pragma once
-// `lengen attention`: heatmaps of the attention weights of one evaluation sample, per layer and
-// head, target rows (the queries that predict target symbols) against all input positions, for
-// one or more runs side by side on one page (DIR/attention.md). Exact zeros are white; nonzero
-// weights are coloured on a log scale. Maps larger than a readable size are max-pooled.
+// `lengen attention`: one evaluation sample's attention weights per layer and head, target rows
+// against all input positions, for runs side by side (DIR/attention.md); larger maps max-pooled.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -33,9 +31,8 @@ struct AttentionMapOptions {
   std::string gnuplot = "auto";  // "auto": find_gnuplot(); "": data and scripts only
 };
 
-// Writes, per run, OUT/<run>/layer<l>_head<h>.{dat,gp,png,svg}, and OUT/attention.md with the
-// runs side by side. A user error (missing run, length or sample out of range, unknown layer or
-// head) throws UserError before anything is written. Returns attention.md's text.
+// Writes OUT/<run>/layer<l>_head<h>.{dat,gp,png,svg} and OUT/attention.md; a user error throws
+// UserError before anything is written. Returns attention.md's text.
 std::string write_attention_maps(const std::vector<std::string>& run_dirs,
                                  const AttentionMapOptions& options);
 
