@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,6 +23,8 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 constexpr const char* kNameKey = "name";
+const std::string kSideFileEnds[] = {
+    kSweepConfigSuffix, kSweepLogSuffix, kSweepFailureSuffix, ".md", ".csv", ".dat", ".gp", ".png", ".svg"};
 
 nlohmann::json plain(const ordered_json& value) { return nlohmann::json::parse(value.dump()); }
 
@@ -41,28 +44,22 @@ bool is_plain_name(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // A run folder named like one of the sweep folder's own files (the sweep's, and those `lengen
 // report` writes there) would be written over by them, or they over it; hidden names are
 // lengen's bookkeeping (.lengen_outputs, .lengen_lock).
 bool is_side_file_name(const std::string& name) {
-  if (name.empty() || name.front() == '.') return true;
-  for (const char* report_extension : {".md", ".csv", ".dat", ".gp", ".png", ".svg"}) {
-    if (ends_with(name, report_extension)) return true;
-  }
-  return name == kSweepManifestName || ends_with(name, kSweepConfigSuffix) ||
-         ends_with(name, kSweepLogSuffix) || ends_with(name, kSweepFailureSuffix);
+  const auto ends_with = [&name](const std::string& end) {
+    return name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
+  };
+  return name.front() == '.' || name == kSweepManifestName ||
+         std::any_of(std::begin(kSideFileEnds), std::end(kSideFileEnds), ends_with);
 }
 
 // One choice on an axis or one list entry: its overrides and its name component.
 struct Choice {
   std::string name;
   std::vector<SweepOverride> overrides;
-  std::string given_name = {};  // its "name" as written, if it has one
+  bool named = false;  // by a "name" the user gave
 };
 
 std::vector<SweepOverride> overrides_of(const ordered_json& object, const std::string& where) {
@@ -85,7 +82,7 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
                       " must be one plain folder name (not empty, '.' or '..', no '/')");
     }
     choice.name = sanitize(name);
-    choice.given_name = name;
+    choice.named = true;
   } else {
     for (const auto& [k, v] : choice.overrides)
       choice.name += (choice.name.empty() ? "" : "-") + override_name(k, v);
@@ -97,32 +94,21 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
 // folder. A name the user gave is never changed: two runs that would share a folder because of one
 // ("a b" and "a_b" are both folder a_b) are refused.
 void make_names_unique(std::vector<SweepRun>& runs, const std::string& source) {
-  std::map<std::string, const SweepRun*> first_of;
+  std::map<std::string, bool> named;  // each name taken -> whether the user gave it
   for (const auto& run : runs) {
-    const auto [first, fresh] = first_of.emplace(run.name, &run);
-    if (fresh || (run.given_names.empty() && first->second->given_names.empty())) continue;
-    const auto quoted = [](const SweepRun& one) {
-      std::string names;
-      for (const std::string& name : one.given_names)
-        names += (names.empty() ? "" : " and ") + nlohmann::json(name).dump();
-      return names.empty() ? "made from its settings" : "named " + names;
-    };
-    throw UserError(source + ": two runs get the folder name '" + run.name + "' (one " +
-                    quoted(*first->second) + ", one " + quoted(run) +
-                    "); give them names that differ as folder names (letters, digits, "
-                    "'.', '_' and '-' are kept, anything else becomes '_')");
+    const auto [first, fresh] = named.emplace(run.name, run.named);
+    if (!fresh && (run.named || first->second)) {
+      throw UserError(source + ": two runs get the folder name '" + run.name +
+                      "'; give them names that differ as folder names (letters, digits, "
+                      "'.', '_' and '-' are kept, anything else becomes '_')");
+    }
   }
   std::map<std::string, int> seen;
-  std::set<std::string> taken;
-  for (const auto& run : runs) taken.insert(run.name);
   for (auto& run : runs) {
     if (++seen[run.name] == 1) continue;
     std::string candidate;
-    for (int k = seen[run.name];; ++k) {
-      candidate = run.name + "-" + std::to_string(k);
-      if (!taken.count(candidate)) break;
-    }
-    taken.insert(candidate);
+    for (int k = seen[run.name]; named.count(candidate = run.name + "-" + std::to_string(k)) > 0;) ++k;
+    named.emplace(candidate, false);
     run.name = candidate;
   }
 }
@@ -159,22 +145,6 @@ void check_each_key_set_once(const SweepRun& run, const std::string& source) {
                         ", then " + key + "=" + value.dump() +
                         "); set each key in one place (set, one grid axis or one list entry)");
       }
-    }
-  }
-}
-
-// Two runs that get one name from the same settings (a value repeated in a grid list, a list
-// entry given twice) are one run trained twice, which the report would average as two seeds.
-// Runs named apart by the user may share settings.
-void check_same_names_differ(const std::vector<SweepRun>& runs, const std::string& source) {
-  std::set<std::pair<std::string, std::map<std::string, std::string>>> seen;
-  for (const auto& run : runs) {
-    std::map<std::string, std::string> settings;
-    for (const auto& [key, value] : run.overrides) settings[key] = value.dump();
-    if (!seen.emplace(run.name, settings).second) {
-      throw UserError(
-          source + ": two runs named '" + run.name +
-          "' have the same settings (a value given twice in a grid list, or a list entry repeated)");
     }
   }
 }
@@ -219,7 +189,7 @@ nlohmann::json base_config(const ordered_json& json, const std::string& base_dir
 // A choice's settings added to a run, and its name component to the run's name.
 void add_choice(SweepRun& run, const Choice& choice) {
   if (!choice.name.empty()) run.name += (run.name.empty() ? "" : "-") + choice.name;
-  if (!choice.given_name.empty()) run.given_names.push_back(choice.given_name);
+  run.named = run.named || choice.named;
   run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
 }
 
@@ -269,27 +239,19 @@ std::vector<SweepRun> list_runs(const ordered_json& json, const std::vector<Swee
   return runs;
 }
 
-// A run's name becomes its folder's, OUT/NAME, beside the sweep folder's own files.
+// A run's name becomes its folder's, OUT/NAME, beside the sweep folder's own files; its side files
+// add up to 20 bytes to the name, and a file name holds at most 255.
 void check_run_name(const SweepRun& run, const std::string& source) {
-  if (!is_plain_name(run.name)) {
-    throw UserError(source + ": run name '" + run.name +
-                    "' is not a plain folder name; give the run a \"name\"");
-  }
-  // Its side files add up to 20 bytes to the name, and a file name holds at most 255.
-  constexpr size_t kMaxRunNameBytes = 200;
-  if (run.name.size() > kMaxRunNameBytes) {
-    throw UserError(source + ": run name '" + run.name.substr(0, 40) + "...' has " +
-                    std::to_string(run.name.size()) + " bytes, more than the " +
-                    std::to_string(kMaxRunNameBytes) +
-                    " a run folder's name may have; give the run a shorter \"name\"");
-  }
-  if (is_side_file_name(run.name)) {
-    throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
-                    kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix +
-                    ", NAME" + kSweepFailureSuffix +
-                    ", the report's *.md, *.csv, *.dat, *.gp, *.png, *.svg, hidden names); "
-                    "give the run another \"name\"");
-  }
+  const std::string problem =
+      !is_plain_name(run.name)      ? "is not a plain folder name"
+      : run.name.size() > 200       ? "has more than the 200 bytes a run folder's name may have"
+      : is_side_file_name(run.name) ? "is taken by the sweep folder's own files (sweep.json, "
+                                      "NAME.config.json, NAME.log, NAME.failure.txt, the "
+                                      "report's *.md, *.csv, *.png, ..., hidden names)"
+                                    : "";
+  if (!problem.empty())
+    throw UserError(source + ": run name '" + run.name.substr(0, 60) + "' " + problem +
+                    "; give the run another \"name\"");
 }
 
 }  // namespace
@@ -321,7 +283,6 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
     if (run.name.empty()) run.name = "run";
   }
   for (const auto& run : sweep.runs) check_each_key_set_once(run, source);
-  check_same_names_differ(sweep.runs, source);
   make_names_unique(sweep.runs, source);
   for (const auto& run : sweep.runs) check_run_name(run, source);
   return sweep;
@@ -390,21 +351,12 @@ Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) 
 }
 
 Shard parse_shard(const std::string& text) {
-  Shard shard;
-  const size_t slash = text.find('/');
-  try {
-    size_t used_index = 0, used_count = 0;
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    shard.index = std::stoll(text.substr(0, slash), &used_index);
-    shard.count = std::stoll(text.substr(slash + 1), &used_count);
-    if (used_index != slash || used_count != text.size() - slash - 1) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
+  long long index = 0, count = 0;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%lld/%lld%c", &index, &count, &rest) != 2)
     throw UserError("--shard " + text + ": expected i/N, e.g. 0/4");
-  }
-  if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) {
-    throw UserError("--shard " + text + ": need 0 <= i < N");
-  }
-  return shard;
+  if (count < 1 || index < 0 || index >= count) throw UserError("--shard " + text + ": need 0 <= i < N");
+  return {index, count};
 }
 
 std::vector<size_t> shard_runs(size_t total, const Shard& shard) {

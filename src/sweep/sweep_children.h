@@ -1,20 +1,53 @@
 #pragma once
-// Training a sweep's queued runs as child `lengen train` processes, `jobs` at a time, and saying
-// how each ended (lengen/sweep_runner.h).
+// One run of a sweep as the runner handles it, and training the queued runs as child `lengen
+// train` processes, `jobs` at a time (lengen/sweep_runner.h).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "lengen/folder_lock.h"
+#include "lengen/sweep_manifest.h"
 #include "lengen/sweep_runner.h"
-#include "pending_run.h"
 
 namespace lengen {
 
+// Where one run's files live: the run folder and, next to it, the config it was started with,
+// its log (child stdout and stderr) and, after a failure, the failure note.
+struct RunPaths {
+  std::string run_dir, config, log, failure;
+  RunPaths(const std::string& out, const std::string& name)
+      : run_dir(out + "/" + name),
+        config(out + "/" + name + kSweepConfigSuffix),
+        log(out + "/" + name + kSweepLogSuffix),
+        failure(out + "/" + name + kSweepFailureSuffix) {}
+};
+
+struct PendingRun {
+  std::string name;
+  RunPaths paths;
+  std::vector<std::string> argv;
+  // The sweep's lock on the run (its NAME.log) while it is queued or running.
+  std::shared_ptr<FolderLock> claim;
+  // Where its exact match is read from results.json when it ends: its decode mode and its first
+  // (1x) and longest evaluation lengths.
+  std::string decode = {};
+  int64_t first_length = 0, longest_length = 0;
+};
+
+// The sweep folder's file of the progress lines; .txt, so that no run's name can take it.
+constexpr const char* kSweepProgressLog = "sweep_progress.txt";
+
 // Trains the queue as child processes, `jobs` at a time; each writes its output to its log.
 // A stop signal (Ctrl-C, SIGTERM) is passed on to the running children, which checkpoint and
-// stop; no further run starts. Prints a line per run that ends (sweep_progress.h) and records
-// it in `tally`. Returns whether a stop signal arrived.
+// stop; no further run starts. Prints a line per run that ends (also appended to
+// kSweepProgressLog) and, on a terminal, one live line; records each end in `tally`. Returns
+// whether a stop signal arrived.
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally);
+
+// NAME.failure.txt: why the run failed (its first line, which the report quotes), then `detail`.
+// Replaced when the run fails again, removed when it succeeds.
+void write_failure_note(const std::string& path, const std::string& why, std::string detail);
 
 // The summary after the last run: how many trained, skipped, failed, interrupted.
 void print_summary(const std::string& out, const SweepTally& tally);

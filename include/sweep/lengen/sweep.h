@@ -23,9 +23,7 @@ using SweepOverride = std::pair<std::string, nlohmann::json>;
 struct SweepRun {
   std::string name;
   std::vector<SweepOverride> overrides;  // the sweep's "set" first, then the run's own
-  // The "name"s the user gave it (a list entry's, a grid choice's), as written, before they became
-  // folder names; empty when its name is made from its settings.
-  std::vector<std::string> given_names = {};
+  bool named = false;  // by a "name" the user gave (a list entry's, a grid choice's), never changed
 };
 
 struct Sweep {
