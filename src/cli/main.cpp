@@ -15,9 +15,9 @@
 #include "filesystem_error_line.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
-#include "lengen/thread_waits.h"
 #include "lengen/errors.h"
 #include "lengen/stop_signals.h"
+#include "lengen/thread_waits.h"
 #include "lengen/trainer.h"
 #include "lengen/utf8.h"
 #include "parse_error_line.h"
@@ -41,39 +41,29 @@ void add_commands(CLI::App& app) {
 }
 
 // Whether lengen can write the arguments and the working folder where it records them: prints why
-// not and returns false when it cannot.
+// not and returns false when it cannot. Paths and settings end up in JSON files, which hold UTF-8
+// only, and in one-line rows of tables and logs, which a newline or another control character breaks.
 bool arguments_recordable(int argc, char** argv) {
-  // Paths and settings end up in JSON files (config.json, results.json, sweep.json), which hold
-  // UTF-8 only: an argument that is not UTF-8 is refused before anything is written.
-  for (int i = 1; i < argc; ++i) {
-    if (lengen::is_utf8(argv[i])) continue;
-    std::string shown;
-    for (const unsigned char byte : std::string(argv[i])) {
-      shown += byte < 0x80 ? std::string(1, static_cast<char>(byte)) : fmt::format("\\x{:02x}", byte);
-    }
-    std::cerr
-        << "lengen: error: argument " << i << " '" << lengen::printable(shown)
-        << "' is not UTF-8 text; lengen records paths and settings in JSON files, which hold UTF-8 only "
-           "(rename the file or folder)\n";
-    return false;
-  }
-  // A name with a newline or another control character would break the one-line rows of the
-  // report's tables, logs and messages where lengen writes it.
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (std::none_of(arg.begin(), arg.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) continue;
-    std::cerr << "lengen: error: argument " << i << " '" << lengen::printable(arg)
-              << "' holds a control character (a newline, tab or escape); lengen writes names and paths "
-                 "into one-line rows of tables and logs (rename the file or folder)\n";
+    const bool control =
+        std::any_of(arg.begin(), arg.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+    if (lengen::is_utf8(arg) && !control) continue;
+    std::string shown;
+    for (const unsigned char byte : arg)
+      shown += byte < 0x80 ? std::string(1, static_cast<char>(byte)) : fmt::format("\\x{:02x}", byte);
+    std::cerr << "lengen: error: argument " << i << " '" << lengen::printable(shown) << "' "
+              << (control ? "holds a control character (a newline, tab or escape)" : "is not UTF-8 text")
+              << "; lengen writes paths and settings into JSON files and one-line rows of tables and logs "
+                 "(rename the file or folder)\n";
     return false;
   }
   // Run folders are recorded by their absolute paths, which hold the working folder's.
-  const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const char* arg) {
-    return std::string(arg) == "--help" || std::string(arg) == "-h" || std::string(arg) == "--version";
+  const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const std::string& arg) {
+    return arg == "--help" || arg == "-h" || arg == "--version";
   });
   std::error_code no_cwd;
-  const std::string cwd = std::filesystem::current_path(no_cwd).string();
-  if (argc > 1 && !asks_for_help && !lengen::is_utf8(cwd)) {
+  if (argc > 1 && !asks_for_help && !lengen::is_utf8(std::filesystem::current_path(no_cwd).string())) {
     std::cerr << "lengen: error: the working folder's path is not UTF-8 text; lengen records paths in JSON "
                  "files, which hold UTF-8 only (run it from another folder, or rename this one)\n";
     return false;
