@@ -972,17 +972,6 @@ TEST_F(CliWrites, ResumeRefusesAFolderLengenDidNotStartAndWritesNothingThere) {
   EXPECT_EQ(text_of(mine / "results.json"), "my notes");
 }
 
-// A resume whose results.json cannot be merged into is refused before the first step.
-TEST_F(CliWrites, ResumeFindsAnUnreadableResultsFileBeforeTraining) {
-  const std::string run = trained("run");
-  std::ofstream(fs::path(run) / "results.json") << "{bad";
-  const std::string log = text_of(fs::path(run) / "log.jsonl");
-  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
-                          "results.json");
-  EXPECT_EQ(text_of(fs::path(run) / "log.jsonl"), log);
-  EXPECT_FALSE(fs::exists(fs::path(run) / "checkpoints" / "step_00000009.pt"));
-}
-
 // A checkpoint of another run with the very same model (another train.seed) is refused by
 // eval, attention and a resume: its weights would be filed as this run's.
 TEST_F(CliWrites, ACheckpointOfAnotherRunOfTheSameModelIsRefused) {

@@ -1,14 +1,13 @@
 // `lengen data`: writes a task's training and evaluation splits as .src/.trg files in the
 // reference generator's format, e.g. to train from fixed files or to share data sets.
 #include <spdlog/fmt/fmt.h>
-#include <spdlog/fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -24,6 +23,7 @@
 #include "lengen/data_streams.h"
 #include "lengen/errors.h"
 #include "lengen/output_files.h"
+#include "lengen/progress_line.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task.h"
 #include "lengen/task_files.h"
@@ -174,82 +174,43 @@ void replace_old_files(const DataOptions& options, const OutputPlan& plan) {
   release_output_files(options.out, gone);
 }
 
-// A progress line on stderr, redrawn in place on a terminal, at most every kProgressInterval.
+// A progress line on stderr (lengen/progress_line.h), at most every kProgressInterval.
 class Progress {
  public:
-  Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total) {}
+  Progress(bool enabled, int64_t total) : line_(total, enabled), total_(total) {}
 
   // One more sample of `split` written.
   void advance(const std::string& split) {
     ++done_;
-    if (!enabled_ || Clock::now() < next_) return;
+    if (Clock::now() < next_) return;
     next_ = Clock::now() + kProgressInterval;
-    shown_ = true;
-    std::fprintf(stderr, "%slengen data: %s, %lld/%lld samples (%.0f%%)%s", terminal_ ? "\r" : "",
-                 split.c_str(), static_cast<long long>(done_), static_cast<long long>(total_),
-                 100.0 * done_ / total_, terminal_ ? "" : "\n");
+    line_.show(fmt::format("lengen data: {}, {}/{} samples ({:.0f}%)", split, done_, total_,
+                           100.0 * done_ / total_));
   }
-
-  void finish() {
-    if (enabled_ && terminal_ && shown_) std::fputc('\n', stderr);
-  }
+  void finish() { line_.finish(); }
 
  private:
-  bool enabled_;
-  int64_t total_;
-  bool terminal_ = isatty(fileno(stderr));
+  ProgressLine line_;
+  int64_t total_, done_ = 0;
   Clock::time_point next_ = Clock::now() + kProgressInterval;
-  int64_t done_ = 0;
-  bool shown_ = false;
 };
 
-// Asked after every sample: one of a million symbols takes tens of milliseconds. Ctrl-C or
-// SIGTERM ends the split being written without its .part files (the writer removes them); the
-// splits already written are whole and stay.
-void stop_if_asked(const DataOptions& options) {
-  if (stop_signal_received()) {
-    throw StopRequested("data stopped; the split it was writing is removed, the finished ones in " +
-                        options.out + " are whole" +
-                        (options.force ? " (the files it was replacing are removed too)" : ""));
-  }
-}
-
-void write_train_split(const Task& task, const DataOptions& options, Progress& progress) {
-  SampleWriter writer((fs::path(options.out) / "train").string());
-  // The training split's seed, as training draws it in-process (mqmtar's vocabularies).
-  const SplitTask split(task, derive_seed(options.seed, kTrainStream));
-  Rng rng(derive_seed(options.seed, kTrainStream));
-  for (int64_t i = 0; i < options.train; ++i) {
-    stop_if_asked(options);
-    writer.write(split->sample(rng, uniform_int(rng, options.len_min, options.len_max)));
-    progress.advance("train");
-  }
-  writer.commit();
-  std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."
-            << options.len_max << "\n";
-}
-
-// The i-th evaluation split.
-void write_test_split(const Task& task, const DataOptions& options, size_t i, Progress& progress) {
-  const int64_t length = options.eval_lengths[i];
-  const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
+// Writes `count` samples, `sample(k)` for each k, as STEM.src/.trg. Asked after every sample (one
+// of a million symbols takes tens of milliseconds): Ctrl-C or SIGTERM ends the split being written
+// without its .part files (the writer removes them); the splits already written are whole and stay.
+void write_split(const std::string& stem, int64_t count, const std::string& label, const DataOptions& options,
+                 Progress& progress, const std::function<Sample(int64_t)>& sample) {
   SampleWriter writer(stem);
-  // Sample k draws from its own rng, seeded as fixed_samples(task, L, M, derive_seed(seed,
-  // kEvalStream(L))) seeds it (tasks/training_data.cpp), so these files hold the same samples
-  // as evaluation data generated in-process from the same seed.
-  const uint64_t eval_seed = derive_seed(options.seed, kEvalStream(length));
-  const SplitTask split(task, eval_seed);
-  const uint64_t sample_seed = derive_seed(eval_seed, static_cast<uint64_t>(length));
-  const std::string label = "length " + std::to_string(length);
-  for (int64_t k = 0; k < options.eval_size; ++k) {
-    Rng rng(derive_seed(sample_seed, static_cast<uint64_t>(k)));
-    stop_if_asked(options);
-    writer.write(split->sample(rng, length));
+  for (int64_t k = 0; k < count; ++k) {
+    if (stop_signal_received()) {
+      throw StopRequested("data stopped; the split it was writing is removed, the finished ones in " +
+                          options.out + " are whole" +
+                          (options.force ? " (the files it was replacing are removed too)" : ""));
+    }
+    writer.write(sample(k));
     progress.advance(label);
   }
   writer.commit();
-  std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
-            << " samples, length " << length << "\n";
 }
 
 void write_splits(const Task& task, const DataOptions& options, const OutputPlan& plan) {
@@ -259,8 +220,33 @@ void write_splits(const Task& task, const DataOptions& options, const OutputPlan
   Progress progress(options.progress || (isatty(fileno(stderr)) && total >= kAutoProgressSamples), total);
   std::cout << "lengen data: " << describe(task) << ", seed " << options.seed << ", into " << options.out
             << "\n";
-  if (options.train > 0) write_train_split(task, options, progress);
-  for (size_t i = 0; i < options.eval_lengths.size(); ++i) write_test_split(task, options, i, progress);
+  if (options.train > 0) {
+    // The training split's seed, as training draws it in-process (mqmtar's vocabularies).
+    const SplitTask split(task, derive_seed(options.seed, kTrainStream));
+    Rng rng(derive_seed(options.seed, kTrainStream));
+    write_split(
+        (fs::path(options.out) / "train").string(), options.train, "train", options, progress,
+        [&](int64_t) { return split->sample(rng, uniform_int(rng, options.len_min, options.len_max)); });
+    std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."
+              << options.len_max << "\n";
+  }
+  for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
+    const int64_t length = options.eval_lengths[i];
+    const std::string stem = eval_split_stem(options.out, static_cast<int64_t>(i), length);
+    // Sample k draws from its own rng, seeded as fixed_samples(task, L, M, derive_seed(seed,
+    // kEvalStream(L))) seeds it (tasks/training_data.cpp), so these files hold the same samples
+    // as evaluation data generated in-process from the same seed.
+    const uint64_t eval_seed = derive_seed(options.seed, kEvalStream(length));
+    const SplitTask split(task, eval_seed);
+    const uint64_t sample_seed = derive_seed(eval_seed, static_cast<uint64_t>(length));
+    write_split(stem, options.eval_size, "length " + std::to_string(length), options, progress,
+                [&](int64_t k) {
+                  Rng rng(derive_seed(sample_seed, static_cast<uint64_t>(k)));
+                  return split->sample(rng, length);
+                });
+    std::cout << "  " << fs::path(stem).filename().string() << ".src/.trg: " << options.eval_size
+              << " samples, length " << length << "\n";
+  }
   // Last: a folder with a record holds whole splits of the task it names.
   if (plan.record) {
     write_file_atomically((fs::path(options.out) / kDataRecordName).string(),

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "commands.h"
-#include "empty_values.h"
-#include "filesystem_error_line.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
@@ -20,9 +20,84 @@
 #include "lengen/thread_waits.h"
 #include "lengen/trainer.h"
 #include "lengen/utf8.h"
-#include "parse_error_line.h"
 
 namespace {
+
+namespace fs = std::filesystem;
+
+// One rule for every option and argument of every command: an empty value, or one of blanks
+// only, is refused. An empty path is the current folder or the root to the functions that take
+// it (`--out ''` would write a run into /), and no option of lengen means anything by an empty value.
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](std::string& value) {
+        const bool blank = value.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
+        return blank ? std::string(value.empty() ? "the value is empty" : "the value is blank")
+                     : std::string();
+      },
+      // No description: the help's option lines stay as they are, without ":NONEMPTY" on each.
+      "", "non-empty");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() > 0) option->check(non_empty);  // flags take no value
+  }
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*command);
+}
+
+// A command-line mistake as one line: CLI11's own message, or for an unknown subcommand its
+// name and the closest real one.
+std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::ParseError& error) {
+  // The command typed, as deep as it names real ones; a word that names none where one is needed
+  // is the mistake (CLI11 says only that a subcommand is required).
+  CLI::App* command = &app;
+  std::string typed = "lengen";
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : command->get_subcommands([](CLI::App*) { return true; }))
+      names.push_back(sub->get_name());
+    if (names.empty()) break;
+    if (std::find(names.begin(), names.end(), argv[i]) == names.end()) {
+      const std::string suggestion = lengen::closest_match(argv[i], names);
+      std::string list;
+      for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+      return "unknown " + (command == &app ? "" : typed + " ") + "command '" + argv[i] + "'" +
+             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") + "; commands: " + list;
+    }
+    command = command->get_subcommand(argv[i]);
+    typed += " " + std::string(argv[i]);
+  }
+  // CLI11's message on one line, in lengen's words where CLI11's would mislead: an empty path is
+  // reported as a missing one ("Directory does not exist: "), an option given twice as a count.
+  std::string text = error.what();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  text.erase(text.find_last_not_of(' ') + 1);
+  const size_t missing = text.rfind(" does not exist:");
+  if (missing != std::string::npos && missing + 16 == text.size())
+    text = text.substr(0, text.rfind(' ', missing - 1) + 1) + "the path is empty";
+  const std::string twice = "At Most 1 required but received ";
+  if (const size_t at = text.find(twice); at != std::string::npos)
+    text = text.substr(0, at) + "given " + text.substr(at + twice.size()) + " times; give it once";
+  return text + " (see " + typed + " --help)";
+}
+
+// The one line a filesystem error becomes: "cannot create directories PATH: File name too long"
+// from libstdc++'s "filesystem error: cannot create directories: File name too long [PATH]"; a
+// link whose target is missing says so, where the system's reason ("File exists") would mislead.
+std::string filesystem_error_line(const fs::filesystem_error& error) {
+  std::string what = error.what();
+  const std::string prefix = "filesystem error: ";
+  if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+  std::string reason = error.code().message();
+  const size_t reason_at = what.find(": " + reason);
+  if (error.path1().empty() || reason_at == std::string::npos) return what;
+  std::string paths = error.path1().string();
+  if (!error.path2().empty()) paths += " and " + error.path2().string();
+  std::error_code ignored;
+  if (fs::is_symlink(error.path1(), ignored) && !fs::exists(error.path1(), ignored)) {
+    reason =
+        "it is a link to " + fs::read_symlink(error.path1(), ignored).string() + ", which does not exist";
+  }
+  return what.substr(0, reason_at) + " " + paths + ": " + reason;
+}
 
 void add_commands(CLI::App& app) {
   app.require_subcommand(1);
@@ -37,7 +112,7 @@ void add_commands(CLI::App& app) {
   lengen::cli::add_report_command(app);
   lengen::cli::add_attention_command(app);
   lengen::cli::add_launch_command(app);
-  lengen::cli::refuse_empty_values(app);
+  refuse_empty_values(app);
 }
 
 // Whether lengen can write the arguments and the working folder where it records them: prints why
@@ -79,8 +154,7 @@ int run_command(CLI::App& app, int argc, char** argv) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return app.exit(e);  // --help, --version
     if (!lengen::cli::user_errors_quiet()) {
-      std::cerr << "lengen: error: " << lengen::printable(lengen::cli::parse_error_line(app, argc, argv, e))
-                << "\n";
+      std::cerr << "lengen: error: " << lengen::printable(parse_error_line(app, argc, argv, e)) << "\n";
     }
     return lengen::kUserErrorExitCode;
   } catch (const lengen::cli::ExitWith& e) {
@@ -97,7 +171,7 @@ int run_command(CLI::App& app, int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
     // where a folder is needed, a full disk).
-    std::cerr << "lengen: error: " << lengen::printable(lengen::cli::filesystem_error_line(e)) << "\n";
+    std::cerr << "lengen: error: " << lengen::printable(filesystem_error_line(e)) << "\n";
     return lengen::kUserErrorExitCode;
   } catch (const c10::Error& e) {
     // LibTorch's own errors carry a backtrace over many lines: the first line says what failed.

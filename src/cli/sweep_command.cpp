@@ -1,5 +1,5 @@
 // `lengen sweep SWEEP.json --out runs/SWEEP`, or `lengen sweep --base CONFIG --grid KEY=V1,V2
-// --out DIR`: trains every run of a sweep (lengen/sweep_runner.h); exits 130 when interrupted,
+// --out DIR`: trains every run of a sweep (lengen/sweep.h); exits 130 when interrupted,
 // 1 when a run failed.
 #include <memory>
 #include <string>
@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "count_validators.h"
 #include "lengen/stop_signals.h"
-#include "lengen/sweep_runner.h"
+#include "lengen/sweep.h"
 
 namespace lengen::cli {
 

@@ -1,14 +1,14 @@
 #pragma once
 // One run of a sweep as the runner handles it, and training the queued runs as child `lengen
-// train` processes, `jobs` at a time (lengen/sweep_runner.h).
+// train` processes, `jobs` at a time (lengen/sweep.h).
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "lengen/folder_lock.h"
+#include "lengen/sweep.h"
 #include "lengen/sweep_manifest.h"
-#include "lengen/sweep_runner.h"
 
 namespace lengen {
 

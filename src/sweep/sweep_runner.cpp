@@ -1,5 +1,3 @@
-#include "lengen/sweep_runner.h"
-
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -19,7 +17,6 @@
 #include "lengen/output_files.h"
 #include "lengen/run_folder.h"
 #include "lengen/sweep.h"
-#include "lengen/sweep_source.h"
 #include "sweep_children.h"
 
 namespace fs = std::filesystem;

@@ -64,7 +64,51 @@ Shard parse_shard(const std::string& text);
 // Indices of the runs of shard `shard` out of `total`: shard.index, shard.index + count, ...
 std::vector<size_t> shard_runs(size_t total, const Shard& shard);
 
+// Where a sweep comes from: a sweep file, with `--set`s for every run, or the command line alone
+// (`--base CONFIG --grid KEY=V1,V2 --set KEY=VALUE`). Both become the JSON a sweep file holds and
+// expand by that file's rules, so a sweep typed out names its runs as a file would.
+struct SweepSource {
+  std::string path;               // a sweep file; "" for a sweep from the command line
+  std::string base;               // --base CONFIG: the config every run starts from
+  std::vector<std::string> grid;  // --grid KEY=V1,V2: one axis each, in order, first outermost
+  std::vector<std::string> set;   // --set KEY=VALUE: applied to every run (over a file's "set")
+};
+
+// The sweep file `source` stands for: the file with the --sets put into its "set", or
+// {"description", "base", "grid", "set"} built from the options. A value is typed as `--set`
+// types it; a grid's values are split at the commas outside brackets, braces and quotes.
+nlohmann::ordered_json sweep_json_of(const SweepSource& source);
+
+// The sweep as load_sweep expands and checks a file.
+Sweep load_sweep(const SweepSource& source);
+
 // runs/SWEEP/sweep.json: the description and each run's name and overrides, for the report.
 nlohmann::json sweep_manifest(const Sweep& sweep);
+
+// Running a sweep: each run of the shard is trained as a child `lengen train` process of the
+// running binary, `jobs` at a time, so a crash or a bad value costs one run, not the sweep.
+struct SweepOptions {
+  SweepSource source;  // a sweep file (with --sets), or --base/--grid/--set
+  std::string out;     // the sweep folder
+  int64_t jobs = 1;
+  std::string shard = "0/1";  // "i/N": runs i, i+N, i+2N, ...
+};
+
+// What became of a sweep's runs, for the summary and the exit code.
+struct SweepTally {
+  int64_t succeeded = 0;
+  int64_t skipped = 0;      // finished before this sweep started
+  int64_t busy = 0;         // being trained or evaluated by another process (its lock is held)
+  int64_t not_started = 0;  // left in the queue by a stop signal
+  std::vector<std::string> failed, interrupted;
+  bool stopped = false;  // a stop signal (Ctrl-C, SIGTERM) arrived
+};
+
+// Prints each run of the shard with its state (new, resume, finished, invalid) and overrides;
+// writes nothing.
+void print_sweep_plan(const SweepOptions& options);
+
+// Trains the shard's runs, printing each start and end and then a summary.
+SweepTally run_sweep(const SweepOptions& options);
 
 }  // namespace lengen
