@@ -322,8 +322,7 @@ TEST_F(CliData, TrainingFilesOutsideTheConfiguredLengthsAreRefused) {
 }
 
 // data.json labels every split in the folder: a split of another task, parameter or seed beside
-// splits this command leaves in place is refused; the files a record describes are checked by
-// their hash; a test split of the user's under the name of one --force removed is not lengen's.
+// splits this command leaves in place is refused.
 TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   ASSERT_EQ(run("--task copy --param vocab=4 --seed 1 --train 20 --len-min 2 --len-max 4 --out " + out("d")),
             0)
@@ -345,18 +344,6 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   EXPECT_EQ(run("--task copy --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0)
       << err_;
 
-  // A test split of the user's made under the name of one --force removed before is theirs.
-  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4,8 --eval-size 2 --out " + out("t")), 0) << err_;
-  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("t") + " --force"),
-            0)
-      << err_;
-  ASSERT_FALSE(fs::exists(out("t/test_1_8.src")));
-  std::ofstream(out("t/test_1_8.src")) << "1 2 3 0 1 2 3 0\n";
-  std::ofstream(out("t/test_1_8.trg")) << "1 2 3 0 1 2 3 0\n";
-  EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("t") + " --force"),
-            2);
-  EXPECT_NE(err_.find("test_1_8.src exists and lengen did not write it"), std::string::npos) << err_;
-  EXPECT_TRUE(fs::exists(out("t/test_1_8.trg")));
 }
 
 // Data and a sweep never share a folder: each one's files would be taken for part of the other.

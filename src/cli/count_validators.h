@@ -3,6 +3,7 @@
 // for an integer option and reports its range as "0 to 1.8e308". These say "--threads: '0' is not
 // a whole number from 1 to 1024".
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -58,39 +59,23 @@ inline CLI::Validator seconds_up_to(long long maximum) {
 inline CLI::Option* add_count_list_option(CLI::App* command, const std::string& name,
                                           std::vector<int64_t>& target, const std::string& help,
                                           const CLI::Validator& item_check) {
-  const auto items = [](const std::string& text) {
-    std::vector<std::string> found(1);
-    for (char c : text) {
-      if (c == ',')
-        found.emplace_back();
-      else
-        found.back().push_back(c);
+  const auto parse = [&target, item_check, name](const std::string& text) {
+    target.clear();
+    for (size_t start = 0, i = 1;; ++i) {
+      const size_t comma = std::min(text.find(',', start), text.size());
+      std::string item = text.substr(start, comma - start);
+      const std::string problem = item.empty() ? "is empty" : item_check(item);
+      if (!problem.empty() && start == 0 && comma == text.size()) throw CLI::ValidationError(name, problem);
+      if (!problem.empty()) {
+        throw CLI::ValidationError(
+            name, "item " + std::to_string(i) + " of '" + text + "'" + (item.empty() ? " " : ": ") + problem);
+      }
+      target.push_back(std::strtoll(item.c_str(), nullptr, 10));
+      if (comma == text.size()) return;
+      start = comma + 1;
     }
-    return found;
   };
-  const CLI::Validator each(
-      [items, item_check](std::string& text) -> std::string {
-        const std::vector<std::string> all = items(text);
-        for (size_t i = 0; i < all.size(); ++i) {
-          std::string item = all[i];
-          const std::string where = "item " + std::to_string(i + 1) + " of '" + text + "'";
-          const std::string problem = item.empty() ? "is empty" : item_check(item);
-          if (!problem.empty())
-            return all.size() == 1 ? problem : where + (item.empty() ? " " : ": ") + problem;
-        }
-        return "";
-      },
-      "");
-  return command
-      ->add_option_function<std::string>(
-          name,
-          [&target, items](const std::string& text) {
-            target.clear();
-            for (const std::string& item : items(text))
-              target.push_back(std::strtoll(item.c_str(), nullptr, 10));
-          },
-          help)
-      ->check(each);
+  return command->add_option_function<std::string>(name, parse, help);
 }
 
 }  // namespace lengen::cli

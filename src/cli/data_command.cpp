@@ -71,12 +71,6 @@ TaskParams parse_params(const std::vector<std::string>& assignments) {
   return params;
 }
 
-std::string describe(const Task& task) {
-  std::string text = task.name();
-  for (const auto& [name, value] : task.params()) text += fmt::format(" {}={:g}", name, value);
-  return text;
-}
-
 void check_options(const Task& task, const DataOptions& options) {
   if (options.train == 0 && options.eval_lengths.empty())
     throw UserError("nothing to write: give --train N and/or --eval-lengths");
@@ -156,22 +150,15 @@ OutputPlan plan_output(const Task& task, const DataOptions& options) {
   return plan;
 }
 
-// Claims the files (a file lengen did not write stops the command); with --force, removes every old
-// file this command replaces before the first new one is written: stopped halfway, the folder holds
-// this command's finished splits only, never an old train split beside new test splits.
+// Claims the files (one lengen did not write stops the command); with --force, removes the old ones
+// first, so that stopped halfway the folder never holds an old train split beside new test splits.
 void replace_old_files(const DataOptions& options, const OutputPlan& plan) {
-  // Removed and not written again: no longer lengen's, so a file of the user's put there later is theirs.
-  std::vector<std::string> gone;
-  for (const std::string& name : plan.replaced) {
-    if (std::find(plan.names.begin(), plan.names.end(), name) == plan.names.end()) gone.push_back(name);
-  }
   std::vector<std::string> claimed = plan.names;
-  claimed.insert(claimed.end(), gone.begin(), gone.end());
+  claimed.insert(claimed.end(), plan.replaced.begin(), plan.replaced.end());
   claim_output_files(options.out, claimed);
   if (options.force) {
     for (const std::string& name : claimed) fs::remove(fs::path(options.out) / name);
   }
-  release_output_files(options.out, gone);
 }
 
 // A progress line on stderr (lengen/progress_line.h), at most every kProgressInterval.
@@ -195,9 +182,8 @@ class Progress {
   Clock::time_point next_ = Clock::now() + kProgressInterval;
 };
 
-// Writes `count` samples, `sample(k)` for each k, as STEM.src/.trg. Asked after every sample (one
-// of a million symbols takes tens of milliseconds): Ctrl-C or SIGTERM ends the split being written
-// without its .part files (the writer removes them); the splits already written are whole and stay.
+// Writes `sample(k)` for k < count as STEM.src/.trg. Ctrl-C or SIGTERM, asked after every sample,
+// ends the split being written without its .part files; the splits already written stay whole.
 void write_split(const std::string& stem, int64_t count, const std::string& label, const DataOptions& options,
                  Progress& progress, const std::function<Sample(int64_t)>& sample) {
   SampleWriter writer(stem);
@@ -218,8 +204,9 @@ void write_splits(const Task& task, const DataOptions& options, const OutputPlan
   const auto start = Clock::now();
   const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
   Progress progress(options.progress || (isatty(fileno(stderr)) && total >= kAutoProgressSamples), total);
-  std::cout << "lengen data: " << describe(task) << ", seed " << options.seed << ", into " << options.out
-            << "\n";
+  std::cout << "lengen data: " << task.name();
+  for (const auto& [name, value] : task.params()) std::cout << fmt::format(" {}={:g}", name, value);
+  std::cout << ", seed " << options.seed << ", into " << options.out << "\n";
   if (options.train > 0) {
     // The training split's seed, as training draws it in-process (mqmtar's vocabularies).
     const SplitTask split(task, derive_seed(options.seed, kTrainStream));

@@ -21,13 +21,13 @@
 #include "lengen/trainer.h"
 #include "lengen/utf8.h"
 
+namespace lengen::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-// One rule for every option and argument of every command: an empty value, or one of blanks
-// only, is refused. An empty path is the current folder or the root to the functions that take
-// it (`--out ''` would write a run into /), and no option of lengen means anything by an empty value.
+// An empty or blank value of any option is refused: an empty path is the current folder or the
+// root to the functions that take it (`--out ''` would write a run into /).
 void refuse_empty_values(CLI::App& app) {
   const CLI::Validator non_empty(
       [](std::string& value) {
@@ -56,7 +56,7 @@ std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::Pa
       names.push_back(sub->get_name());
     if (names.empty()) break;
     if (std::find(names.begin(), names.end(), argv[i]) == names.end()) {
-      const std::string suggestion = lengen::closest_match(argv[i], names);
+      const std::string suggestion = closest_match(argv[i], names);
       std::string list;
       for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
       return "unknown " + (command == &app ? "" : typed + " ") + "command '" + argv[i] + "'" +
@@ -79,9 +79,8 @@ std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::Pa
   return text + " (see " + typed + " --help)";
 }
 
-// The one line a filesystem error becomes: "cannot create directories PATH: File name too long"
-// from libstdc++'s "filesystem error: cannot create directories: File name too long [PATH]"; a
-// link whose target is missing says so, where the system's reason ("File exists") would mislead.
+// "cannot create directories PATH: File name too long" from libstdc++'s "filesystem error: ...
+// [PATH]"; a dangling link says so, where the system's "File exists" would mislead.
 std::string filesystem_error_line(const fs::filesystem_error& error) {
   std::string what = error.what();
   const std::string prefix = "filesystem error: ";
@@ -102,32 +101,31 @@ std::string filesystem_error_line(const fs::filesystem_error& error) {
 void add_commands(CLI::App& app) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "lengen 0.1");
-  lengen::cli::add_info_command(app);
-  lengen::cli::add_bench_command(app);
-  lengen::cli::add_data_command(app);
-  lengen::cli::add_config_command(app);
-  lengen::cli::add_train_command(app);
-  lengen::cli::add_eval_command(app);
-  lengen::cli::add_sweep_command(app);
-  lengen::cli::add_report_command(app);
-  lengen::cli::add_attention_command(app);
-  lengen::cli::add_launch_command(app);
+  add_info_command(app);
+  add_bench_command(app);
+  add_data_command(app);
+  add_config_command(app);
+  add_train_command(app);
+  add_eval_command(app);
+  add_sweep_command(app);
+  add_report_command(app);
+  add_attention_command(app);
+  add_launch_command(app);
   refuse_empty_values(app);
 }
 
-// Whether lengen can write the arguments and the working folder where it records them: prints why
-// not and returns false when it cannot. Paths and settings end up in JSON files, which hold UTF-8
-// only, and in one-line rows of tables and logs, which a newline or another control character breaks.
+// Whether lengen can record the arguments and the working folder (else prints why): they end up in
+// JSON files, which hold UTF-8 only, and one-line rows of tables and logs.
 bool arguments_recordable(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool control =
         std::any_of(arg.begin(), arg.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
-    if (lengen::is_utf8(arg) && !control) continue;
+    if (is_utf8(arg) && !control) continue;
     std::string shown;
     for (const unsigned char byte : arg)
       shown += byte < 0x80 ? std::string(1, static_cast<char>(byte)) : fmt::format("\\x{:02x}", byte);
-    std::cerr << "lengen: error: argument " << i << " '" << lengen::printable(shown) << "' "
+    std::cerr << "lengen: error: argument " << i << " '" << printable(shown) << "' "
               << (control ? "holds a control character (a newline, tab or escape)" : "is not UTF-8 text")
               << "; lengen writes paths and settings into JSON files and one-line rows of tables and logs "
                  "(rename the file or folder)\n";
@@ -138,7 +136,7 @@ bool arguments_recordable(int argc, char** argv) {
     return arg == "--help" || arg == "-h" || arg == "--version";
   });
   std::error_code no_cwd;
-  if (argc > 1 && !asks_for_help && !lengen::is_utf8(std::filesystem::current_path(no_cwd).string())) {
+  if (argc > 1 && !asks_for_help && !is_utf8(std::filesystem::current_path(no_cwd).string())) {
     std::cerr << "lengen: error: the working folder's path is not UTF-8 text; lengen records paths in JSON "
                  "files, which hold UTF-8 only (run it from another folder, or rename this one)\n";
     return false;
@@ -153,26 +151,26 @@ int run_command(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return app.exit(e);  // --help, --version
-    if (!lengen::cli::user_errors_quiet()) {
-      std::cerr << "lengen: error: " << lengen::printable(parse_error_line(app, argc, argv, e)) << "\n";
+    if (!user_errors_quiet()) {
+      std::cerr << "lengen: error: " << printable(parse_error_line(app, argc, argv, e)) << "\n";
     }
-    return lengen::kUserErrorExitCode;
-  } catch (const lengen::cli::ExitWith& e) {
+    return kUserErrorExitCode;
+  } catch (const ExitWith& e) {
     return e.code;
-  } catch (const lengen::StopRequested& e) {
+  } catch (const StopRequested& e) {
     std::cerr << "lengen: " << e.what() << "\n";
-    return lengen::kInterruptedExitCode;
-  } catch (const lengen::TrainingDiverged& e) {
+    return kInterruptedExitCode;
+  } catch (const TrainingDiverged& e) {
     std::cerr << "lengen: training diverged: " << e.what() << "\n";
-    return lengen::cli::kDivergedExitCode;
-  } catch (const lengen::UserError& e) {
-    if (!lengen::cli::user_errors_quiet()) std::cerr << "lengen: error: " << e.what() << "\n";
-    return lengen::kUserErrorExitCode;
+    return kDivergedExitCode;
+  } catch (const UserError& e) {
+    if (!user_errors_quiet()) std::cerr << "lengen: error: " << e.what() << "\n";
+    return kUserErrorExitCode;
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
     // where a folder is needed, a full disk).
-    std::cerr << "lengen: error: " << lengen::printable(filesystem_error_line(e)) << "\n";
-    return lengen::kUserErrorExitCode;
+    std::cerr << "lengen: error: " << printable(filesystem_error_line(e)) << "\n";
+    return kUserErrorExitCode;
   } catch (const c10::Error& e) {
     // LibTorch's own errors carry a backtrace over many lines: the first line says what failed.
     const std::string message = e.what_without_backtrace();
@@ -180,14 +178,14 @@ int run_command(CLI::App& app, int argc, char** argv) {
     if (first.find("allocate") != std::string::npos) {
       std::cerr << "lengen: error: out of memory (" << first
                 << "): a model size, length, vocabulary or batch is too large for this machine\n";
-      return lengen::kUserErrorExitCode;
+      return kUserErrorExitCode;
     }
     std::cerr << "lengen: internal error: LibTorch: " << first << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "lengen: error: out of memory: a batch size, length or sample count is too large for this "
                  "machine\n";
-    return lengen::kUserErrorExitCode;
+    return kUserErrorExitCode;
   } catch (const std::exception& e) {
     std::cerr << "lengen: internal error: " << e.what() << "\n";
     return 1;
@@ -196,13 +194,14 @@ int run_command(CLI::App& app, int argc, char** argv) {
 }
 
 }  // namespace
+}  // namespace lengen::cli
 
 int main(int argc, char** argv) {
   lengen::use_best_blas_kernels(argv);
   lengen::keep_program_arguments(argv);
   lengen::configure_allocator();
   CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
-  add_commands(app);
-  if (!arguments_recordable(argc, argv)) return lengen::kUserErrorExitCode;
-  return run_command(app, argc, argv);
+  lengen::cli::add_commands(app);
+  if (!lengen::cli::arguments_recordable(argc, argv)) return lengen::kUserErrorExitCode;
+  return lengen::cli::run_command(app, argc, argv);
 }

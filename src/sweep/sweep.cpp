@@ -44,9 +44,8 @@ bool is_plain_name(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
-// A run folder named like one of the sweep folder's own files (the sweep's, and those `lengen
-// report` writes there) would be written over by them, or they over it; hidden names are
-// lengen's bookkeeping (.lengen_outputs, .lengen_lock).
+// A run folder named like one of the sweep folder's own files (the sweep's, the report's, lengen's
+// hidden bookkeeping) would be written over by them, or they over it.
 bool is_side_file_name(const std::string& name) {
   const auto ends_with = [&name](const std::string& end) {
     return name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
@@ -87,9 +86,8 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
   return choice;
 }
 
-// Appends "-2", "-3", ... to names made from settings and seen before, so every run has its own
-// folder. A name the user gave is never changed: two runs that would share a folder because of one
-// ("a b" and "a_b" are both folder a_b) are refused.
+// Appends "-2", "-3", ... to names made from settings and seen before; a name the user gave is
+// never changed, so two runs that would share a folder because of one are refused.
 void make_names_unique(std::vector<SweepRun>& runs, const std::string& source) {
   std::map<std::string, bool> named;  // each name taken -> whether the user gave it
   for (const auto& run : runs) {
@@ -127,9 +125,8 @@ void set_path(nlohmann::json& config, const std::string& key, const nlohmann::js
   }
 }
 
-// A key set twice in one run (by "set" and a grid axis, by two axes, or twice in one entry):
-// the later value would win while the run's name may carry the earlier one.
-// A key set by its path and again inside a section's object ("train.steps", "train": {...}) too.
+// A key set twice in one run (by "set" and an axis, by two axes, by its path and in its section's
+// object): the later value would win while the run's name may carry the earlier one.
 void check_each_key_set_once(const SweepRun& run, const std::string& source) {
   std::map<std::string, std::string> seen;  // key -> the setting that sets it
   for (const auto& [key, value] : run.overrides) {
@@ -146,16 +143,8 @@ void check_each_key_set_once(const SweepRun& run, const std::string& source) {
   }
 }
 
-// What a sweep file may hold at its top level: a config given where a sweep is expected is said
-// as such, not as an unknown key "task".
 void check_sweep_keys(const ordered_json& json, const std::string& source) {
   if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
-  if (!json.contains("base") && json.contains("task") && (json.contains("model") || json.contains("train"))) {
-    throw UserError(source +
-                    " is a config, not a sweep file (no \"base\"; it has \"task\"): train it with "
-                    "`lengen train " +
-                    source + " --out RUN`, or name it as a sweep's \"base\"");
-  }
   static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
   for (auto it = json.begin(); it != json.end(); ++it) {
     if (!kKeys.count(it.key()))
@@ -287,10 +276,8 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
 
 namespace {
 
-// Two runs under different names that resolve to one config (train.seed 1 and 1.0, entries
-// named apart with the same settings, a task parameter's default left out and written out, an
-// alpha under softmax, which does not read it) are one model trained twice, which the report would count
-// as two seeds. A run whose config is invalid fails on its own and is left out here.
+// Two runs that resolve to one config (train.seed 1 and 1.0, a default written out, an alpha that
+// softmax does not read) are one model trained twice, which the report would count as two seeds.
 void check_runs_differ(const Sweep& sweep, const std::string& source) {
   std::map<std::string, std::string> first_with;  // resolved config (no description) -> run name
   for (const SweepRun& run : sweep.runs) {
@@ -347,20 +334,14 @@ Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) 
   return config;
 }
 
-Shard parse_shard(const std::string& text) {
+std::vector<size_t> shard_runs(size_t total, const std::string& shard) {
   long long index = 0, count = 0;
   char rest = 0;
-  if (std::sscanf(text.c_str(), "%lld/%lld%c", &index, &count, &rest) != 2)
-    throw UserError("--shard " + text + ": expected i/N, e.g. 0/4");
-  if (count < 1 || index < 0 || index >= count) throw UserError("--shard " + text + ": need 0 <= i < N");
-  return {index, count};
-}
-
-std::vector<size_t> shard_runs(size_t total, const Shard& shard) {
+  if (std::sscanf(shard.c_str(), "%lld/%lld%c", &index, &count, &rest) != 2)
+    throw UserError("--shard " + shard + ": expected i/N, e.g. 0/4");
+  if (count < 1 || index < 0 || index >= count) throw UserError("--shard " + shard + ": need 0 <= i < N");
   std::vector<size_t> indices;
-  for (size_t i = static_cast<size_t>(shard.index); i < total; i += static_cast<size_t>(shard.count)) {
-    indices.push_back(i);
-  }
+  for (auto i = static_cast<size_t>(index); i < total; i += static_cast<size_t>(count)) indices.push_back(i);
   return indices;
 }
 
@@ -442,20 +423,12 @@ ordered_json grid_object(const std::vector<std::string>& grids) {
   return grid;
 }
 
-std::string command_line_text(const SweepSource& source) {
-  std::string text = "lengen sweep --base " + source.base;
-  for (const std::string& grid : source.grid) text += " --grid " + grid;
-  for (const std::string& set : source.set) text += " --set " + set;
-  return text;
-}
-
 }  // namespace
 
 ordered_json sweep_json_of(const SweepSource& source) {
   if (source.path.empty() == source.base.empty())
     throw UserError("lengen sweep: give a sweep file or --base CONFIG (one of them)");
-  if (!source.path.empty()) {
-    if (!source.grid.empty()) throw UserError("--grid goes with --base, not with a sweep file");
+  if (!source.path.empty()) {  // (the command line takes --grid only with --base)
     ordered_json json = read_ordered_json_file(source.path);
     if (!source.set.empty() && json.is_object()) {
       ordered_json set = json.contains("set") ? json["set"] : ordered_json::object();
@@ -464,9 +437,11 @@ ordered_json sweep_json_of(const SweepSource& source) {
     }
     return json;
   }
-  if (!fs::is_regular_file(source.base)) throw UserError("--base " + source.base + ": no such config file");
   ordered_json json = ordered_json::object();
-  json["description"] = "from the command line: " + command_line_text(source);
+  std::string typed = "lengen sweep --base " + source.base;
+  for (const std::string& grid : source.grid) typed += " --grid " + grid;
+  for (const std::string& set : source.set) typed += " --set " + set;
+  json["description"] = "from the command line: " + typed;
   json["base"] = fs::absolute(source.base).lexically_normal().string();
   if (!source.grid.empty()) json["grid"] = grid_object(source.grid);
   if (!source.set.empty()) json["set"] = set_object(source.set, ordered_json::object());

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 
 #include "lengen/atomic_write.h"
@@ -24,6 +24,7 @@ namespace lengen {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr const char* kSweepProgressLog = "sweep_progress.txt";  // .txt: no run's name can take it
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -53,9 +54,8 @@ std::string exact_match_summary(const PendingRun& run) {
   return text;
 }
 
-// What a researcher watching a sweep sees: one line per run that starts or ends (stdout, and
-// appended to the sweep folder's progress log), and on a terminal one live line updated in place
-// (runs done, running, left, elapsed, an ETA from the mean wall time of the runs done).
+// One line per run that starts or ends (stdout and the progress log), and on a terminal one live
+// line: runs done, running and left, elapsed, an ETA from the mean wall time of the runs done.
 class SweepProgress {
  public:
   SweepProgress(int64_t total, int64_t jobs, std::string log_path)
@@ -111,16 +111,12 @@ class SweepProgress {
   std::map<std::string, Clock::time_point> started_at_;
 };
 
-std::string last_lines(const std::string& path, size_t count) {
+std::string last_lines(const std::string& path, int count) {
   std::ifstream in(path);
-  std::deque<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line + "\n");
-    if (lines.size() > count) lines.pop_front();
-  }
-  std::string text;
-  for (const auto& line : lines) text += line;
-  return text;
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  size_t at = text.size();
+  for (int i = 0; i <= count && at != 0 && at != std::string::npos; ++i) at = text.rfind('\n', at - 1);
+  return at == 0 || at == std::string::npos ? text : text.substr(at + 1);
 }
 
 // Records how one child ended and says so; `stop_forwarded`: this sweep passed a stop signal on to it.

@@ -35,14 +35,9 @@ struct PendingRun {
   int64_t first_length = 0, longest_length = 0;
 };
 
-// The sweep folder's file of the progress lines; .txt, so that no run's name can take it.
-constexpr const char* kSweepProgressLog = "sweep_progress.txt";
-
-// Trains the queue as child processes, `jobs` at a time; each writes its output to its log.
-// A stop signal (Ctrl-C, SIGTERM) is passed on to the running children, which checkpoint and
-// stop; no further run starts. Prints a line per run that ends (also appended to
-// kSweepProgressLog) and, on a terminal, one live line; records each end in `tally`. Returns
-// whether a stop signal arrived.
+// Trains the queue as child processes, `jobs` at a time, each writing to its log, and records how
+// each ended in `tally`. A stop signal (Ctrl-C, SIGTERM) is passed on to the running children,
+// which checkpoint and stop; no further run starts. Returns whether one arrived.
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally);
 
 // NAME.failure.txt: why the run failed (its first line, which the report quotes), then `detail`.

@@ -44,9 +44,8 @@ std::string finished_difference(const Config& wanted, const RunFolder& folder) {
          " in the sweep";
 }
 
-// A finished run is skipped, so one trained under another config would stand for this sweep's run:
-// refused before anything is written. Every run of the sweep, as sweep.json describes them all.
-// A run still to finish resumes, and its resume refuses another config.
+// A finished run is skipped, so one trained under another config would stand for this sweep's run
+// (any shard's: sweep.json describes them all). A run to resume is its resume's to check.
 void check_finished_runs_are_current(const Sweep& sweep, const std::string& out) {
   for (const SweepRun& run : sweep.runs) {
     const RunFolder folder(out + "/" + run.name);
@@ -149,21 +148,6 @@ void check_side_files_are_lengens(const Sweep& sweep, const std::vector<size_t>&
   }
 }
 
-// Bad input that every run of the shard shares (an unknown key in the grid, a base that is not a
-// config) is one line and exit 2 before anything is written, not a failure note per run.
-void check_some_run_is_valid(const Sweep& sweep, const std::vector<size_t>& mine) {
-  std::string first_problem;
-  for (size_t index : mine) {
-    try {
-      run_config(sweep, sweep.runs[index]);
-      return;
-    } catch (const UserError& e) {
-      if (first_problem.empty()) first_problem = e.what();
-    }
-  }
-  if (!first_problem.empty()) throw UserError("no run of the sweep has a valid config; " + first_problem);
-}
-
 // This sweep's manifest, keeping the runs another sweep file listed in the same folder (the report
 // still finds them) and its description ("first; second").
 nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
@@ -185,8 +169,7 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
 }
 
 // What --out must be before anything of a sweep's is written into it (refused alike by a dry run).
-void check_sweep_out(const Sweep& sweep, const std::vector<size_t>& mine, const std::string& out) {
-  check_some_run_is_valid(sweep, mine);
+void check_sweep_out(const std::string& out) {
   check_out_is_not_root(out);
   check_out_folder(out, "sweep folder");
   if (RunFolder(out).is_lengen_run()) {
@@ -232,51 +215,52 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   return queue;
 }
 
-// A --set train.steps that scaled the runs' schedules is said, as `lengen train` says it: once,
-// unless runs were scaled differently.
-void say_scaled_schedules(const Sweep& sweep, const std::vector<size_t>& mine) {
-  std::string said;
+// Every run's config: bad input all runs share (an unknown key in the grid, a base that is not a
+// config) is one line and exit 2 before anything is written, not a failure note per run. A --set
+// train.steps that scaled the schedules is said, as `lengen train` says it: once, unless runs differ.
+void check_run_configs(const Sweep& sweep, const std::vector<size_t>& mine) {
+  std::string first_problem, said;
+  bool some_valid = false;
   for (size_t index : mine) {
     std::string scaled;
     try {
       run_config(sweep, sweep.runs[index], &scaled);
-    } catch (const UserError&) {
-      continue;  // named where the run is prepared
+      some_valid = true;
+    } catch (const UserError& e) {
+      if (first_problem.empty()) first_problem = e.what();
+      continue;
     }
     if (scaled.empty() || scaled == said) continue;
     std::cout << (said.empty() ? "" : sweep.runs[index].name + ": ") << scaled << "\n";
     said = scaled;
   }
+  if (!some_valid && !first_problem.empty())
+    throw UserError("no run of the sweep has a valid config; " + first_problem);
 }
 
 }  // namespace
 
-void print_sweep_plan(const SweepOptions& args) {
-  const Sweep sweep = load_sweep(args.source);
-  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
-  check_sweep_out(sweep, mine, args.out);
-  if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);
-  say_scaled_schedules(sweep, mine);
-  for (size_t index : mine) {
-    const SweepRun& run = sweep.runs[index];
-    std::cout << run.name << "  [" << planned_state(sweep, run, args.out) << "]";
-    for (const auto& [key, value] : run.overrides) std::cout << "  " << key << "=" << value.dump();
-    std::cout << "\n";
-  }
-  std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
-  // Then it ends as the sweep would begin: a folder it would refuse is the same one line, exit 2.
-  if (fs::is_directory(args.out)) check_finished_runs_are_current(sweep, args.out);
-}
-
 SweepTally run_sweep(const SweepOptions& args) {
-  if (args.jobs < 1) throw UserError("--jobs must be at least 1");
   const Sweep sweep = load_sweep(args.source);
-  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), parse_shard(args.shard));
+  const std::vector<size_t> mine = shard_runs(sweep.runs.size(), args.shard);
+  check_run_configs(sweep, mine);
+  check_sweep_out(args.out);
   SweepTally tally;
-  std::vector<PendingRun> queue;
-  say_scaled_schedules(sweep, mine);
-  check_sweep_out(sweep, mine, args.out);
+  if (args.dry_run) {
+    if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);
+    for (size_t index : mine) {
+      const SweepRun& run = sweep.runs[index];
+      std::cout << run.name << "  [" << planned_state(sweep, run, args.out) << "]";
+      for (const auto& [key, value] : run.overrides) std::cout << "  " << key << "=" << value.dump();
+      std::cout << "\n";
+    }
+    std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
+    // Then it ends as the sweep would begin: a folder it would refuse is the same one line, exit 2.
+    if (fs::is_directory(args.out)) check_finished_runs_are_current(sweep, args.out);
+    return tally;
+  }
   fs::create_directories(args.out);
+  std::vector<PendingRun> queue;
   {
     // Held while the sweep checks the folder and claims its runs, so that a second sweep started
     // at the same moment checks against those claims.

@@ -1,11 +1,6 @@
 #pragma once
-// Sweeps: one JSON file expands into many runs. A sweep file holds
-//   "base": a config file path (relative to the sweep file) or an inline config object,
-//   "grid": {"key.path": [values...], ...}: the cartesian product, first key outermost; a value
-//           may be an object of several "key.path": value overrides with a "name",
-//   "list": [{overrides}, ...]: extra runs appended after the grid,
-//   "set":  {overrides}: applied to every run before its own overrides.
-// Each run gets a readable, unique folder name from its overrides (asentmax-nape-seed2).
+// Sweeps: one JSON file ("base", "grid", "list", "set": docs/sweeps.md) expands into many runs,
+// each with a readable, unique folder name from its overrides (asentmax-nape-seed2).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -36,8 +31,7 @@ struct Sweep {
 };
 
 // Parses and expands a sweep; `base_dir` resolves a relative "base" path. Structural problems
-// (unknown top-level key, empty axis, bad override object) throw UserError naming `source`.
-// Override values are checked later, per run, by run_config.
+// throw UserError naming `source`; override values are checked per run by run_config.
 Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source = "sweep");
 Sweep load_sweep(const std::string& path);
@@ -45,28 +39,20 @@ Sweep load_sweep(const std::string& path);
 Sweep load_sweep_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source, const std::vector<std::string>& command_line_set = {});
 
-// The run's resolved config: base, then its overrides, then validation (and the task's own
-// parameter checks). An invalid value throws UserError naming the run.
-// `scaled`, when given, gets the line that says how a command-line train.steps scaled it.
+// The run's resolved config, validated (UserError naming the run); `scaled`, when given, gets the
+// line that says how a command-line train.steps scaled it.
 Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled = nullptr);
 
 // A name component for one override: strings as they are ("nape"), numbers and booleans
 // after the key's last part ("seed2", "lr0.001", "learn_alpha-true"); only [A-Za-z0-9._-].
 std::string override_name(const std::string& key, const nlohmann::json& value);
 
-// "i/N" with 0 <= i < N; anything else throws UserError.
-struct Shard {
-  int64_t index = 0;
-  int64_t count = 1;
-};
-Shard parse_shard(const std::string& text);
+// Indices of the runs of shard "i/N" (0 <= i < N) out of `total`: i, i + N, ...; anything else
+// throws UserError.
+std::vector<size_t> shard_runs(size_t total, const std::string& shard);
 
-// Indices of the runs of shard `shard` out of `total`: shard.index, shard.index + count, ...
-std::vector<size_t> shard_runs(size_t total, const Shard& shard);
-
-// Where a sweep comes from: a sweep file, with `--set`s for every run, or the command line alone
-// (`--base CONFIG --grid KEY=V1,V2 --set KEY=VALUE`). Both become the JSON a sweep file holds and
-// expand by that file's rules, so a sweep typed out names its runs as a file would.
+// Where a sweep comes from: a sweep file with `--set`s for every run, or the command line alone
+// (`--base CONFIG --grid KEY=V1,V2 --set KEY=VALUE`); both become the JSON a sweep file holds.
 struct SweepSource {
   std::string path;               // a sweep file; "" for a sweep from the command line
   std::string base;               // --base CONFIG: the config every run starts from
@@ -74,9 +60,8 @@ struct SweepSource {
   std::vector<std::string> set;   // --set KEY=VALUE: applied to every run (over a file's "set")
 };
 
-// The sweep file `source` stands for: the file with the --sets put into its "set", or
-// {"description", "base", "grid", "set"} built from the options. A value is typed as `--set`
-// types it; a grid's values are split at the commas outside brackets, braces and quotes.
+// The sweep file `source` stands for; values typed as `--set` types them, a grid's split at the
+// commas outside brackets, braces and quotes.
 nlohmann::ordered_json sweep_json_of(const SweepSource& source);
 
 // The sweep as load_sweep expands and checks a file.
@@ -92,6 +77,7 @@ struct SweepOptions {
   std::string out;     // the sweep folder
   int64_t jobs = 1;
   std::string shard = "0/1";  // "i/N": runs i, i+N, i+2N, ...
+  bool dry_run = false;       // list the runs with their state and overrides; write nothing
 };
 
 // What became of a sweep's runs, for the summary and the exit code.
@@ -104,11 +90,7 @@ struct SweepTally {
   bool stopped = false;  // a stop signal (Ctrl-C, SIGTERM) arrived
 };
 
-// Prints each run of the shard with its state (new, resume, finished, invalid) and overrides;
-// writes nothing.
-void print_sweep_plan(const SweepOptions& options);
-
-// Trains the shard's runs, printing each start and end and then a summary.
+// Trains the shard's runs, printing each start and end and then a summary (with dry_run, the plan).
 SweepTally run_sweep(const SweepOptions& options);
 
 }  // namespace lengen
