@@ -1,7 +1,6 @@
 #pragma once
-// Checks of numeric options whose messages a user can read: CLI11's own PositiveNumber accepts 2.5
-// for an integer option and reports its range as "0 to 1.8e308". These say "--threads: '0' is not
-// a whole number from 1 to 1024".
+// Checks of numeric options that say "--threads: '0' is not a whole number from 1 to 1024" (CLI11's
+// own accept 2.5 for an integer option and report their range as "0 to 1.8e308").
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>

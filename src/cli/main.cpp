@@ -136,7 +136,7 @@ bool arguments_recordable(int argc, char** argv) {
     return arg == "--help" || arg == "-h" || arg == "--version";
   });
   std::error_code no_cwd;
-  if (argc > 1 && !asks_for_help && !is_utf8(std::filesystem::current_path(no_cwd).string())) {
+  if (argc > 1 && !asks_for_help && !is_utf8(fs::current_path(no_cwd).string())) {
     std::cerr << "lengen: error: the working folder's path is not UTF-8 text; lengen records paths in JSON "
                  "files, which hold UTF-8 only (run it from another folder, or rename this one)\n";
     return false;
@@ -166,7 +166,7 @@ int run_command(CLI::App& app, int argc, char** argv) {
   } catch (const UserError& e) {
     if (!user_errors_quiet()) std::cerr << "lengen: error: " << e.what() << "\n";
     return kUserErrorExitCode;
-  } catch (const std::filesystem::filesystem_error& e) {
+  } catch (const fs::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
     // where a folder is needed, a full disk).
     std::cerr << "lengen: error: " << printable(filesystem_error_line(e)) << "\n";

@@ -28,13 +28,11 @@ const std::string kSideFileEnds[] = {
 
 nlohmann::json plain(const ordered_json& value) { return nlohmann::json::parse(value.dump()); }
 
-std::string sanitize(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    out += keep ? c : '_';
+std::string sanitize(std::string text) {
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
   }
-  return out;
+  return text;
 }
 
 // A run's folder is OUT/NAME: a name that is empty, "." or ".." or holds a slash would put it
@@ -423,8 +421,7 @@ ordered_json grid_object(const std::vector<std::string>& grids) {
   return grid;
 }
 
-}  // namespace
-
+// The sweep file `source` stands for.
 ordered_json sweep_json_of(const SweepSource& source) {
   if (source.path.empty() == source.base.empty())
     throw UserError("lengen sweep: give a sweep file or --base CONFIG (one of them)");
@@ -447,6 +444,8 @@ ordered_json sweep_json_of(const SweepSource& source) {
   if (!source.set.empty()) json["set"] = set_object(source.set, ordered_json::object());
   return json;
 }
+
+}  // namespace
 
 Sweep load_sweep(const SweepSource& source) {
   const ordered_json json = sweep_json_of(source);

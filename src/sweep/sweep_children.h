@@ -12,8 +12,7 @@
 
 namespace lengen {
 
-// Where one run's files live: the run folder and, next to it, the config it was started with,
-// its log (child stdout and stderr) and, after a failure, the failure note.
+// A run's folder and, beside it, its config, its log (child stdout and stderr) and failure note.
 struct RunPaths {
   std::string run_dir, config, log, failure;
   RunPaths(const std::string& out, const std::string& name)
@@ -27,10 +26,8 @@ struct PendingRun {
   std::string name;
   RunPaths paths;
   std::vector<std::string> argv;
-  // The sweep's lock on the run (its NAME.log) while it is queued or running.
-  std::shared_ptr<FolderLock> claim;
-  // Where its exact match is read from results.json when it ends: its decode mode and its first
-  // (1x) and longest evaluation lengths.
+  std::shared_ptr<FolderLock> claim;  // the sweep's lock on NAME.log while it is queued or running
+  // Where its exact match is read from results.json: decode mode, first (1x) and longest lengths.
   std::string decode = {};
   int64_t first_length = 0, longest_length = 0;
 };

@@ -2,7 +2,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -154,13 +153,12 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   nlohmann::json manifest = sweep_manifest(sweep);
   if (!fs::exists(out + "/" + kSweepManifestName)) return manifest;
   const nlohmann::json earlier = read_sweep_manifest(out);
-  std::set<std::string> mine;
-  for (const auto& run : manifest["runs"]) mine.insert(run["name"].get<std::string>());
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& run : earlier["runs"]) {
-    if (mine.count(run["name"].get<std::string>()) == 0) runs.push_back(run);
+    const auto mine = [&run](const SweepRun& one) { return one.name == run["name"]; };
+    if (std::none_of(sweep.runs.begin(), sweep.runs.end(), mine)) runs.push_back(run);
   }
-  for (const auto& run : manifest["runs"]) runs.push_back(run);
+  runs.insert(runs.end(), manifest["runs"].begin(), manifest["runs"].end());
   manifest["runs"] = runs;
   const std::string before = earlier.value("description", ""), now = manifest.value("description", "");
   const bool said = now.empty() || ("; " + before + "; ").find("; " + now + "; ") != std::string::npos;
@@ -179,16 +177,6 @@ void check_sweep_out(const std::string& out) {
   check_out_is_not_a_data_folder(out);
 }
 
-// The sweep's claim on run `name` from queueing it until its child ends, a lock on OUT/NAME.log;
-// nullptr when another process holds it.
-std::shared_ptr<FolderLock> claim_run(const std::string& out, const std::string& name) {
-  try {
-    return std::make_shared<FolderLock>(out, FolderLock::WhenHeld::kRefuse, name + kSweepLogSuffix);
-  } catch (const FolderInUse&) {
-    return nullptr;
-  }
-}
-
 // The runs still to train, each with its config written; finished ones are skipped and ones
 // with an invalid config fail at once.
 std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine,
@@ -201,7 +189,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
       ++tally.skipped;
       std::cout << "skip " << run.name << " (finished)\n";
     } else if (FolderLock::held_elsewhere(pending.paths.run_dir) ||
-               !(pending.claim = claim_run(args.out, run.name))) {
+               FolderLock::held_elsewhere(args.out, run.name + kSweepLogSuffix)) {
       // Another sweep (or a train, an eval) has it: neither a failure nor this sweep's to touch.
       ++tally.busy;
       std::cout << "skip " << run.name << " (in use by another lengen process)\n";
@@ -209,6 +197,10 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
       tally.failed.push_back(run.name);
       std::cout << "FAIL " << run.name << ": not started, see " << pending.paths.failure << "\n";
     } else {
+      // The sweep's claim on the run until its child ends: taken under the sweep folder's lock, so
+      // a second sweep, which waits for that lock, finds it held.
+      pending.claim =
+          std::make_shared<FolderLock>(args.out, FolderLock::WhenHeld::kRefuse, run.name + kSweepLogSuffix);
       queue.push_back(std::move(pending));
     }
   }

@@ -60,11 +60,8 @@ struct SweepSource {
   std::vector<std::string> set;   // --set KEY=VALUE: applied to every run (over a file's "set")
 };
 
-// The sweep file `source` stands for; values typed as `--set` types them, a grid's split at the
-// commas outside brackets, braces and quotes.
-nlohmann::ordered_json sweep_json_of(const SweepSource& source);
-
-// The sweep as load_sweep expands and checks a file.
+// The sweep as load_sweep expands and checks a file; values typed as `--set` types them, a grid's
+// split at the commas outside brackets, braces and quotes.
 Sweep load_sweep(const SweepSource& source);
 
 // runs/SWEEP/sweep.json: the description and each run's name and overrides, for the report.
