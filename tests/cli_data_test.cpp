@@ -321,36 +321,8 @@ TEST_F(CliData, TrainingFilesOutsideTheConfiguredLengthsAreRefused) {
   EXPECT_FALSE(fs::exists(out("run") + "/checkpoints"));
 }
 
-// Splits larger than the free disk are refused before a byte is written (they would fill it over
-// tens of minutes).
-TEST_F(CliData, SplitsLargerThanTheDiskAreRefused) {
-  EXPECT_EQ(run("--task copy --len-min 4 --len-max 8 --eval-lengths 1048576 --eval-size 1048576 --out " +
-                out("huge")),
-            2);
-  // Only the options that write something are named.
-  EXPECT_EQ(
-      err_.rfind("lengen: error: --eval-size 1048576 at --eval-lengths 1048576 write about 5.91e+03 GB", 0),
-      0u)
-      << err_;
-  EXPECT_NE(err_.find("GB free at"), std::string::npos) << err_;
-  EXPECT_FALSE(fs::exists(out("huge")));
-  EXPECT_EQ(run("--task copy --len-min 100000 --len-max 100000 --train 100000000 --out " + out("huge")), 2);
-  EXPECT_EQ(
-      err_.rfind(
-          "lengen: error: --train 100000000 at --len-min 100000 --len-max 100000 write about 5.38e+04 GB", 0),
-      0u)
-      << err_;
-  EXPECT_FALSE(fs::exists(out("huge")));
-  // Training lengths are uniform up to --len-max: the split is sized at the mean of its shortest
-  // and longest sample, both files, every symbol's digits (copy: about 5.4 bytes per source symbol).
-  EXPECT_EQ(run("--task copy --len-min 4 --len-max 1048576 --train 1000000 --out " + out("huge")), 2);
-  EXPECT_NE(err_.find("write about 2.82e+03 GB"), std::string::npos) << err_;
-  EXPECT_FALSE(fs::exists(out("huge")));
-}
-
 // data.json labels every split in the folder: a split of another task, parameter or seed beside
-// splits this command leaves in place is refused; the files a record describes are checked by
-// their hash; a test split of the user's under the name of one --force removed is not lengen's.
+// splits this command leaves in place is refused.
 TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   ASSERT_EQ(run("--task copy --param vocab=4 --seed 1 --train 20 --len-min 2 --len-max 4 --out " + out("d")),
             0)
@@ -372,18 +344,6 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
   EXPECT_EQ(run("--task copy --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0)
       << err_;
 
-  // A test split of the user's made under the name of one --force removed before is theirs.
-  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4,8 --eval-size 2 --out " + out("t")), 0) << err_;
-  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("t") + " --force"),
-            0)
-      << err_;
-  ASSERT_FALSE(fs::exists(out("t/test_1_8.src")));
-  std::ofstream(out("t/test_1_8.src")) << "1 2 3 0 1 2 3 0\n";
-  std::ofstream(out("t/test_1_8.trg")) << "1 2 3 0 1 2 3 0\n";
-  EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("t") + " --force"),
-            2);
-  EXPECT_NE(err_.find("test_1_8.src exists and lengen did not write it"), std::string::npos) << err_;
-  EXPECT_TRUE(fs::exists(out("t/test_1_8.trg")));
 }
 
 // Data and a sweep never share a folder: each one's files would be taken for part of the other.

@@ -124,15 +124,6 @@ TEST_F(CliEvalFaults, OverridesOfTheRunsOwnKeysAreRefused) {
   }
 }
 
-// An option and a --set of the same key: one would win without a word, so both are refused.
-TEST_F(CliEvalFaults, AnOptionAndASetOfItsKeyAreRefusedTogether) {
-  expect_refused("eval " + run_dir() + " --lengths 6 --set eval.lengths=12",
-                 "--lengths and --set eval.lengths=12 both set eval.lengths; give one of them");
-  expect_refused("eval " + run_dir() + " --samples 3 --set eval.samples=5", "both set eval.samples");
-  expect_refused("eval " + run_dir() + " --checkpoint last --set eval.checkpoint=best",
-                 "--checkpoint and --set eval.checkpoint=best both set the checkpoint");
-}
-
 // The test files name their lengths: a --lengths beside them would be ignored, so it is refused.
 TEST_F(CliEvalFaults, LengthsBesideTestFilesAreRefused) {
   expect_refused("eval " + run_dir() + " --data " + data_dir("with_lengths", 4, {"1 2 3 0"}) + " --lengths 8",

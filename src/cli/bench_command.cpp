@@ -16,19 +16,22 @@
 namespace lengen::cli {
 namespace {
 
+// An option of a count from 1 to `maximum`, its default shown in the help.
+template <class T>
+CLI::Option* count_option(CLI::App* command, const std::string& name, T& target, const std::string& help,
+                          long long maximum) {
+  return command->add_option(name, target, help)->capture_default_str()->check(count_up_to(maximum));
+}
+
 void add_bench_normalizers(CLI::App& bench) {
   auto options = std::make_shared<NormalizerBenchOptions>();
   auto* normalizers = bench.add_subcommand(
       "normalizers", "Forward+backward time of each normalizer relative to torch::softmax");
-  normalizers->add_option("--lengths", options->lengths, "row lengths n (rows x n causal scores)")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxLength));
-  normalizers->add_option("--threads", options->threads, "intra-op threads")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchThreads));
-  normalizers->add_option("--repeats", options->repeats, "timed repeats (the fastest is kept)")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchRepeats));
+  count_option(normalizers, "--lengths", options->lengths, "row lengths n (rows x n causal scores)",
+               kMaxLength);
+  count_option(normalizers, "--threads", options->threads, "intra-op threads", kMaxBenchThreads);
+  count_option(normalizers, "--repeats", options->repeats, "timed repeats (the fastest is kept)",
+               kMaxBenchRepeats);
   normalizers->add_option("--only", options->only,
                           "time only these normalizers, by their table names (torch::softmax always runs)");
   normalizers->add_flag("--json", options->json, "print JSON instead of a table");
@@ -49,32 +52,18 @@ void add_bench_step(CLI::App& bench) {
                                   "of a sequence at task.len_max and the task's vocabulary (e.g. "
                                   "configs/quick/copy.json)");
   const std::vector<CLI::Option*> shape = {
-      step->add_option("--layers", model.layers, "decoder blocks")
-          ->capture_default_str()
-          ->check(count_up_to(kMaxModelPart)),
-      step->add_option("--d-model", model.d_model, "model width")
-          ->capture_default_str()
-          ->check(count_up_to(kMaxModelPart)),
-      step->add_option("--heads", model.heads, "attention heads")
-          ->capture_default_str()
-          ->check(count_up_to(kMaxModelPart)),
-      step->add_option("--d-head", model.d_head, "head size")
-          ->capture_default_str()
-          ->check(count_up_to(kMaxModelPart)),
+      count_option(step, "--layers", model.layers, "decoder blocks", kMaxModelPart),
+      count_option(step, "--d-model", model.d_model, "model width", kMaxModelPart),
+      count_option(step, "--heads", model.heads, "attention heads", kMaxModelPart),
+      count_option(step, "--d-head", model.d_head, "head size", kMaxModelPart),
       step->add_option("--d-mlp", model.d_mlp, "MLP width (default 4 x --d-model)")
           ->check(count_up_to(kMaxModelPart)),
-      step->add_option("--batch", options->batch, "sequences per step")
-          ->capture_default_str()
-          ->check(count_up_to(kMaxModelPart)),
-      step->add_option("--length", options->length, "tokens per sequence")
-          ->capture_default_str()
-          ->check(count_up_to(kMaxLength)),
+      count_option(step, "--batch", options->batch, "sequences per step", kMaxModelPart),
+      count_option(step, "--length", options->length, "tokens per sequence", kMaxLength),
       step->add_option("--positions", model.attention.positions, "position encoding")
           ->capture_default_str()
           ->check(CLI::IsMember(position_names())),
-      step->add_option("--vocab", options->vocab, "token ids, the output layer's width")
-          ->capture_default_str()
-          ->check(count_up_to(kMaxModelPart))};
+      count_option(step, "--vocab", options->vocab, "token ids, the output layer's width", kMaxModelPart)};
   for (CLI::Option* option : shape) config->excludes(option);
   CLI::Option* d_mlp = shape[4];
   auto device = std::make_shared<std::string>("cpu");
@@ -85,12 +74,9 @@ void add_bench_step(CLI::App& bench) {
   step->add_option("--dtype", *dtype, "bfloat16: matrix products in bf16 (autocast), as train.dtype")
       ->capture_default_str()
       ->check(CLI::IsMember(names_of<TrainDtype>()));
-  step->add_option("--threads", options->threads, "intra-op threads")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchThreads));
-  step->add_option("--repeats", options->repeats, "timed steps per method (the median is kept)")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchRepeats));
+  count_option(step, "--threads", options->threads, "intra-op threads", kMaxBenchThreads);
+  count_option(step, "--repeats", options->repeats, "timed steps per method (the median is kept)",
+               kMaxBenchRepeats);
   step->add_option("--only", options->only,
                    "time only these methods, by their table names (Softmax always runs)");
   step->add_flag("--json", options->json, "print JSON instead of a table");
@@ -118,18 +104,14 @@ void add_bench_eval(CLI::App& bench) {
       "scores show there, the fused kernel's bounded chunks do not");
   add_count_list_option(eval, "--lengths", options->lengths,
                         "task lengths to evaluate (default 1024,4096,16384)", count_up_to(kMaxLength));
-  eval->add_option("--samples", options->samples, "samples timed per method, kernel and length")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxSamples));
-  eval->add_option(
-          "--repeats", options->repeats,
-          "rounds, each timing every kernel in turn on the same samples; the best of them is reported")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchRepeats));
-  eval->add_option("--threads", options->threads,
-                   "intra-op threads; above 1 the rounds also time the fused kernel at 1 thread (wall time)")
-      ->capture_default_str()
-      ->check(count_up_to(kMaxBenchThreads));
+  count_option(eval, "--samples", options->samples, "samples timed per method, kernel and length",
+               kMaxSamples);
+  count_option(eval, "--repeats", options->repeats,
+               "rounds, each timing every kernel in turn on the same samples; the best of them is reported",
+               kMaxBenchRepeats);
+  count_option(eval, "--threads", options->threads,
+               "intra-op threads; above 1 the rounds also time the fused kernel at 1 thread (wall time)",
+               kMaxBenchThreads);
   eval->add_option("--dense-max-length", options->dense_max_length,
                    "longest length at which the dense kernel is timed too (it needs keys^2 time)")
       ->capture_default_str()

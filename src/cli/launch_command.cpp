@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,9 +54,12 @@ int free_port() {
 // the workers after rank 0 leave bad input for rank 0 to name.
 std::vector<std::string> worker_environment(int rank, int world_size, int port) {
   const std::vector<std::pair<std::string, std::string>> variables = {
-      {"RANK", std::to_string(rank)},       {"WORLD_SIZE", std::to_string(world_size)},
-      {"LOCAL_RANK", std::to_string(rank)}, {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
-      {"MASTER_ADDR", "127.0.0.1"},         {"MASTER_PORT", std::to_string(port)},
+      {"RANK", std::to_string(rank)},
+      {"WORLD_SIZE", std::to_string(world_size)},
+      {"LOCAL_RANK", std::to_string(rank)},
+      {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
+      {"MASTER_ADDR", "127.0.0.1"},
+      {"MASTER_PORT", std::to_string(port)},
       {kQuietUserErrorsVariable, rank == 0 ? "0" : "1"}};
   std::vector<std::string> names, entries;
   for (const auto& [name, value] : variables) {
@@ -66,15 +70,6 @@ std::vector<std::string> worker_environment(int rank, int world_size, int port) 
 }
 
 bool is_user_error(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == kUserErrorExitCode; }
-
-// The workers still running.
-std::vector<pid_t> running_pids(const std::vector<pid_t>& pids, const std::vector<bool>& running) {
-  std::vector<pid_t> result;
-  for (size_t rank = 0; rank < pids.size(); ++rank) {
-    if (running[rank]) result.push_back(pids[rank]);
-  }
-  return result;
-}
 
 void run_launch(const LaunchArgs& args) {
   if (args.command.empty() || args.command[0] != "train") {
@@ -87,62 +82,58 @@ void run_launch(const LaunchArgs& args) {
   // Caught before the workers start so that a Ctrl-C always reaches all of them.
   StopSignals stop_signals;
   spdlog::info("launching {} workers on 127.0.0.1:{}", args.nproc, port);
-  std::vector<pid_t> pids;
-  std::vector<bool> running;
-  for (int rank = 0; rank < args.nproc; ++rank) {
-    pids.push_back(start_child({argv, worker_environment(rank, args.nproc, port), ""}));
-    running.push_back(true);
-  }
+  std::map<pid_t, int> running;  // pid -> rank
+  for (int rank = 0; rank < args.nproc; ++rank)
+    running[start_child({argv, worker_environment(rank, args.nproc, port), ""})] = rank;
+  const auto signal_running = [&running](int signal) {
+    std::vector<pid_t> pids;
+    for (const auto& entry : running) pids.push_back(entry.first);
+    signal_children(pids, signal);
+  };
 
   using Clock = std::chrono::steady_clock;
-  const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args.grace_seconds));
-  int alive = args.nproc;
-  int failed_rank = -1, failed_status = 0;
-  std::vector<int> statuses(pids.size(), 0);
-  bool terminated = false, killed = false;
+  const auto grace =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args.grace_seconds));
+  int failed_rank = -1, failed_status = 0, rank0_status = 0;
   Clock::time_point terminate_at = Clock::time_point::max(), kill_at = Clock::time_point::max();
-  while (alive > 0) {
-    const Clock::time_point next = !terminated ? terminate_at : !killed ? kill_at : Clock::time_point::max();
-    ChildWait wait = wait_for_children_or_stop(next);
-    if (wait.stop_signal != 0) signal_children(running_pids(pids, running), wait.stop_signal);
+  while (!running.empty()) {
+    ChildWait wait = wait_for_children_or_stop(std::min(terminate_at, kill_at));
+    if (wait.stop_signal != 0) signal_running(wait.stop_signal);
     // When several workers ended at once, the cause is more likely one killed by a signal than
     // one whose peer vanished under it.
     std::stable_sort(wait.ended.begin(), wait.ended.end(), [](const ChildEnd& a, const ChildEnd& b) {
       return WIFSIGNALED(a.status) && !WIFSIGNALED(b.status);
     });
     for (const ChildEnd& end : wait.ended) {
-      const auto rank = static_cast<size_t>(std::find(pids.begin(), pids.end(), end.pid) - pids.begin());
-      if (rank == pids.size()) continue;
-      running[rank] = false;
-      statuses[rank] = end.status;
-      --alive;
+      const auto it = running.find(end.pid);
+      if (it == running.end()) continue;
+      const int rank = it->second;
+      running.erase(it);
+      if (rank == 0) rank0_status = end.status;
       const bool ok = WIFEXITED(end.status) &&
                       (WEXITSTATUS(end.status) == 0 ||
                        (stop_signal_received() && WEXITSTATUS(end.status) == kInterruptedExitCode));
       if (ok || failed_rank >= 0) continue;
-      failed_rank = static_cast<int>(rank);
+      failed_rank = rank;
       failed_status = end.status;
-      if (is_user_error(end.status)) {
-        // Bad input: every rank meets it at once, and rank 0 names it; the others get the grace
-        // period to end on their own before they are stopped.
-        terminate_at = Clock::now() + grace;
-      } else {
-        if (alive > 0) spdlog::error("rank {} {}; stopping the other workers", rank, describe_exit(end.status));
-        terminate_at = Clock::now();
-      }
+      // Bad input: every rank meets it at once, and rank 0 names it; the others get the grace
+      // period to end on their own before they are stopped.
+      terminate_at = Clock::now() + (is_user_error(end.status) ? grace : Clock::duration::zero());
+      if (!is_user_error(end.status) && !running.empty())
+        spdlog::error("rank {} {}; stopping the other workers", rank, describe_exit(end.status));
       kill_at = terminate_at + grace;
     }
-    if (failed_rank >= 0 && !terminated && Clock::now() >= terminate_at) {
-      signal_children(running_pids(pids, running), SIGTERM);
-      terminated = true;
+    if (Clock::now() >= terminate_at) {
+      signal_running(SIGTERM);
+      terminate_at = Clock::time_point::max();
     }
-    if (failed_rank >= 0 && !killed && Clock::now() >= kill_at) {
-      signal_children(running_pids(pids, running), SIGKILL);
-      killed = true;
+    if (Clock::now() >= kill_at) {
+      signal_running(SIGKILL);
+      kill_at = Clock::time_point::max();
     }
   }
   // Rank 0 printed the bad input's one line: nothing to add.
-  if (failed_rank >= 0 && is_user_error(failed_status) && is_user_error(statuses[0])) {
+  if (failed_rank >= 0 && is_user_error(failed_status) && is_user_error(rank0_status)) {
     throw ExitWith{kUserErrorExitCode};
   }
   if (failed_rank >= 0) {

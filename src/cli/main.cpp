@@ -9,71 +9,134 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "commands.h"
-#include "empty_values.h"
-#include "filesystem_error_line.h"
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
-#include "lengen/thread_waits.h"
 #include "lengen/errors.h"
 #include "lengen/stop_signals.h"
+#include "lengen/thread_waits.h"
 #include "lengen/trainer.h"
 #include "lengen/utf8.h"
-#include "parse_error_line.h"
 
+namespace lengen::cli {
 namespace {
+
+namespace fs = std::filesystem;
+
+// An empty or blank value of any option is refused: an empty path is the current folder or the
+// root to the functions that take it (`--out ''` would write a run into /).
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](std::string& value) {
+        const bool blank = value.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
+        return blank ? std::string(value.empty() ? "the value is empty" : "the value is blank")
+                     : std::string();
+      },
+      // No description: the help's option lines stay as they are, without ":NONEMPTY" on each.
+      "", "non-empty");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() > 0) option->check(non_empty);  // flags take no value
+  }
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*command);
+}
+
+// A command-line mistake as one line: CLI11's own message, or for an unknown subcommand its
+// name and the closest real one.
+std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::ParseError& error) {
+  // The command typed, as deep as it names real ones; a word that names none where one is needed
+  // is the mistake (CLI11 says only that a subcommand is required).
+  CLI::App* command = &app;
+  std::string typed = "lengen";
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : command->get_subcommands([](CLI::App*) { return true; }))
+      names.push_back(sub->get_name());
+    if (names.empty()) break;
+    if (std::find(names.begin(), names.end(), argv[i]) == names.end()) {
+      const std::string suggestion = closest_match(argv[i], names);
+      std::string list;
+      for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+      return "unknown " + (command == &app ? "" : typed + " ") + "command '" + argv[i] + "'" +
+             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") + "; commands: " + list;
+    }
+    command = command->get_subcommand(argv[i]);
+    typed += " " + std::string(argv[i]);
+  }
+  // CLI11's message on one line, in lengen's words where CLI11's would mislead: an empty path is
+  // reported as a missing one ("Directory does not exist: "), an option given twice as a count.
+  std::string text = error.what();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  text.erase(text.find_last_not_of(' ') + 1);
+  const size_t missing = text.rfind(" does not exist:");
+  if (missing != std::string::npos && missing + 16 == text.size())
+    text = text.substr(0, text.rfind(' ', missing - 1) + 1) + "the path is empty";
+  const std::string twice = "At Most 1 required but received ";
+  if (const size_t at = text.find(twice); at != std::string::npos)
+    text = text.substr(0, at) + "given " + text.substr(at + twice.size()) + " times; give it once";
+  return text + " (see " + typed + " --help)";
+}
+
+// "cannot create directories PATH: File name too long" from libstdc++'s "filesystem error: ...
+// [PATH]"; a dangling link says so, where the system's "File exists" would mislead.
+std::string filesystem_error_line(const fs::filesystem_error& error) {
+  std::string what = error.what();
+  const std::string prefix = "filesystem error: ";
+  if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+  std::string reason = error.code().message();
+  const size_t reason_at = what.find(": " + reason);
+  if (error.path1().empty() || reason_at == std::string::npos) return what;
+  std::string paths = error.path1().string();
+  if (!error.path2().empty()) paths += " and " + error.path2().string();
+  std::error_code ignored;
+  if (fs::is_symlink(error.path1(), ignored) && !fs::exists(error.path1(), ignored)) {
+    reason =
+        "it is a link to " + fs::read_symlink(error.path1(), ignored).string() + ", which does not exist";
+  }
+  return what.substr(0, reason_at) + " " + paths + ": " + reason;
+}
 
 void add_commands(CLI::App& app) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "lengen 0.1");
-  lengen::cli::add_info_command(app);
-  lengen::cli::add_bench_command(app);
-  lengen::cli::add_data_command(app);
-  lengen::cli::add_config_command(app);
-  lengen::cli::add_train_command(app);
-  lengen::cli::add_eval_command(app);
-  lengen::cli::add_sweep_command(app);
-  lengen::cli::add_report_command(app);
-  lengen::cli::add_attention_command(app);
-  lengen::cli::add_launch_command(app);
-  lengen::cli::refuse_empty_values(app);
+  add_info_command(app);
+  add_bench_command(app);
+  add_data_command(app);
+  add_config_command(app);
+  add_train_command(app);
+  add_eval_command(app);
+  add_sweep_command(app);
+  add_report_command(app);
+  add_attention_command(app);
+  add_launch_command(app);
+  refuse_empty_values(app);
 }
 
-// Whether lengen can write the arguments and the working folder where it records them: prints why
-// not and returns false when it cannot.
+// Whether lengen can record the arguments and the working folder (else prints why): they end up in
+// JSON files, which hold UTF-8 only, and one-line rows of tables and logs.
 bool arguments_recordable(int argc, char** argv) {
-  // Paths and settings end up in JSON files (config.json, results.json, sweep.json), which hold
-  // UTF-8 only: an argument that is not UTF-8 is refused before anything is written.
-  for (int i = 1; i < argc; ++i) {
-    if (lengen::is_utf8(argv[i])) continue;
-    std::string shown;
-    for (const unsigned char byte : std::string(argv[i])) {
-      shown += byte < 0x80 ? std::string(1, static_cast<char>(byte)) : fmt::format("\\x{:02x}", byte);
-    }
-    std::cerr
-        << "lengen: error: argument " << i << " '" << lengen::printable(shown)
-        << "' is not UTF-8 text; lengen records paths and settings in JSON files, which hold UTF-8 only "
-           "(rename the file or folder)\n";
-    return false;
-  }
-  // A name with a newline or another control character would break the one-line rows of the
-  // report's tables, logs and messages where lengen writes it.
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (std::none_of(arg.begin(), arg.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) continue;
-    std::cerr << "lengen: error: argument " << i << " '" << lengen::printable(arg)
-              << "' holds a control character (a newline, tab or escape); lengen writes names and paths "
-                 "into one-line rows of tables and logs (rename the file or folder)\n";
+    const bool control =
+        std::any_of(arg.begin(), arg.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+    if (is_utf8(arg) && !control) continue;
+    std::string shown;
+    for (const unsigned char byte : arg)
+      shown += byte < 0x80 ? std::string(1, static_cast<char>(byte)) : fmt::format("\\x{:02x}", byte);
+    std::cerr << "lengen: error: argument " << i << " '" << printable(shown) << "' "
+              << (control ? "holds a control character (a newline, tab or escape)" : "is not UTF-8 text")
+              << "; lengen writes paths and settings into JSON files and one-line rows of tables and logs "
+                 "(rename the file or folder)\n";
     return false;
   }
   // Run folders are recorded by their absolute paths, which hold the working folder's.
-  const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const char* arg) {
-    return std::string(arg) == "--help" || std::string(arg) == "-h" || std::string(arg) == "--version";
+  const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const std::string& arg) {
+    return arg == "--help" || arg == "-h" || arg == "--version";
   });
   std::error_code no_cwd;
-  const std::string cwd = std::filesystem::current_path(no_cwd).string();
-  if (argc > 1 && !asks_for_help && !lengen::is_utf8(cwd)) {
+  if (argc > 1 && !asks_for_help && !is_utf8(fs::current_path(no_cwd).string())) {
     std::cerr << "lengen: error: the working folder's path is not UTF-8 text; lengen records paths in JSON "
                  "files, which hold UTF-8 only (run it from another folder, or rename this one)\n";
     return false;
@@ -88,27 +151,26 @@ int run_command(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return app.exit(e);  // --help, --version
-    if (!lengen::cli::user_errors_quiet()) {
-      std::cerr << "lengen: error: " << lengen::printable(lengen::cli::parse_error_line(app, argc, argv, e))
-                << "\n";
+    if (!user_errors_quiet()) {
+      std::cerr << "lengen: error: " << printable(parse_error_line(app, argc, argv, e)) << "\n";
     }
-    return lengen::kUserErrorExitCode;
-  } catch (const lengen::cli::ExitWith& e) {
+    return kUserErrorExitCode;
+  } catch (const ExitWith& e) {
     return e.code;
-  } catch (const lengen::StopRequested& e) {
+  } catch (const StopRequested& e) {
     std::cerr << "lengen: " << e.what() << "\n";
-    return lengen::kInterruptedExitCode;
-  } catch (const lengen::TrainingDiverged& e) {
+    return kInterruptedExitCode;
+  } catch (const TrainingDiverged& e) {
     std::cerr << "lengen: training diverged: " << e.what() << "\n";
-    return lengen::cli::kDivergedExitCode;
-  } catch (const lengen::UserError& e) {
-    if (!lengen::cli::user_errors_quiet()) std::cerr << "lengen: error: " << e.what() << "\n";
-    return lengen::kUserErrorExitCode;
-  } catch (const std::filesystem::filesystem_error& e) {
+    return kDivergedExitCode;
+  } catch (const UserError& e) {
+    if (!user_errors_quiet()) std::cerr << "lengen: error: " << e.what() << "\n";
+    return kUserErrorExitCode;
+  } catch (const fs::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
     // where a folder is needed, a full disk).
-    std::cerr << "lengen: error: " << lengen::printable(lengen::cli::filesystem_error_line(e)) << "\n";
-    return lengen::kUserErrorExitCode;
+    std::cerr << "lengen: error: " << printable(filesystem_error_line(e)) << "\n";
+    return kUserErrorExitCode;
   } catch (const c10::Error& e) {
     // LibTorch's own errors carry a backtrace over many lines: the first line says what failed.
     const std::string message = e.what_without_backtrace();
@@ -116,14 +178,14 @@ int run_command(CLI::App& app, int argc, char** argv) {
     if (first.find("allocate") != std::string::npos) {
       std::cerr << "lengen: error: out of memory (" << first
                 << "): a model size, length, vocabulary or batch is too large for this machine\n";
-      return lengen::kUserErrorExitCode;
+      return kUserErrorExitCode;
     }
     std::cerr << "lengen: internal error: LibTorch: " << first << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "lengen: error: out of memory: a batch size, length or sample count is too large for this "
                  "machine\n";
-    return lengen::kUserErrorExitCode;
+    return kUserErrorExitCode;
   } catch (const std::exception& e) {
     std::cerr << "lengen: internal error: " << e.what() << "\n";
     return 1;
@@ -132,13 +194,14 @@ int run_command(CLI::App& app, int argc, char** argv) {
 }
 
 }  // namespace
+}  // namespace lengen::cli
 
 int main(int argc, char** argv) {
   lengen::use_best_blas_kernels(argv);
   lengen::keep_program_arguments(argv);
   lengen::configure_allocator();
   CLI::App app{"lengen: length generalization of attention, on synthetic tasks"};
-  add_commands(app);
-  if (!arguments_recordable(argc, argv)) return lengen::kUserErrorExitCode;
-  return run_command(app, argc, argv);
+  lengen::cli::add_commands(app);
+  if (!lengen::cli::arguments_recordable(argc, argv)) return lengen::kUserErrorExitCode;
+  return lengen::cli::run_command(app, argc, argv);
 }

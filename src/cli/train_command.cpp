@@ -15,7 +15,6 @@
 #include "lengen/folder_lock.h"
 #include "lengen/process_group.h"
 #include "lengen/rank_agreement.h"
-#include "lengen/results_file.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_start.h"
 #include "lengen/stop_signals.h"
@@ -54,8 +53,6 @@ void run_train(const TrainArgs& args) {
   std::string scaled;
   Config config = load_config(args.config_path, args.overrides, &scaled);
   sleep_idle_threads_for(static_cast<int>(config.train.threads));
-  // The evaluation after training merges into the run's results.json: one it cannot read or would
-  // refuse (another run's, results on another --data folder) is found now, not after the last step.
   const RunFolder run(args.out);
   // (A folder lengen did not start is refused as such when training prepares it.)
   const bool resumes_a_run =
@@ -71,7 +68,6 @@ void run_train(const TrainArgs& args) {
       { const FolderLock probe(args.out); }  // throws FolderInUse
       throw;
     }
-    check_results_file_accepts(args.out);
   }
   // From here to the end of the final evaluation a stop signal is a request to stop (the
   // trainer checkpoints, the evaluation gives up), never a kill mid-write.

@@ -216,18 +216,6 @@ void RunFolder::remove_for_restart() const {
   }
 }
 
-int64_t RunFolder::last_logged_training_step() const {
-  std::ifstream in(log_path());
-  int64_t last = 0;
-  for (std::string line; std::getline(in, line);) {
-    const auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (record.is_object() && record.contains("loss") && record.contains("step") &&
-        record["step"].is_number_integer())
-      last = std::max(last, record["step"].get<int64_t>());
-  }
-  return last;
-}
-
 JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step, const std::string& run_id) {
   if (!fs::exists(path) && !run_id.empty()) {
     write_file_atomically(path, nlohmann::json{{"run_id", run_id}}.dump() + "\n");

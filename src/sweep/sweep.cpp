@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,16 +23,16 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 constexpr const char* kNameKey = "name";
+const std::string kSideFileEnds[] = {
+    kSweepConfigSuffix, kSweepLogSuffix, kSweepFailureSuffix, ".md", ".csv", ".dat", ".gp", ".png", ".svg"};
 
 nlohmann::json plain(const ordered_json& value) { return nlohmann::json::parse(value.dump()); }
 
-std::string sanitize(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    out += keep ? c : '_';
+std::string sanitize(std::string text) {
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
   }
-  return out;
+  return text;
 }
 
 // A run's folder is OUT/NAME: a name that is empty, "." or ".." or holds a slash would put it
@@ -41,29 +42,19 @@ bool is_plain_name(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// A run folder named like one of the sweep folder's own files (the sweep's, and those `lengen
-// report` writes there) would be written over by them, or they over it; hidden names are
-// lengen's bookkeeping (.lengen_outputs, .lengen_lock).
+// A run folder named like one of the sweep folder's own files (the sweep's, the report's, lengen's
+// hidden bookkeeping) would be written over by them, or they over it.
 bool is_side_file_name(const std::string& name) {
-  if (name.empty() || name.front() == '.') return true;
-  for (const char* report_extension : {".md", ".csv", ".dat", ".gp", ".png", ".svg"}) {
-    if (ends_with(name, report_extension)) return true;
-  }
-  return name == kSweepManifestName || ends_with(name, kSweepConfigSuffix) ||
-         ends_with(name, kSweepLogSuffix) || ends_with(name, kSweepFailureSuffix);
+  const auto ends_with = [&name](const std::string& end) {
+    return name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
+  };
+  return name.front() == '.' || name == kSweepManifestName ||
+         std::any_of(std::begin(kSideFileEnds), std::end(kSideFileEnds), ends_with);
 }
 
-// One choice on an axis or one list entry: its overrides and its name component.
-struct Choice {
-  std::string name;
-  std::vector<SweepOverride> overrides;
-  std::string given_name = {};  // its "name" as written, if it has one
-};
+// One choice on an axis or one list entry, as the part of a run it adds: its name component,
+// its overrides, and whether the user named it.
+using Choice = SweepRun;
 
 std::vector<SweepOverride> overrides_of(const ordered_json& object, const std::string& where) {
   if (!object.is_object()) throw UserError(where + ": expected an object of \"key.path\": value overrides");
@@ -85,7 +76,7 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
                       " must be one plain folder name (not empty, '.' or '..', no '/')");
     }
     choice.name = sanitize(name);
-    choice.given_name = name;
+    choice.named = true;
   } else {
     for (const auto& [k, v] : choice.overrides)
       choice.name += (choice.name.empty() ? "" : "-") + override_name(k, v);
@@ -93,36 +84,24 @@ Choice choice_of(const std::string& key, const ordered_json& value, const std::s
   return choice;
 }
 
-// Appends "-2", "-3", ... to names made from settings and seen before, so every run has its own
-// folder. A name the user gave is never changed: two runs that would share a folder because of one
-// ("a b" and "a_b" are both folder a_b) are refused.
+// Appends "-2", "-3", ... to names made from settings and seen before; a name the user gave is
+// never changed, so two runs that would share a folder because of one are refused.
 void make_names_unique(std::vector<SweepRun>& runs, const std::string& source) {
-  std::map<std::string, const SweepRun*> first_of;
+  std::map<std::string, bool> named;  // each name taken -> whether the user gave it
   for (const auto& run : runs) {
-    const auto [first, fresh] = first_of.emplace(run.name, &run);
-    if (fresh || (run.given_names.empty() && first->second->given_names.empty())) continue;
-    const auto quoted = [](const SweepRun& one) {
-      std::string names;
-      for (const std::string& name : one.given_names)
-        names += (names.empty() ? "" : " and ") + nlohmann::json(name).dump();
-      return names.empty() ? "made from its settings" : "named " + names;
-    };
-    throw UserError(source + ": two runs get the folder name '" + run.name + "' (one " +
-                    quoted(*first->second) + ", one " + quoted(run) +
-                    "); give them names that differ as folder names (letters, digits, "
-                    "'.', '_' and '-' are kept, anything else becomes '_')");
+    const auto [first, fresh] = named.emplace(run.name, run.named);
+    if (!fresh && (run.named || first->second)) {
+      throw UserError(source + ": two runs get the folder name '" + run.name +
+                      "'; give them names that differ as folder names (letters, digits, "
+                      "'.', '_' and '-' are kept, anything else becomes '_')");
+    }
   }
   std::map<std::string, int> seen;
-  std::set<std::string> taken;
-  for (const auto& run : runs) taken.insert(run.name);
   for (auto& run : runs) {
     if (++seen[run.name] == 1) continue;
     std::string candidate;
-    for (int k = seen[run.name];; ++k) {
-      candidate = run.name + "-" + std::to_string(k);
-      if (!taken.count(candidate)) break;
-    }
-    taken.insert(candidate);
+    for (int k = seen[run.name]; named.count(candidate = run.name + "-" + std::to_string(k)) > 0;) ++k;
+    named.emplace(candidate, false);
     run.name = candidate;
   }
 }
@@ -144,9 +123,8 @@ void set_path(nlohmann::json& config, const std::string& key, const nlohmann::js
   }
 }
 
-// A key set twice in one run (by "set" and a grid axis, by two axes, or twice in one entry):
-// the later value would win while the run's name may carry the earlier one.
-// A key set by its path and again inside a section's object ("train.steps", "train": {...}) too.
+// A key set twice in one run (by "set" and an axis, by two axes, by its path and in its section's
+// object): the later value would win while the run's name may carry the earlier one.
 void check_each_key_set_once(const SweepRun& run, const std::string& source) {
   std::map<std::string, std::string> seen;  // key -> the setting that sets it
   for (const auto& [key, value] : run.overrides) {
@@ -163,32 +141,8 @@ void check_each_key_set_once(const SweepRun& run, const std::string& source) {
   }
 }
 
-// Two runs that get one name from the same settings (a value repeated in a grid list, a list
-// entry given twice) are one run trained twice, which the report would average as two seeds.
-// Runs named apart by the user may share settings.
-void check_same_names_differ(const std::vector<SweepRun>& runs, const std::string& source) {
-  std::set<std::pair<std::string, std::map<std::string, std::string>>> seen;
-  for (const auto& run : runs) {
-    std::map<std::string, std::string> settings;
-    for (const auto& [key, value] : run.overrides) settings[key] = value.dump();
-    if (!seen.emplace(run.name, settings).second) {
-      throw UserError(
-          source + ": two runs named '" + run.name +
-          "' have the same settings (a value given twice in a grid list, or a list entry repeated)");
-    }
-  }
-}
-
-// What a sweep file may hold at its top level: a config given where a sweep is expected is said
-// as such, not as an unknown key "task".
 void check_sweep_keys(const ordered_json& json, const std::string& source) {
   if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
-  if (!json.contains("base") && json.contains("task") && (json.contains("model") || json.contains("train"))) {
-    throw UserError(source +
-                    " is a config, not a sweep file (no \"base\"; it has \"task\"): train it with "
-                    "`lengen train " +
-                    source + " --out RUN`, or name it as a sweep's \"base\"");
-  }
   static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
   for (auto it = json.begin(); it != json.end(); ++it) {
     if (!kKeys.count(it.key()))
@@ -219,7 +173,7 @@ nlohmann::json base_config(const ordered_json& json, const std::string& base_dir
 // A choice's settings added to a run, and its name component to the run's name.
 void add_choice(SweepRun& run, const Choice& choice) {
   if (!choice.name.empty()) run.name += (run.name.empty() ? "" : "-") + choice.name;
-  if (!choice.given_name.empty()) run.given_names.push_back(choice.given_name);
+  run.named = run.named || choice.named;
   run.overrides.insert(run.overrides.end(), choice.overrides.begin(), choice.overrides.end());
 }
 
@@ -269,27 +223,19 @@ std::vector<SweepRun> list_runs(const ordered_json& json, const std::vector<Swee
   return runs;
 }
 
-// A run's name becomes its folder's, OUT/NAME, beside the sweep folder's own files.
+// A run's name becomes its folder's, OUT/NAME, beside the sweep folder's own files; its side files
+// add up to 20 bytes to the name, and a file name holds at most 255.
 void check_run_name(const SweepRun& run, const std::string& source) {
-  if (!is_plain_name(run.name)) {
-    throw UserError(source + ": run name '" + run.name +
-                    "' is not a plain folder name; give the run a \"name\"");
-  }
-  // Its side files add up to 20 bytes to the name, and a file name holds at most 255.
-  constexpr size_t kMaxRunNameBytes = 200;
-  if (run.name.size() > kMaxRunNameBytes) {
-    throw UserError(source + ": run name '" + run.name.substr(0, 40) + "...' has " +
-                    std::to_string(run.name.size()) + " bytes, more than the " +
-                    std::to_string(kMaxRunNameBytes) +
-                    " a run folder's name may have; give the run a shorter \"name\"");
-  }
-  if (is_side_file_name(run.name)) {
-    throw UserError(source + ": run name '" + run.name + "' is taken by the sweep folder's own files (" +
-                    kSweepManifestName + ", NAME" + kSweepConfigSuffix + ", NAME" + kSweepLogSuffix +
-                    ", NAME" + kSweepFailureSuffix +
-                    ", the report's *.md, *.csv, *.dat, *.gp, *.png, *.svg, hidden names); "
-                    "give the run another \"name\"");
-  }
+  const std::string problem =
+      !is_plain_name(run.name)      ? "is not a plain folder name"
+      : run.name.size() > 200       ? "has more than the 200 bytes a run folder's name may have"
+      : is_side_file_name(run.name) ? "is taken by the sweep folder's own files (sweep.json, "
+                                      "NAME.config.json, NAME.log, NAME.failure.txt, the "
+                                      "report's *.md, *.csv, *.png, ..., hidden names)"
+                                    : "";
+  if (!problem.empty())
+    throw UserError(source + ": run name '" + run.name.substr(0, 60) + "' " + problem +
+                    "; give the run another \"name\"");
 }
 
 }  // namespace
@@ -319,9 +265,8 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   if (sweep.runs.empty()) sweep.runs.push_back({"", common});
   for (auto& run : sweep.runs) {
     if (run.name.empty()) run.name = "run";
+    check_each_key_set_once(run, source);
   }
-  for (const auto& run : sweep.runs) check_each_key_set_once(run, source);
-  check_same_names_differ(sweep.runs, source);
   make_names_unique(sweep.runs, source);
   for (const auto& run : sweep.runs) check_run_name(run, source);
   return sweep;
@@ -329,10 +274,8 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
 
 namespace {
 
-// Two runs under different names that resolve to one config (train.seed 1 and 1.0, entries
-// named apart with the same settings, a task parameter's default left out and written out, an
-// alpha under softmax, which does not read it) are one model trained twice, which the report would count
-// as two seeds. A run whose config is invalid fails on its own and is left out here.
+// Two runs that resolve to one config (train.seed 1 and 1.0, a default written out, an alpha that
+// softmax does not read) are one model trained twice, which the report would count as two seeds.
 void check_runs_differ(const Sweep& sweep, const std::string& source) {
   std::map<std::string, std::string> first_with;  // resolved config (no description) -> run name
   for (const SweepRun& run : sweep.runs) {
@@ -389,29 +332,14 @@ Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) 
   return config;
 }
 
-Shard parse_shard(const std::string& text) {
-  Shard shard;
-  const size_t slash = text.find('/');
-  try {
-    size_t used_index = 0, used_count = 0;
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    shard.index = std::stoll(text.substr(0, slash), &used_index);
-    shard.count = std::stoll(text.substr(slash + 1), &used_count);
-    if (used_index != slash || used_count != text.size() - slash - 1) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
-    throw UserError("--shard " + text + ": expected i/N, e.g. 0/4");
-  }
-  if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) {
-    throw UserError("--shard " + text + ": need 0 <= i < N");
-  }
-  return shard;
-}
-
-std::vector<size_t> shard_runs(size_t total, const Shard& shard) {
+std::vector<size_t> shard_runs(size_t total, const std::string& shard) {
+  long long index = 0, count = 0;
+  char rest = 0;
+  if (std::sscanf(shard.c_str(), "%lld/%lld%c", &index, &count, &rest) != 2)
+    throw UserError("--shard " + shard + ": expected i/N, e.g. 0/4");
+  if (count < 1 || index < 0 || index >= count) throw UserError("--shard " + shard + ": need 0 <= i < N");
   std::vector<size_t> indices;
-  for (size_t i = static_cast<size_t>(shard.index); i < total; i += static_cast<size_t>(shard.count)) {
-    indices.push_back(i);
-  }
+  for (auto i = static_cast<size_t>(index); i < total; i += static_cast<size_t>(count)) indices.push_back(i);
   return indices;
 }
 
@@ -423,6 +351,109 @@ nlohmann::json sweep_manifest(const Sweep& sweep) {
     runs.push_back({{"name", run.name}, {"overrides", overrides}});
   }
   return {{"description", sweep.description}, {"runs", runs}};
+}
+
+namespace {
+
+// "KEY=VALUE" split at its first '='; `option` names it in the message when it has none.
+std::pair<std::string, std::string> key_and_text(const std::string& assignment, const std::string& option) {
+  const size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == assignment.size()) {
+    throw UserError(option + " " + assignment + ": expected KEY=VALUE" +
+                    (option == "--grid" ? "1,VALUE2,..." : ""));
+  }
+  return {assignment.substr(0, equals), assignment.substr(equals + 1)};
+}
+
+// "1,2" -> "1", "2"; "[16,32],[64]" -> "[16,32]", "[64]": a comma inside brackets, braces or a
+// quoted string belongs to one value.
+std::vector<std::string> split_values(const std::string& text) {
+  std::vector<std::string> values(1);
+  int depth = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted && c == '\\' && i + 1 < text.size()) {
+      values.back() += {c, text[++i]};
+      continue;
+    }
+    if (c == '"') quoted = !quoted;
+    if (!quoted && (c == '[' || c == '{')) ++depth;
+    if (!quoted && (c == ']' || c == '}')) --depth;
+    if (c == ',' && depth == 0 && !quoted) {
+      values.emplace_back();
+    } else {
+      values.back() += c;
+    }
+  }
+  return values;
+}
+
+ordered_json typed(const std::string& key, const std::string& text) {
+  return ordered_json::parse(override_json(key, text).dump());
+}
+
+// The --sets as a sweep's "set" object; a key given twice is refused (which one was meant?).
+ordered_json set_object(const std::vector<std::string>& sets, ordered_json set) {
+  ordered_json given = ordered_json::object();
+  for (const std::string& assignment : sets) {
+    const auto [key, text] = key_and_text(assignment, "--set");
+    if (given.contains(key)) throw UserError("--set " + key + " is given twice; give it once");
+    given[key] = typed(key, text);
+    set[key] = given[key];
+  }
+  return set;
+}
+
+ordered_json grid_object(const std::vector<std::string>& grids) {
+  ordered_json grid = ordered_json::object();
+  for (const std::string& assignment : grids) {
+    const auto [key, text] = key_and_text(assignment, "--grid");
+    if (grid.contains(key)) throw UserError("--grid " + key + " is given twice; list all its values in one");
+    ordered_json values = ordered_json::array();
+    for (const std::string& value : split_values(text)) {
+      if (value.empty())
+        throw UserError("--grid " + assignment + ": an empty value (two commas, or one at an end)");
+      values.push_back(typed(key, value));
+    }
+    grid[key] = values;
+  }
+  return grid;
+}
+
+// The sweep file `source` stands for.
+ordered_json sweep_json_of(const SweepSource& source) {
+  if (source.path.empty() == source.base.empty())
+    throw UserError("lengen sweep: give a sweep file or --base CONFIG (one of them)");
+  if (!source.path.empty()) {  // (the command line takes --grid only with --base)
+    ordered_json json = read_ordered_json_file(source.path);
+    if (!source.set.empty() && json.is_object()) {
+      ordered_json set = json.contains("set") ? json["set"] : ordered_json::object();
+      if (!set.is_object()) return json;  // refused as the file's own mistake when it is expanded
+      json["set"] = set_object(source.set, set);
+    }
+    return json;
+  }
+  ordered_json json = ordered_json::object();
+  std::string typed = "lengen sweep --base " + source.base;
+  for (const std::string& grid : source.grid) typed += " --grid " + grid;
+  for (const std::string& set : source.set) typed += " --set " + set;
+  json["description"] = "from the command line: " + typed;
+  json["base"] = fs::absolute(source.base).lexically_normal().string();
+  if (!source.grid.empty()) json["grid"] = grid_object(source.grid);
+  if (!source.set.empty()) json["set"] = set_object(source.set, ordered_json::object());
+  return json;
+}
+
+}  // namespace
+
+Sweep load_sweep(const SweepSource& source) {
+  const ordered_json json = sweep_json_of(source);
+  std::vector<std::string> typed;  // the --set keys, whose train.steps scales a run's schedule
+  for (const std::string& assignment : source.set) typed.push_back(key_and_text(assignment, "--set").first);
+  if (!source.path.empty())
+    return load_sweep_json(json, fs::path(source.path).parent_path().string(), source.path, typed);
+  return load_sweep_json(json, ".", "lengen sweep --base " + source.base, typed);
 }
 
 }  // namespace lengen

@@ -1,44 +1,122 @@
 #include "sweep_children.h"
 
+#include <spdlog/fmt/fmt.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 
+#include "lengen/atomic_write.h"
 #include "lengen/child_processes.h"
-#include "lengen/failure_note.h"
+#include "lengen/json_file.h"
+#include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
 #include "lengen/stop_signals.h"
-#include "sweep_progress.h"
 
 namespace lengen {
 
 namespace {
 
-constexpr int kFailureTailLines = 20;
+using Clock = std::chrono::steady_clock;
+constexpr const char* kSweepProgressLog = "sweep_progress.txt";  // .txt: no run's name can take it
 
-std::string last_lines(const std::string& path, int count) {
-  std::ifstream in(path);
-  std::deque<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line);
-    if (static_cast<int>(lines.size()) > count) lines.pop_front();
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// "exact match 1.000 at 16 (1x), 0.250 at 256" from the run's results.json; "" when it holds
+// neither length (a run that failed, or results another run wrote).
+std::string exact_match_summary(const PendingRun& run) {
+  nlohmann::json results;
+  try {
+    results = read_json_file(RunFolder(run.paths.run_dir).results_path());
+  } catch (const std::exception&) {
+    return "";
   }
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
+  const auto at = [&](int64_t length) {
+    const auto entry = results.value(nlohmann::json::json_pointer("/results/" + run.decode + "/" +
+                                                                  std::to_string(length) + "/exact_match"),
+                                     nlohmann::json());
+    return entry.is_number() ? fmt::format("{:.3f}", entry.get<double>()) : "-";
+  };
+  if (!results.is_object() || run.first_length <= 0) return "";
+  const std::string first = at(run.first_length), longest = at(run.longest_length);
+  if (first == "-" && longest == "-") return "";
+  std::string text = "exact match " + first + " at " + std::to_string(run.first_length) + " (1x)";
+  if (run.longest_length != run.first_length)
+    text += ", " + longest + " at " + std::to_string(run.longest_length);
   return text;
 }
 
-// Whether a child ended because of the stop signal this sweep passed on to it: it stopped as
-// asked (kInterruptedExitCode), or it was still starting up and the signal's default action
-// ended it before it could catch the signal.
-bool ended_by_forwarded_stop(int status, bool stop_forwarded) {
-  const int code = exit_code_of(status);
-  if (code == kInterruptedExitCode) return true;
-  return stop_forwarded && (code == 128 + SIGINT || code == 128 + SIGTERM);
+// One line per run that starts or ends (stdout and the progress log), and on a terminal one live
+// line: runs done, running and left, elapsed, an ETA from the mean wall time of the runs done.
+class SweepProgress {
+ public:
+  SweepProgress(int64_t total, int64_t jobs, std::string log_path)
+      : total_(total), jobs_(jobs), live_(isatty(STDERR_FILENO) == 1), log_path_(std::move(log_path)) {}
+  ~SweepProgress() { clear_live_line(); }
+
+  void started(const PendingRun& run) {
+    ++running_;
+    started_at_[run.name] = Clock::now();
+    redraw();
+  }
+
+  // `line` with the run's wall time and, when it succeeded, its exact match.
+  void ended(const PendingRun& run, const std::string& line, bool succeeded) {
+    const double seconds = seconds_since(started_at_[run.name]);
+    --running_;
+    ++done_;
+    finished_seconds_ += seconds;
+    const std::string summary = succeeded ? exact_match_summary(run) : "";
+    print(line + " in " + format_duration(seconds) + (summary.empty() ? "" : ": " + summary));
+  }
+
+  void print(const std::string& line) {
+    clear_live_line();
+    std::cout << line << std::endl;
+    if (!log_path_.empty()) std::ofstream(log_path_, std::ios::app) << line << "\n";
+    redraw();
+  }
+
+  void redraw() {
+    if (!live_) return;
+    const int64_t left = total_ - done_ - running_, to_go = left + running_;
+    // The runs to go at the mean wall time of those done, `jobs` at a time.
+    const std::string eta =
+        done_ == 0
+            ? "ETA after the first run ends"
+            : "ETA " + format_duration(finished_seconds_ / static_cast<double>(done_) *
+                                       static_cast<double>(to_go) /
+                                       static_cast<double>(std::max<int64_t>(1, std::min(jobs_, to_go))));
+    std::cerr << "\r\033[Ksweep: " << done_ << " done, " << running_ << " running, " << left << " left, "
+              << format_duration(seconds_since(start_)) << " elapsed, " << eta << std::flush;
+  }
+
+ private:
+  void clear_live_line() {
+    if (live_) std::cerr << "\r\033[K" << std::flush;
+  }
+  int64_t total_, jobs_, done_ = 0, running_ = 0;
+  double finished_seconds_ = 0;
+  bool live_;
+  std::string log_path_;
+  Clock::time_point start_ = Clock::now();
+  std::map<std::string, Clock::time_point> started_at_;
+};
+
+std::string last_lines(const std::string& path, int count) {
+  std::ifstream in(path);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  size_t at = text.size();
+  for (int i = 0; i <= count && at != 0 && at != std::string::npos; ++i) at = text.rfind('\n', at - 1);
+  return at == 0 || at == std::string::npos ? text : text.substr(at + 1);
 }
 
 // Records how one child ended and says so; `stop_forwarded`: this sweep passed a stop signal on to it.
@@ -47,10 +125,12 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
   const int code = exit_code_of(status);
   if (code == 0) {
     ++tally.succeeded;
-    remove_failure_note(run.paths.failure);
+    std::error_code ignored;  // a note left behind is read only for a run without results
+    std::filesystem::remove(run.paths.failure, ignored);
     progress.ended(run, "done " + run.name, true);
-  } else if (ended_by_forwarded_stop(status, stop_forwarded)) {
-    // Ctrl-C: the run stopped at a checkpoint (or before its first step); it has not failed.
+  } else if (code == kInterruptedExitCode ||
+             (stop_forwarded && (code == 128 + SIGINT || code == 128 + SIGTERM))) {
+    // Stopped as asked, or ended by the signal while still starting up: it has not failed.
     tally.interrupted.push_back(run.name);
     const bool kept = !RunFolder(run.paths.run_dir).latest_checkpoint().empty();
     progress.ended(
@@ -60,8 +140,7 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
         false);
   } else {
     tally.failed.push_back(run.name);
-    write_failure_note(run.paths.failure, "exit code " + std::to_string(code),
-                       last_lines(run.paths.log, kFailureTailLines));
+    write_failure_note(run.paths.failure, "exit code " + std::to_string(code), last_lines(run.paths.log, 20));
     progress.ended(run,
                    "FAIL " + run.name + " (exit code " + std::to_string(code) + "), see " + run.paths.failure,
                    false);
@@ -70,11 +149,17 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
 
 }  // namespace
 
+void write_failure_note(const std::string& path, const std::string& why, std::string detail) {
+  if (!detail.empty() && detail.back() != '\n') detail += '\n';
+  write_file_atomically(path, why + "\n" + detail);
+}
+
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
   StopSignals stop_signals;
-  // Beside the runs' NAME.log files; .txt, so that no run's name can take it.
   const std::string progress_log =
-      queue.empty() ? "" : (std::filesystem::path(queue.front().paths.log).parent_path() / kSweepProgressLog).string();
+      queue.empty()
+          ? ""
+          : (std::filesystem::path(queue.front().paths.log).parent_path() / kSweepProgressLog).string();
   SweepProgress progress(static_cast<int64_t>(queue.size()), jobs, progress_log);
   std::map<pid_t, const PendingRun*> running;
   bool stop_forwarded = false;
@@ -88,8 +173,7 @@ bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally
     }
     if (running.empty()) break;
     // Woken each second to move the live line's clock on.
-    const ChildWait wait =
-        wait_for_children_or_stop(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+    const ChildWait wait = wait_for_children_or_stop(Clock::now() + std::chrono::seconds(1));
     progress.redraw();
     if (wait.stop_signal != 0) {
       stop_forwarded = true;
@@ -116,7 +200,7 @@ void print_summary(const std::string& out, const SweepTally& tally) {
   if (tally.not_started > 0) std::cout << ", " << tally.not_started << " not started (interrupted)";
   std::cout << "\n";
   for (const auto& name : tally.failed)
-    std::cout << "  failed: " << name << " (" << out << "/" << name << ".failure.txt)\n";
+    std::cout << "  failed: " << name << " (" << out << "/" << name << kSweepFailureSuffix << ")\n";
   if (!tally.interrupted.empty() || tally.not_started > 0) {
     std::cout << "rerun the same command to resume the interrupted runs and start the others\n";
   }

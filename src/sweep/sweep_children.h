@@ -1,20 +1,45 @@
 #pragma once
-// Training a sweep's queued runs as child `lengen train` processes, `jobs` at a time, and saying
-// how each ended (lengen/sweep_runner.h).
+// One run of a sweep as the runner handles it, and training the queued runs as child `lengen
+// train` processes, `jobs` at a time (lengen/sweep.h).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "lengen/sweep_runner.h"
-#include "pending_run.h"
+#include "lengen/folder_lock.h"
+#include "lengen/sweep.h"
+#include "lengen/sweep_manifest.h"
 
 namespace lengen {
 
-// Trains the queue as child processes, `jobs` at a time; each writes its output to its log.
-// A stop signal (Ctrl-C, SIGTERM) is passed on to the running children, which checkpoint and
-// stop; no further run starts. Prints a line per run that ends (sweep_progress.h) and records
-// it in `tally`. Returns whether a stop signal arrived.
+// A run's folder and, beside it, its config, its log (child stdout and stderr) and failure note.
+struct RunPaths {
+  std::string run_dir, config, log, failure;
+  RunPaths(const std::string& out, const std::string& name)
+      : run_dir(out + "/" + name),
+        config(out + "/" + name + kSweepConfigSuffix),
+        log(out + "/" + name + kSweepLogSuffix),
+        failure(out + "/" + name + kSweepFailureSuffix) {}
+};
+
+struct PendingRun {
+  std::string name;
+  RunPaths paths;
+  std::vector<std::string> argv;
+  std::shared_ptr<FolderLock> claim;  // the sweep's lock on NAME.log while it is queued or running
+  // Where its exact match is read from results.json: decode mode, first (1x) and longest lengths.
+  std::string decode = {};
+  int64_t first_length = 0, longest_length = 0;
+};
+
+// Trains the queue as child processes, `jobs` at a time, each writing to its log, and records how
+// each ended in `tally`. A stop signal (Ctrl-C, SIGTERM) is passed on to the running children,
+// which checkpoint and stop; no further run starts. Returns whether one arrived.
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally);
+
+// NAME.failure.txt: why the run failed (its first line, which the report quotes), then `detail`.
+// Replaced when the run fails again, removed when it succeeds.
+void write_failure_note(const std::string& path, const std::string& why, std::string detail);
 
 // The summary after the last run: how many trained, skipped, failed, interrupted.
 void print_summary(const std::string& out, const SweepTally& tally);

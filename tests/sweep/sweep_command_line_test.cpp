@@ -12,7 +12,7 @@
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
-#include "lengen/sweep_source.h"
+#include "lengen/sweep.h"
 #include "temp_folder.h"
 
 namespace lengen {

@@ -39,15 +39,15 @@ TEST_F(SweepProgressCli, EachFinishedRunSaysItsWallTimeAndExactMatchAtOneAndLong
   ASSERT_EQ(result.code, 0) << result.out << result.err;
   for (const char* name : {"seed1", "seed2"}) {
     const std::regex line(std::string("done ") + name +
-                          " in [0-9]+s: exact match [01]\\.[0-9]{3} at 4 \\(1x\\), [01]\\.[0-9]{3} at 8\n");
+                          " in [0-9ms]+: exact match [01]\\.[0-9]{3} at 4 \\(1x\\), [01]\\.[0-9]{3} at 8\n");
     EXPECT_TRUE(std::regex_search(result.out, line)) << result.out;
   }
   // Not a terminal: no live line drawn over itself.
   EXPECT_EQ(result.err.find("\033[K"), std::string::npos) << result.err;
   // The same lines stay in the sweep's folder, for a sweep run in the background.
   const std::string kept = testing::text_of(root_ / "runs" / "sweep_progress.txt");
-  EXPECT_TRUE(std::regex_search(kept, std::regex("done seed1 in [0-9]+s: exact match"))) << kept;
-  EXPECT_TRUE(std::regex_search(kept, std::regex("done seed2 in [0-9]+s: exact match"))) << kept;
+  EXPECT_TRUE(std::regex_search(kept, std::regex("done seed1 in [0-9ms]+: exact match"))) << kept;
+  EXPECT_TRUE(std::regex_search(kept, std::regex("done seed2 in [0-9ms]+: exact match"))) << kept;
 }
 
 TEST_F(SweepProgressCli, OnATerminalOneLiveLineCountsRunsWithAnEta) {
@@ -63,7 +63,7 @@ TEST_F(SweepProgressCli, OnATerminalOneLiveLineCountsRunsWithAnEta) {
   EXPECT_NE(shown.find("\r\033[Ksweep: 0 done, 1 running, 1 left, "), std::string::npos) << shown;
   EXPECT_NE(shown.find("ETA after the first run ends"), std::string::npos) << shown;
   EXPECT_TRUE(
-      std::regex_search(shown, std::regex("sweep: 1 done, 1 running, 0 left, [0-9]+s elapsed, ETA [0-9]+s")))
+      std::regex_search(shown, std::regex("sweep: 1 done, 1 running, 0 left, [0-9ms]+ elapsed, ETA [0-9ms]+")))
       << shown;
   EXPECT_NE(shown.find("done seed2 in "), std::string::npos) << shown;
 }

@@ -39,9 +39,6 @@ class RunFolder {
   // step, so the newest checkpoint is that step's. results.json alone says nothing: an
   // interrupted run can be evaluated.
   bool training_completed(int64_t steps) const;
-  // The highest step of a training line ({"step": N, "loss": ...}) in log.jsonl; 0 when it has
-  // none, or there is no log.
-  int64_t last_logged_training_step() const;
   // Deletes all but the newest `keep` step checkpoints (best.pt is kept).
   void prune_checkpoints(int64_t keep) const;
 

@@ -1,11 +1,6 @@
 #pragma once
-// Sweeps: one JSON file expands into many runs. A sweep file holds
-//   "base": a config file path (relative to the sweep file) or an inline config object,
-//   "grid": {"key.path": [values...], ...}: the cartesian product, first key outermost; a value
-//           may be an object of several "key.path": value overrides with a "name",
-//   "list": [{overrides}, ...]: extra runs appended after the grid,
-//   "set":  {overrides}: applied to every run before its own overrides.
-// Each run gets a readable, unique folder name from its overrides (asentmax-nape-seed2).
+// Sweeps: one JSON file ("base", "grid", "list", "set": docs/sweeps.md) expands into many runs,
+// each with a readable, unique folder name from its overrides (asentmax-nape-seed2).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,9 +18,7 @@ using SweepOverride = std::pair<std::string, nlohmann::json>;
 struct SweepRun {
   std::string name;
   std::vector<SweepOverride> overrides;  // the sweep's "set" first, then the run's own
-  // The "name"s the user gave it (a list entry's, a grid choice's), as written, before they became
-  // folder names; empty when its name is made from its settings.
-  std::vector<std::string> given_names = {};
+  bool named = false;  // by a "name" the user gave (a list entry's, a grid choice's), never changed
 };
 
 struct Sweep {
@@ -38,8 +31,7 @@ struct Sweep {
 };
 
 // Parses and expands a sweep; `base_dir` resolves a relative "base" path. Structural problems
-// (unknown top-level key, empty axis, bad override object) throw UserError naming `source`.
-// Override values are checked later, per run, by run_config.
+// throw UserError naming `source`; override values are checked per run by run_config.
 Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source = "sweep");
 Sweep load_sweep(const std::string& path);
@@ -47,26 +39,55 @@ Sweep load_sweep(const std::string& path);
 Sweep load_sweep_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source, const std::vector<std::string>& command_line_set = {});
 
-// The run's resolved config: base, then its overrides, then validation (and the task's own
-// parameter checks). An invalid value throws UserError naming the run.
-// `scaled`, when given, gets the line that says how a command-line train.steps scaled it.
+// The run's resolved config, validated (UserError naming the run); `scaled`, when given, gets the
+// line that says how a command-line train.steps scaled it.
 Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled = nullptr);
 
 // A name component for one override: strings as they are ("nape"), numbers and booleans
 // after the key's last part ("seed2", "lr0.001", "learn_alpha-true"); only [A-Za-z0-9._-].
 std::string override_name(const std::string& key, const nlohmann::json& value);
 
-// "i/N" with 0 <= i < N; anything else throws UserError.
-struct Shard {
-  int64_t index = 0;
-  int64_t count = 1;
-};
-Shard parse_shard(const std::string& text);
+// Indices of the runs of shard "i/N" (0 <= i < N) out of `total`: i, i + N, ...; anything else
+// throws UserError.
+std::vector<size_t> shard_runs(size_t total, const std::string& shard);
 
-// Indices of the runs of shard `shard` out of `total`: shard.index, shard.index + count, ...
-std::vector<size_t> shard_runs(size_t total, const Shard& shard);
+// Where a sweep comes from: a sweep file with `--set`s for every run, or the command line alone
+// (`--base CONFIG --grid KEY=V1,V2 --set KEY=VALUE`); both become the JSON a sweep file holds.
+struct SweepSource {
+  std::string path;               // a sweep file; "" for a sweep from the command line
+  std::string base;               // --base CONFIG: the config every run starts from
+  std::vector<std::string> grid;  // --grid KEY=V1,V2: one axis each, in order, first outermost
+  std::vector<std::string> set;   // --set KEY=VALUE: applied to every run (over a file's "set")
+};
+
+// The sweep as load_sweep expands and checks a file; values typed as `--set` types them, a grid's
+// split at the commas outside brackets, braces and quotes.
+Sweep load_sweep(const SweepSource& source);
 
 // runs/SWEEP/sweep.json: the description and each run's name and overrides, for the report.
 nlohmann::json sweep_manifest(const Sweep& sweep);
+
+// Running a sweep: each run of the shard is trained as a child `lengen train` process of the
+// running binary, `jobs` at a time, so a crash or a bad value costs one run, not the sweep.
+struct SweepOptions {
+  SweepSource source;  // a sweep file (with --sets), or --base/--grid/--set
+  std::string out;     // the sweep folder
+  int64_t jobs = 1;
+  std::string shard = "0/1";  // "i/N": runs i, i+N, i+2N, ...
+  bool dry_run = false;       // list the runs with their state and overrides; write nothing
+};
+
+// What became of a sweep's runs, for the summary and the exit code.
+struct SweepTally {
+  int64_t succeeded = 0;
+  int64_t skipped = 0;      // finished before this sweep started
+  int64_t busy = 0;         // being trained or evaluated by another process (its lock is held)
+  int64_t not_started = 0;  // left in the queue by a stop signal
+  std::vector<std::string> failed, interrupted;
+  bool stopped = false;  // a stop signal (Ctrl-C, SIGTERM) arrived
+};
+
+// Trains the shard's runs, printing each start and end and then a summary (with dry_run, the plan).
+SweepTally run_sweep(const SweepOptions& options);
 
 }  // namespace lengen
