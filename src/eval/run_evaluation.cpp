@@ -24,6 +24,7 @@
 #include "lengen/json_file.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_record.h"
 #include "lengen/sequence.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
@@ -86,12 +87,10 @@ class EvaluationProgress {
   bool logged_once_ = false;
 };
 
-// What trained the evaluated model, as results.json records it: the task and train sections (as
-// the checkpoint records them, training_config_of) and the model section.
+// What trained the evaluated model, as results.json records it: the task, train and model sections.
 nlohmann::json trained_with_of(const Config& config) {
-  nlohmann::json trained = nlohmann::json::parse(training_config_of(config));
-  trained["model"] = config_to_json(config).at("model");
-  return trained;
+  const nlohmann::json resolved = config_to_json(config);
+  return {{"task", resolved["task"]}, {"train", resolved["train"]}, {"model", resolved["model"]}};
 }
 
 // "" when each test file `entry` was measured on is in `data_dir` now with the same content; else
@@ -166,25 +165,20 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // into a results.json this one is about to replace.
   const FolderLock lock(run_dir);
   RunEvaluation evaluation;
-  evaluation.run_id = RunFolder(run_dir).run_id();
+  const auto record = read_run_record(run_dir);
+  if (record) evaluation.run_id = record->run_id;
   // Provenance in absolute paths: results.json is read from other folders than the one it was
   // written from.
   evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
   const TrainingProgress trained = load_checkpoint(evaluation.checkpoint, model, nullptr);
-  check_checkpoint_belongs(evaluation.checkpoint, trained, RunFolder(run_dir), config);
+  check_checkpoint_belongs(evaluation.checkpoint, trained, RunFolder(run_dir));
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.schedule = trained.schedule;
-  if (!trained.training_data.empty()) {
-    evaluation.trained_on = training_data_label(
-        nlohmann::json::parse(trained.training_data, nullptr, /*allow_exceptions=*/false));
-  }
+  if (record) evaluation.trained_on = training_data_label(record->training_data);
   evaluation.decode_cap = config.eval.decode_cap;
   // One key per folder however it is typed: "d", "d/" and a link to d are the same files.
-  std::error_code error;
-  const fs::path resolved = data_dir.empty() ? fs::path() : fs::weakly_canonical(fs::absolute(data_dir), error);
-  const std::string absolute_data_dir =
-      data_dir.empty() ? "" : (error ? fs::absolute(data_dir).lexically_normal() : resolved).string();
+  const std::string absolute_data_dir = data_dir.empty() ? "" : resolved_path(data_dir);
   evaluation.data_dir = absolute_data_dir;
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
   check_results_file_accepts(run_dir);

@@ -10,16 +10,16 @@
 #include <optional>
 #include <set>
 
-#include "lengen/atomic_write.h"
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/device.h"
 #include "lengen/errors.h"
-#include "lengen/json_file.h"
 #include "lengen/loss.h"
 #include "lengen/memory_estimate.h"
+#include "lengen/run_start.h"
+#include "lengen/schedule_history.h"
 #include "lengen/metrics.h"
 #include "lengen/schedule.h"
 #include "lengen/sequence.h"
@@ -239,29 +239,24 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   optimizer_ = std::make_unique<torch::optim::AdamW>(
       model_->parameters(),
       torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).weight_decay(tc.weight_decay));
-  // A resume that finds no checkpoint to continue from leaves the run as it found it: the
-  // config.json prepare_run_folder rewrote (a longer train.steps, say) is put back.
-  const std::string config_before = options.resume && writer_ && std::filesystem::exists(run_.config_path())
-                                        ? read_text_file(run_.config_path(), "config file")
-                                        : "";
-  lock_ = prepare_run_folder(run_, config, options, data_record, writer_);
-  if (options.resume) {
-    try {
-      progress_ = resume_from_intact_checkpoint(run_, config, data_record, model_, *optimizer_, writer_);
-    } catch (const UserError&) {
-      if (!config_before.empty()) write_file_atomically(run_.config_path(), config_before);
-      throw;
-    }
+  lock_ = check_run_folder_at_start(run_, config, {options.resume, options.force, options.data_dir}, writer_);
+  // Every rank has checked the folder before rank 0 writes into it; otherwise a slower rank
+  // would find rank 0's config.json and refuse the folder.
+  if (options.group != nullptr) {
+    std::vector<torch::Tensor> barrier{torch::zeros({1})};
+    options.group->all_reduce_sum(barrier);
   }
-  // Every checkpoint it writes carries the run's identity (its run.json's, written above).
-  if (writer_) progress_.run_id = run_.run_id();
-  progress_.training_config = training_config_of(config);
+  // Written once the checkpoint resumes: a resume that cannot leaves the run as it found it.
+  if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
+  if (writer_) {
+    write_run_start(run_, config, options.resume, data_record);
+    progress_.run_id = run_.run_id();  // every checkpoint it writes carries the run's identity
+  }
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
-  progress_.training_data = data_record.dump();
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);
-  if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step, progress_.run_id);
+  if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step);
   window_start_ = std::chrono::steady_clock::now();
   model_->train();
 }

@@ -9,7 +9,6 @@
 #include "lengen/decoder.h"
 #include "lengen/errors.h"
 #include "lengen/checkpoint_record.h"
-#include "lengen/schedule_history.h"  // continued_schedule, for TrainingProgress::schedule
 
 namespace lengen {
 

@@ -66,8 +66,8 @@ struct ModelRecord {
   // The train.steps it was trained under and from which step ("400@0", or "200@0,400@150" for a
   // run resumed with more steps); "" in files written without it.
   std::string schedule;
-  // What the checkpoint was trained on: "generated", or "files HASH" (the training files' content
-  // hash), from the checkpoint itself; "" in files written without it.
+  // What the model was trained on: "generated", or "files HASH" (the training files' content
+  // hash), from the run's record; "" in files written without it.
   std::string trained_on;
   // The run whose evaluation wrote it; "" in files written without it.
   std::string run_id = {};
@@ -106,7 +106,7 @@ struct ResultEntry {
 
 // decode -> length -> entry
 using ResultsByDecode = std::map<std::string, std::map<int64_t, ResultEntry>>;
-// data folder (absolute, as given to eval --data) -> its results
+// data folder (resolved_path of eval --data) -> its results
 using ResultsByFolder = std::map<std::string, ResultsByDecode>;
 
 struct ResultsFile {
@@ -125,9 +125,8 @@ struct ResultsFile {
   nlohmann::json extra = nlohmann::json::object();
 };
 
-// What a model trained on, as results.json and the report name it, from a training data record
-// (a run's run.json, or a checkpoint's copy of it): null is "generated", a record is
-// "files HASH"; "" for anything else (no record known).
+// What a model trained on, as results.json and the report name it, from a run.json's training
+// data: null is "generated", a record is "files HASH"; "" for anything else.
 std::string training_data_label(const nlohmann::json& record);
 
 nlohmann::json to_json(const ResultsFile& results);

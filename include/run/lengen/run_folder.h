@@ -17,6 +17,10 @@ namespace lengen {
 // True for a step checkpoint's name exactly as lengen writes it: "step_" + 8 digits + ".pt".
 bool is_step_checkpoint_name(const std::string& name);
 
+// `path` absolute, with links resolved: "d", "d/" and a link to d name one folder (run.json's
+// training data, results.json's key of results on a data folder).
+std::string resolved_path(const std::string& path);
+
 class RunFolder {
  public:
   explicit RunFolder(std::string path) : path_(std::move(path)) {}
@@ -53,9 +57,9 @@ class RunFolder {
   // The id its record holds, or "" (no record).
   std::string run_id() const;
   // Empties the run for `--force`: deletes the files training and evaluation write (config.json,
-  // log.jsonl, results.json, lengen's checkpoints and their temporary
-  // files), keeping the record, the lock and anything else. Refuses (UserError, nothing
-  // deleted) a file or a folder that is not a lengen run folder.
+  // log.jsonl, results.json, lengen's checkpoints and their temporary files) and the pages listed
+  // in .lengen_outputs, keeping the record, the lock and anything else. Refuses (UserError,
+  // nothing deleted) a folder that is not a lengen run folder.
   void remove_for_restart() const;
 
  private:
@@ -73,11 +77,10 @@ std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder
 void check_out_folder(const std::string& path, const std::string& what);
 
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
-// so the log tells one consistent history. A line whose "step" is not an integer throws
-// UserError "FILE:LINE: ...". A new log starts with the line {"run_id": ID} (with a run id).
+// so the log tells one consistent history.
 class JsonlLog {
  public:
-  JsonlLog(const std::string& path, int64_t keep_through_step, const std::string& run_id = "");
+  JsonlLog(const std::string& path, int64_t keep_through_step);
   void write(const nlohmann::json& record);
 
  private:

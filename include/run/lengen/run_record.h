@@ -2,9 +2,8 @@
 // RUN/run.json, the run's record: its id, and what it trains on. Its presence is what makes a
 // folder a lengen run (--force empties only such a folder); checkpoints carry the id, so that
 // another run's checkpoint (another seed of the same model, say) is not taken for this run's.
-//   {"run_id": "16 hex digits", "training_data": null | {"dir": ABSOLUTE PATH, "hash": H}}
-// Run folders written by older builds (.lengen_run, training_data.json) are read as well; a
-// resume writes their run.json.
+//   {"run_id": "16 hex digits", "training_data": null | {"dir": RESOLVED PATH, "hash": H}}
+// Run folders of older builds hold the marker .lengen_run instead: read as a record without an id.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -22,8 +21,7 @@ struct RunRecord {
 // The record of `run_dir`; nothing when it has none (not a lengen run folder).
 std::optional<RunRecord> read_run_record(const std::string& run_dir);
 
-// Writes RUN/run.json (atomically) and removes an older build's .lengen_run and
-// training_data.json, which it replaces.
+// Writes RUN/run.json atomically.
 void write_run_record(const std::string& run_dir, const RunRecord& record);
 
 // 64 random bits as 16 hex digits: unique among the runs a researcher will ever compare.
