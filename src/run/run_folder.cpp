@@ -135,17 +135,16 @@ void RunFolder::remove_for_restart() const {
                     "; --force does not delete through links out of the run folder (remove the link first)");
   }
   // Only the names training and evaluation write; anything else a user put there stays.
-  FileRemoval removal("--force");
   for (const auto& entry : fs::directory_iterator(path_)) {
-    if (std::regex_match(entry.path().filename().string(), kRunFile)) removal.remove(entry.path());
+    if (std::regex_match(entry.path().filename().string(), kRunFile)) remove_file(entry.path());
   }
   // A report or attention page of the run it was is not one of the new run's.
   remove_listed_output_files(path_);
   if (fs::is_directory(checkpoint_dir(), error)) {
     for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
-      if (std::regex_match(entry.path().filename().string(), kCheckpointFile)) removal.remove(entry.path());
+      if (std::regex_match(entry.path().filename().string(), kCheckpointFile)) remove_file(entry.path());
     }
-    if (fs::is_empty(checkpoint_dir(), error)) removal.remove(checkpoint_dir());
+    if (fs::is_empty(checkpoint_dir(), error)) remove_file(checkpoint_dir());
   }
 }
 

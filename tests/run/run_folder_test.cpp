@@ -36,15 +36,6 @@ class RunFolderTest : public testing::TempFolderTest {
 
 using testing::user_error_message;
 
-// An --out that is a link whose target is gone is named as such, not "File exists".
-TEST_F(RunFolderTest, AnOutputFolderLinkedToNothingIsNamed) {
-  const std::filesystem::path link = root_ / "dangling";
-  std::filesystem::create_symlink(root_ / "gone" / "x", link);
-  EXPECT_EQ(user_error_message([&] { lock_output_folder(link.string()); }),
-            "cannot create " + link.string() + ": it is a link to " + (root_ / "gone" / "x").string() +
-                ", which does not exist (create the folder it leads to, or remove the link)");
-}
-
 TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
   const fs::path mine = root_ / "mine";
   fs::create_directories(mine);
