@@ -35,10 +35,9 @@ namespace lengen {
 
 namespace {
 
-// A progress line with an ETA on a terminal, once an evaluation has run a few seconds; off a
-// terminal (a log file) a log line then, and one a minute after, so that a long evaluation is not
-// silent. Work is counted in attention pairs (tokens x length): at long lengths attention is most
-// of the time.
+// A progress line with an ETA once an evaluation has run a few seconds; off a terminal (a log
+// file) a line a minute. Work is counted in attention pairs (tokens x length): at long lengths
+// attention is most of the time.
 class EvaluationProgress {
  public:
   explicit EvaluationProgress(const std::vector<EvalSet>& sets) : line_(0, true) {
@@ -46,15 +45,10 @@ class EvaluationProgress {
   }
 
   void update(const EvalSet& set, int64_t done) {
-    if (total_ <= 0) return;
     const auto now = std::chrono::steady_clock::now();
+    if (total_ <= 0 || now < next_) return;
+    next_ = now + std::chrono::seconds(line_.on_terminal() ? 0 : 60);
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    if (elapsed < kQuietSeconds) return;
-    if (!line_.on_terminal()) {
-      if (logged_once_ && now - last_logged_ < kLogInterval) return;
-      logged_once_ = true;
-      last_logged_ = now;
-    }
     const double fraction = (finished_ + work(set, done)) / total_;
     const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0.0;
     line_.show(fmt::format("eval length {}: {}/{} samples  {:.0f}% of the work  {} elapsed  ETA {}",
@@ -70,10 +64,6 @@ class EvaluationProgress {
   void finish() { line_.finish(); }
 
  private:
-  // Seconds before the line appears: short evaluations stay quiet.
-  static constexpr double kQuietSeconds = 2.0;
-  static constexpr std::chrono::seconds kLogInterval{60};
-
   static double work(const EvalSet& set, int64_t samples) {
     return static_cast<double>(samples) * static_cast<double>(set.length) *
            static_cast<double>(set.length + 64);
@@ -83,8 +73,7 @@ class EvaluationProgress {
   double total_ = 0;
   double finished_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_logged_ = start_;
-  bool logged_once_ = false;
+  std::chrono::steady_clock::time_point next_ = start_ + std::chrono::seconds(2);  // short ones stay quiet
 };
 
 // What trained the evaluated model, as results.json records it: the task, train and model sections.
@@ -137,7 +126,6 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
   } else if (which == "best") {
     path = run.best_checkpoint_path();
   }
-  if (fs::is_directory(path)) throw UserError("checkpoint " + path + " is a folder, not a checkpoint file");
   if (fs::exists(path) && !fs::is_regular_file(path)) {
     throw UserError("checkpoint " + path + " is not a regular file (a folder, FIFO or device)");
   }

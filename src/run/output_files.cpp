@@ -7,7 +7,6 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
-#include "lengen/file_removal.h"
 #include "lengen/run_folder.h"
 #include "lengen/sweep_manifest.h"
 

@@ -10,7 +10,6 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
-#include "lengen/file_removal.h"
 #include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"

@@ -7,7 +7,6 @@
 #include <random>
 
 #include "lengen/atomic_write.h"
-#include "lengen/checkpoint_record.h"
 #include "lengen/errors.h"
 
 namespace fs = std::filesystem;

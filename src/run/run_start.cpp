@@ -93,14 +93,18 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
   check_out_folder(run.path(), "run folder");
   // A run inside another run's folder (its checkpoints/) would pass for part of that run.
   check_out_is_not_in_a_run(run.path(), {run.path()});
+  // Only a folder lengen made is continued or started over, and a user's folder is refused before
+  // its lock is taken: the lock file would be written into it. A copied config.json makes no run.
+  if (run.has_content() && !run.is_lengen_run()) {
+    throw UserError((start.resume ? "cannot resume " + run.path() + ": it" : run.path()) +
+                    " is not a lengen run folder (no " + kRunRecordName + ")" +
+                    (start.resume  ? "; lengen resumes only runs it started"
+                     : start.force ? "; --force only replaces run folders lengen wrote"
+                                   : " and holds files; lengen trains into a new folder or a run of its own") +
+                    ": choose another --out");
+  }
   std::unique_ptr<FolderLock> lock;
   if (start.resume) {
-    // Only a run lengen started is continued, and nothing is written into a folder that turns
-    // out not to be one: a copied config.json does not make a user's folder a run.
-    if (run.has_content() && !run.is_lengen_run()) {
-      throw UserError("cannot resume " + run.path() + ": it is not a lengen run folder (no " +
-                      kRunRecordName + "); lengen resumes only runs it started: choose another --out");
-    }
     if (!fs::exists(run.config_path())) {
       // --force would delete checkpoints a lost config.json leaves behind: not the advice then.
       throw UserError(
@@ -117,16 +121,6 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
       throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
     check_resume_keeps_inputs(run.path(), config, start.data_dir);
   } else {
-    // A folder of the user's is refused before its lock is taken: the lock file would be written
-    // into it (over a file of that name).
-    if (run.has_content() && !run.is_lengen_run()) {
-      // Neither --resume nor --force takes a folder lengen did not make: the way out is another --out.
-      throw UserError(run.path() + " is not a lengen run folder (no " + kRunRecordName + ")" +
-                      (start.force
-                           ? "; --force only replaces run folders lengen wrote"
-                           : " and holds files; lengen trains into a new folder or a run of its own") +
-                      ": choose another --out");
-    }
     if (writer) {
       fs::create_directories(run.path());
       lock = std::make_unique<FolderLock>(run.path());

@@ -14,7 +14,7 @@ namespace lengen {
 // Reads the JSON file at `path` (keys missing from it keep their defaults), applies each
 // "key.path=value" override in order, then validates the result. An override of train.steps below
 // the file's scales the warmup, eval_every and checkpoint_every the overrides leave alone to the
-// shorter run where it cannot hold them (src/config/step_scaling.h); `scaled`, when given, gets
+// shorter run where it cannot hold them; `scaled`, when given, gets
 // the one line that says so ("" when nothing was scaled).
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {},
                    std::string* scaled = nullptr);

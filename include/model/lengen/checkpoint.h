@@ -8,7 +8,7 @@
 
 #include "lengen/decoder.h"
 #include "lengen/errors.h"
-#include "lengen/checkpoint_record.h"
+#include "lengen/run_record.h"
 
 namespace lengen {
 

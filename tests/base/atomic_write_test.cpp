@@ -1,5 +1,5 @@
 // A file that cannot be removed is named.
-#include "lengen/file_removal.h"
+#include "lengen/atomic_write.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
