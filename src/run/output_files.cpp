@@ -69,21 +69,19 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
 
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
   check_output_files(dir, names);
-  const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::set<std::string> listed = read_list(list_path);
+  std::set<std::string> listed = read_list(fs::path(dir) / kOutputListName);
   const size_t before = listed.size();
   listed.insert(names.begin(), names.end());
   if (listed.size() == before) return;
   fs::create_directories(dir);
-  write_list(list_path, listed);
+  write_list(fs::path(dir) / kOutputListName, listed);
 }
 
 void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
-  const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::set<std::string> listed = read_list(list_path);
+  std::set<std::string> listed = read_list(fs::path(dir) / kOutputListName);
   const size_t before = listed.size();
   for (const std::string& name : names) listed.erase(name);
-  if (listed.size() != before) write_list(list_path, listed);
+  if (listed.size() != before) write_list(fs::path(dir) / kOutputListName, listed);
 }
 
 void check_out_is_not_root(const std::string& dir) {

@@ -39,12 +39,9 @@ class RunFolder {
   std::string latest_checkpoint() const;
   // The step of the newest checkpoint (from its name), or 0 when there is none.
   int64_t latest_step() const;
-  // Whether training ran to `steps` (its train.steps): training always checkpoints its last
-  // step, so the newest checkpoint is that step's. results.json alone says nothing: an
-  // interrupted run can be evaluated.
+  // Whether training ran to `steps`: training always checkpoints its last step.
   bool training_completed(int64_t steps) const;
-  // The highest step of a training line ({"step": N, "loss": ...}) in log.jsonl; 0 when it has
-  // none, or there is no log.
+  // The highest step of a training line ({"step": N, "loss": ...}) in log.jsonl, or 0.
   int64_t last_logged_training_step() const;
   // Deletes all but the newest `keep` step checkpoints (best.pt is kept).
   void prune_checkpoints(int64_t keep) const;
@@ -71,9 +68,8 @@ class RunFolder {
 // canonical path so that a link is judged by where it leads.
 std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder);
 
-// Throws UserError unless the --out path `path` is a folder or can become one: "--out PATH is a
-// file, not a WHAT" when it is a file, "--out PATH: ABOVE is a file, not a folder" when a folder
-// above it is one.
+// UserError "--out PATH is a file, not a WHAT" (or "--out PATH: ABOVE is a file, not a folder")
+// unless `path` is a folder or can become one.
 void check_out_folder(const std::string& path, const std::string& what);
 
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
