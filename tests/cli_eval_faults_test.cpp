@@ -191,6 +191,7 @@ TEST_F(CliEvalFaults, ANonFiniteLossFailsTheEvaluation) {
   archive.write("step", torch::tensor(int64_t{6}));
   archive.write("best_validation", torch::tensor(0.0, torch::kDouble));
   archive.write("best_step", torch::tensor(int64_t{6}));
+  for (const char* key : {"window_loss", "window_steps", "window_tokens"}) archive.write(key, torch::tensor(0.0));
   const std::string path = (*dir_ / "nan.pt").string();
   archive.save_to(path);
   expect_refused("eval " + run_dir() + " --checkpoint " + path, "non-finite loss");

@@ -33,50 +33,6 @@ class CliResultsBelong : public testing::CliFolderTest {
   }
 };
 
-// config.json edited to match a --set (another learning rate, another seed) passes the resume's
-// config check; the checkpoint says what it was trained with, and the resume is refused before a
-// step is taken.
-TEST_F(CliResultsBelong, AResumeUnderAnEditedConfigIsRefused) {
-  const std::string a = trained("a");
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{"lr", "0.005"}, {"seed", "7"}}) {
-    SCOPED_TRACE(key);
-    const std::string copy = at("copy_" + key);
-    fs::copy(a, copy, fs::copy_options::recursive);
-    nlohmann::json edited = read_json_file(copy + "/config.json");
-    edited["train"][key] = nlohmann::json::parse(value);
-    std::ofstream(copy + "/config.json") << edited.dump(2);
-    // Moved aside as the refusal of an edited seed by results.json suggests: the checkpoint still
-    // says what it was trained with.
-    fs::rename(RunFolder(copy).results_path(), copy + "/results.aside");
-    const std::string log = text_of(RunFolder(copy).log_path());
-    expect_one_line_refusal(lengen("train " + base() + " --out " + copy +
-                                   " --resume --set train.steps=9 --set train." + key + "=" + value),
-                            "cannot resume " + copy + ": checkpoint " + copy +
-                                "/checkpoints/step_00000006.pt was trained with train." + key);
-    EXPECT_FALSE(fs::exists(copy + "/checkpoints/step_00000009.pt"));
-    EXPECT_EQ(text_of(RunFolder(copy).log_path()), log);
-  }
-}
-
-// A config.json edited after the results were written (another task, another seed) would file new
-// results beside the old ones under one label.
-TEST_F(CliResultsBelong, AnEditedConfigDoesNotRelabelTheResults) {
-  const std::string a = trained("a");
-  const std::string config = RunFolder(a).config_path();
-  const std::string saved = text_of(config);
-  nlohmann::json edited = read_json_file(config);
-  edited["task"]["name"] = "reverse";
-  std::ofstream(config) << edited.dump(2);
-  // The checkpoint names what it was trained with, before the results file is read.
-  expect_refused("eval " + a + " --lengths 3", a,
-                 "was trained with task.name=\"copy\", this run's config.json has \"reverse\"");
-  edited = nlohmann::json::parse(saved);
-  edited["train"]["seed"] = 5;
-  std::ofstream(config) << edited.dump(2);
-  expect_refused("eval " + a + " --lengths 3", a,
-                 "was trained with train.seed=1, this run's config.json has 5");
-}
-
 // One model evaluated on two data folders (its own test files and another generator's) keeps the
 // results on both, each shown as its own rows; a folder whose files changed is measured anew,
 // its old results dropped rather than mixed with the new.

@@ -64,17 +64,12 @@ TEST_F(CliWrites, ForceTrustsOnlyTheMarker) {
   // In a run folder lengen made, --force still keeps a file of the user's.
   const std::string run = trained("run");
   std::ofstream(fs::path(run) / "notes.txt") << "mine";
-  // A name lengen writes beside its files (a stopped writer's temporary file) goes, said.
+  // A name lengen writes beside its files (a stopped writer's temporary file) goes.
   std::ofstream(fs::path(run) / "results.json.999-1.tmp") << "half written";
   const CliResult forced = lengen("train " + base() + " --out " + run + " --force");
   ASSERT_EQ(forced.code, 0) << forced.err;
   EXPECT_EQ(text_of(fs::path(run) / "notes.txt"), "mine");
   EXPECT_FALSE(fs::exists(fs::path(run) / "results.json.999-1.tmp"));
-  EXPECT_NE(forced.out.find("removed " + run +
-                            "/results.json.999-1.tmp: the temporary file of a lengen that "
-                            "stopped while writing"),
-            std::string::npos)
-      << forced.out;
 }
 
 // A second writer of a run (an evaluation, a resume) is refused while the first holds it.
@@ -475,7 +470,7 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
   std::ofstream(at("data/train.trg"), std::ios::app) << "1 2\n";
   expect_one_line_refusal(lengen("train " + base() + " --out " + at("run") +
                                  " --resume --set train.steps=9 --data " + at("data")),
-                          "the files in --data " + fs::absolute(at("data")).lexically_normal().string() +
+                          "the files in --data " + fs::weakly_canonical(at("data")).string() +
                               " changed since it started");
   fs::remove(at("data/train.src"));
   fs::rename(at("data/train.src.kept"), at("data/train.src"));
@@ -485,16 +480,13 @@ TEST_F(CliWrites, AResumeTrainsOnTheRunsOwnData) {
   const CliResult same = lengen("train " + base() + " --out " + at("run") +
                                 " --resume --set train.steps=9 --data " + at("data"));
   EXPECT_EQ(same.code, 0) << same.err;
-  // The same files moved to another folder: the record follows them, and says so.
+  // The same files moved to another folder: the record follows them.
   fs::rename(at("data"), at("moved"));
   const CliResult moved = lengen("train " + base() + " --out " + at("run") +
                                  " --resume --set train.steps=12 --data " + at("moved"));
   EXPECT_EQ(moved.code, 0) << moved.err;
-  EXPECT_NE(moved.out.find("are now read from " + fs::absolute(at("moved")).lexically_normal().string()),
-            std::string::npos)
-      << moved.out;
   const nlohmann::json record = read_json_file(at("run/run.json"))["training_data"];
-  EXPECT_EQ(record.value("dir", ""), fs::absolute(at("moved")).lexically_normal().string());
+  EXPECT_EQ(record.value("dir", ""), fs::weakly_canonical(at("moved")).string());
 }
 
 // A run started short of its config's train.steps (its schedule scaled down) resumes to more
@@ -789,19 +781,6 @@ TEST_F(CliWrites, EvalEveryPastTheStepsTellsNoRunsApart) {
                           "train the same config");
 }
 
-// A resume takes its description from the config it is given; the one it replaces is said.
-TEST_F(CliWrites, AResumeSaysTheDescriptionItReplaces) {
-  const std::string run = trained("run");
-  nlohmann::json config = read_json_file(at("run/config.json"));
-  config["description"] = "lr looked high";
-  std::ofstream(at("run/config.json"), std::ios::trunc) << config.dump(2);
-  const CliResult resumed = lengen("train " + base() + " --out " + run + " --resume --set train.steps=9");
-  ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE(resumed.out.find("config.json: description \"lr looked high\" replaced by the config's \"\""),
-            std::string::npos)
-      << resumed.out;
-}
-
 // A run without results of the decode mode reported is named as left out and labels no row.
 TEST_F(CliWrites, ARunWithoutTheReportedDecodeLabelsNoRow) {
   trained("runs/greedy");
@@ -834,16 +813,6 @@ TEST_F(CliWrites, AReportNamesResultsOfAModelNotFullyTrained) {
   EXPECT_NE(text_of(root_ / "run" / "report.md").find("**Not fully trained: run (step 3 of 6)"),
             std::string::npos)
       << text_of(root_ / "run" / "report.md");
-}
-
-// A checkpoints/ that is a file is named as such by --resume, not taken for a run without one.
-TEST_F(CliWrites, AResumeNamesACheckpointsFileAsNoFolder) {
-  const std::string run = trained("run");
-  fs::remove_all(root_ / "run" / "checkpoints");
-  std::ofstream(root_ / "run" / "checkpoints") << "mine";
-  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume --set train.steps=9"),
-                          "cannot resume " + run + ": " + run + "/checkpoints is not a folder");
-  EXPECT_EQ(text_of(root_ / "run" / "checkpoints"), "mine");
 }
 
 // A resume keeps a note of the user's in log.jsonl and drops only a last line cut short.
@@ -916,7 +885,7 @@ TEST_F(CliWrites, ResumeRefusesAFolderLengenDidNotStartAndWritesNothingThere) {
 }
 
 // A checkpoint of another run with the very same model (another train.seed) is refused by
-// eval, attention and a resume: its weights would be filed as this run's.
+// eval and attention: its weights would be filed as this run's.
 TEST_F(CliWrites, ACheckpointOfAnotherRunOfTheSameModelIsRefused) {
   const std::string ours = trained("ours");
   const CliResult other = lengen("train " + base() + " --out " + at("other") + " --set train.seed=5");
@@ -928,12 +897,6 @@ TEST_F(CliWrites, ACheckpointOfAnotherRunOfTheSameModelIsRefused) {
   expect_one_line_refusal(
       lengen("attention " + ours + " --length 4 --checkpoint " + theirs + " --out " + at("maps")),
       "was written by another run");
-  // Dropped into the run's own checkpoints/ in place of its own: not resumed from either.
-  fs::remove_all(fs::path(ours) / "checkpoints");
-  fs::create_directories(fs::path(ours) / "checkpoints");
-  fs::copy_file(theirs, fs::path(ours) / "checkpoints" / "step_00000006.pt");
-  expect_one_line_refusal(lengen("train " + base() + " --out " + ours + " --resume --set train.steps=9"),
-                          "was written by another run");
   // A copy of the whole run folder is the same run.
   const std::string copy = at("copy");
   fs::copy(at("other"), copy, fs::copy_options::recursive);

@@ -83,7 +83,7 @@ void run_train(const TrainArgs& args) {
   try {
     if (auto group_options = process_group_options_from_env(resolve_device(config.train.device).type())) {
       check_batch_splits_over(config.train, group_options->world_size);
-      group_options->agreement = rank_agreement(config, args.data_dir, args.out, args.resume);
+      group_options->agreement = rank_agreement(config, args.data_dir, args.resume);
       group_options->difference = rank_agreement_difference;
       group = join_process_group(*group_options);
     }

@@ -11,20 +11,6 @@ namespace lengen {
 
 namespace {
 
-template <typename Choice>
-void add_parameters(const std::vector<Choice>& choices, std::set<std::string>& keys) {
-  for (const Choice& choice : choices) keys.insert(choice.parameters.begin(), choice.parameters.end());
-}
-
-template <typename Choice>
-void remove_parameters_of(const std::vector<Choice>& choices, const std::string& name,
-                          std::set<std::string>& keys) {
-  for (const Choice& choice : choices) {
-    if (choice.name != name) continue;
-    for (const std::string& key : choice.parameters) keys.erase(key);
-  }
-}
-
 // `form` of a config.json as read, or `saved` itself when it is no valid config.
 template <typename Form>
 nlohmann::json saved_in_form(const nlohmann::json& saved, Form form) {
@@ -35,25 +21,21 @@ nlohmann::json saved_in_form(const nlohmann::json& saved, Form form) {
   }
 }
 
-// "model.attention.alpha" -> "model/attention/alpha", a JSON pointer's path.
-std::string replaced_dots(std::string key) {
-  std::replace(key.begin(), key.end(), '.', '/');
-  return key;
-}
-
 }  // namespace
 
 std::vector<std::string> unread_config_keys(const Config& config) {
   const AttentionConfig& attention = config.model.attention;
-  std::set<std::string> keys;
-  add_parameters(normalizer_choices(), keys);
-  add_parameters(scaling_choices(), keys);
-  add_parameters(position_choices(), keys);
-  remove_parameters_of(normalizer_choices(), attention.normalizer, keys);
-  remove_parameters_of(scaling_choices(), attention.scaling, keys);
-  remove_parameters_of(position_choices(), attention.positions, keys);
+  std::set<std::string> others, read;
+  const auto sort_keys = [&](const auto& choices, const std::string& chosen) {
+    for (const auto& choice : choices)
+      (choice.name == chosen ? read : others).insert(choice.parameters.begin(), choice.parameters.end());
+  };
+  sort_keys(normalizer_choices(), attention.normalizer);
+  sort_keys(scaling_choices(), attention.scaling);
+  sort_keys(position_choices(), attention.positions);
   std::vector<std::string> unread;
-  for (const std::string& key : keys) unread.push_back("model.attention." + key);
+  for (const std::string& key : others)
+    if (read.count(key) == 0) unread.push_back("model.attention." + key);
   if (config.train.schedule == LrSchedule::kConstant) unread.push_back("train.min_lr_ratio");
   return unread;
 }
@@ -80,7 +62,7 @@ nlohmann::json comparable_config_json(const Config& config) {
   nlohmann::json json = resolved_config_json(config);
   const nlohmann::json defaults = config_to_json(Config{});
   for (const std::string& key : unread_config_keys(config)) {
-    const nlohmann::json::json_pointer at("/" + replaced_dots(key));
+    const nlohmann::json::json_pointer at(config_key_pointer(key));
     if (defaults.contains(at)) json[at] = defaults[at];
   }
   // -1 ALiBi heads is half the heads: the same model as that number written out.

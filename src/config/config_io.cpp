@@ -2,6 +2,7 @@
 #include "lengen/config_io.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,7 +13,6 @@
 #include "config_field.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
-#include "step_scaling.h"
 
 namespace lengen {
 
@@ -21,6 +21,45 @@ namespace {
 using config::ConfigField;
 using config::ValueType;
 using nlohmann::json;
+
+// A short run still validates (and checkpoints) about this many times.
+constexpr int64_t kPointsPerShortRun = 10;
+
+// "train.warmup 1000 -> 12" appended to `note` when `value` changed from `before`.
+void note_change(std::string& note, const char* key, int64_t before, int64_t value) {
+  if (before == value) return;
+  note += std::string(note.empty() ? "" : ", ") + key + " " + std::to_string(before) + " -> " +
+          std::to_string(value);
+}
+
+// When the command line set train.steps below the config's (`as_written`), scales each of
+// train.warmup, train.eval_every and train.checkpoint_every that it left alone and the shorter run
+// cannot hold: warmup to the config's fraction of its steps, the others to a tenth of the steps.
+// Returns the one line that says so, or "".
+std::string scale_schedule_to_steps(TrainConfig& train, const TrainConfig& as_written,
+                                    const std::set<std::string>& keys_set) {
+  const int64_t steps = train.steps;
+  if (!keys_set.count("train.steps") || steps >= as_written.steps || as_written.steps < 1) return "";
+  const auto left_alone = [&](const char* key) { return keys_set.count(key) == 0; };
+  std::string note;
+  if (left_alone("train.warmup") && train.warmup > steps) {
+    const double fraction = static_cast<double>(train.warmup) / static_cast<double>(as_written.steps);
+    const int64_t warmup = std::min(steps, static_cast<int64_t>(std::llround(fraction * steps)));
+    note_change(note, "train.warmup", train.warmup, warmup);
+    train.warmup = warmup;
+  }
+  const int64_t every = std::max<int64_t>(1, steps / kPointsPerShortRun);
+  for (auto [key, value] : {std::pair<const char*, int64_t*>{"train.eval_every", &train.eval_every},
+                            {"train.checkpoint_every", &train.checkpoint_every}}) {
+    if (!left_alone(key) || *value <= every) continue;
+    note_change(note, key, *value, every);
+    *value = every;
+  }
+  if (note.empty()) return "";
+  return "train.steps=" + std::to_string(steps) + " is below the config's " +
+         std::to_string(as_written.steps) + ": scaled " + note + " (--set any of them to choose it yourself)";
+}
+
 
 bool is_section(const std::string& key) {
   const auto& sections = config::config_sections();
@@ -196,7 +235,7 @@ Config config_from_json_with_overrides(const json& json_config, const json& as_w
   } catch (const UserError&) {
     written = config;  // its problem is the whole config's, named below
   }
-  const std::string note = config::scale_schedule_to_steps(config.train, written.train, overridden);
+  const std::string note = scale_schedule_to_steps(config.train, written.train, overridden);
   if (scaled != nullptr) *scaled = note;
   validate_config(config, source);
   return config;
@@ -233,7 +272,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   for (const auto& assignment : overrides) apply_override(config, assignment);
   std::set<std::string> keys_set;
   for (const auto& entry : set_by) keys_set.insert(entry.first);
-  const std::string note = config::scale_schedule_to_steps(config.train, as_written, keys_set);
+  const std::string note = scale_schedule_to_steps(config.train, as_written, keys_set);
   if (scaled != nullptr) *scaled = note;
   // A rule across keys may be broken by an override: the message names the overrides with the file.
   std::string source = path;

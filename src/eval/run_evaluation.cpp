@@ -24,6 +24,7 @@
 #include "lengen/json_file.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_record.h"
 #include "lengen/sequence.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
@@ -34,10 +35,9 @@ namespace lengen {
 
 namespace {
 
-// A progress line with an ETA on a terminal, once an evaluation has run a few seconds; off a
-// terminal (a log file) a log line then, and one a minute after, so that a long evaluation is not
-// silent. Work is counted in attention pairs (tokens x length): at long lengths attention is most
-// of the time.
+// A progress line with an ETA once an evaluation has run a few seconds; off a terminal (a log
+// file) a line a minute. Work is counted in attention pairs (tokens x length): at long lengths
+// attention is most of the time.
 class EvaluationProgress {
  public:
   explicit EvaluationProgress(const std::vector<EvalSet>& sets) : line_(0, true) {
@@ -45,15 +45,10 @@ class EvaluationProgress {
   }
 
   void update(const EvalSet& set, int64_t done) {
-    if (total_ <= 0) return;
     const auto now = std::chrono::steady_clock::now();
+    if (total_ <= 0 || now < next_) return;
+    next_ = now + std::chrono::seconds(line_.on_terminal() ? 0 : 60);
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    if (elapsed < kQuietSeconds) return;
-    if (!line_.on_terminal()) {
-      if (logged_once_ && now - last_logged_ < kLogInterval) return;
-      logged_once_ = true;
-      last_logged_ = now;
-    }
     const double fraction = (finished_ + work(set, done)) / total_;
     const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0.0;
     line_.show(fmt::format("eval length {}: {}/{} samples  {:.0f}% of the work  {} elapsed  ETA {}",
@@ -69,10 +64,6 @@ class EvaluationProgress {
   void finish() { line_.finish(); }
 
  private:
-  // Seconds before the line appears: short evaluations stay quiet.
-  static constexpr double kQuietSeconds = 2.0;
-  static constexpr std::chrono::seconds kLogInterval{60};
-
   static double work(const EvalSet& set, int64_t samples) {
     return static_cast<double>(samples) * static_cast<double>(set.length) *
            static_cast<double>(set.length + 64);
@@ -82,16 +73,13 @@ class EvaluationProgress {
   double total_ = 0;
   double finished_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_logged_ = start_;
-  bool logged_once_ = false;
+  std::chrono::steady_clock::time_point next_ = start_ + std::chrono::seconds(2);  // short ones stay quiet
 };
 
-// What trained the evaluated model, as results.json records it: the task and train sections (as
-// the checkpoint records them, training_config_of) and the model section.
+// What trained the evaluated model, as results.json records it: the task, train and model sections.
 nlohmann::json trained_with_of(const Config& config) {
-  nlohmann::json trained = nlohmann::json::parse(training_config_of(config));
-  trained["model"] = config_to_json(config).at("model");
-  return trained;
+  const nlohmann::json resolved = config_to_json(config);
+  return {{"task", resolved["task"]}, {"train", resolved["train"]}, {"model", resolved["model"]}};
 }
 
 // "" when each test file `entry` was measured on is in `data_dir` now with the same content; else
@@ -138,7 +126,6 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
   } else if (which == "best") {
     path = run.best_checkpoint_path();
   }
-  if (fs::is_directory(path)) throw UserError("checkpoint " + path + " is a folder, not a checkpoint file");
   if (fs::exists(path) && !fs::is_regular_file(path)) {
     throw UserError("checkpoint " + path + " is not a regular file (a folder, FIFO or device)");
   }
@@ -166,25 +153,20 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // into a results.json this one is about to replace.
   const FolderLock lock(run_dir);
   RunEvaluation evaluation;
-  evaluation.run_id = RunFolder(run_dir).run_id();
+  const auto record = read_run_record(run_dir);
+  if (record) evaluation.run_id = record->run_id;
   // Provenance in absolute paths: results.json is read from other folders than the one it was
   // written from.
   evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
   const TrainingProgress trained = load_checkpoint(evaluation.checkpoint, model, nullptr);
-  check_checkpoint_belongs(evaluation.checkpoint, trained, RunFolder(run_dir), config);
+  check_checkpoint_belongs(evaluation.checkpoint, trained, RunFolder(run_dir));
   evaluation.step = trained.step;
   evaluation.weights_hash = weights_hash(model);
   evaluation.schedule = trained.schedule;
-  if (!trained.training_data.empty()) {
-    evaluation.trained_on = training_data_label(
-        nlohmann::json::parse(trained.training_data, nullptr, /*allow_exceptions=*/false));
-  }
+  if (record) evaluation.trained_on = training_data_label(record->training_data);
   evaluation.decode_cap = config.eval.decode_cap;
   // One key per folder however it is typed: "d", "d/" and a link to d are the same files.
-  std::error_code error;
-  const fs::path resolved = data_dir.empty() ? fs::path() : fs::weakly_canonical(fs::absolute(data_dir), error);
-  const std::string absolute_data_dir =
-      data_dir.empty() ? "" : (error ? fs::absolute(data_dir).lexically_normal() : resolved).string();
+  const std::string absolute_data_dir = data_dir.empty() ? "" : resolved_path(data_dir);
   evaluation.data_dir = absolute_data_dir;
   // Read before the evaluation: a results.json that is not one stops it before minutes of work.
   check_results_file_accepts(run_dir);

@@ -35,24 +35,6 @@ std::map<std::string, torch::Tensor> named_state(Decoder& model) {
   return state;
 }
 
-// Reads `key` into a tensor of its own: reading into a defined tensor would keep that
-// tensor's dtype and reinterpret the stored bytes.
-torch::Tensor read_scalar(torch::serialize::InputArchive& archive, const std::string& key) {
-  torch::Tensor value;
-  archive.read(key, value);
-  return value;
-}
-
-void read_optional(torch::serialize::InputArchive& archive, const std::string& key, double& target) {
-  torch::Tensor value;
-  if (archive.try_read(key, value)) target = value.item<double>();
-}
-
-void read_optional(torch::serialize::InputArchive& archive, const std::string& key, int64_t& target) {
-  torch::Tensor value;
-  if (archive.try_read(key, value)) target = value.item<int64_t>();
-}
-
 // The dotted names of the tensors an archive of a module holds, its submodules' included.
 void stored_tensor_names(torch::serialize::InputArchive& archive, const std::string& prefix,
                          std::vector<std::string>& names) {
@@ -75,10 +57,7 @@ nlohmann::json model_section(Decoder& model) {
   return nlohmann::json{{"model", config_to_json(config)["model"]}};
 }
 
-// The evaluation's chunk size does not change what a trained model computes. How it was
-// initialised (model.init_std, model.attention.scaling_init_std) does not either, but it is part
-// of what the run is: a config.json edited there would label the model's results (and group them
-// in a report) as another initialisation's.
+// The evaluation's chunk size does not change what a trained model computes.
 const std::vector<std::string> kKeysNotInTheModel = {"model.prefill_chunk"};
 
 // A checkpoint written with another model section is refused, naming the first key that differs.
@@ -121,10 +100,7 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
   }
   archive.write("model_config", c10::IValue(model_section(model).dump()));
   if (!progress.run_id.empty()) archive.write("run_id", c10::IValue(progress.run_id));
-  if (!progress.training_config.empty())
-    archive.write("training_config", c10::IValue(progress.training_config));
   if (!progress.schedule.empty()) archive.write("schedule", c10::IValue(progress.schedule));
-  if (!progress.training_data.empty()) archive.write("training_data", c10::IValue(progress.training_data));
   archive.write("step", torch::tensor(progress.step));
   archive.write("best_validation", torch::tensor(progress.best_validation, torch::kDouble));
   archive.write("best_step", torch::tensor(progress.best_step));
@@ -150,24 +126,21 @@ TrainingProgress read_progress(const std::string& path, torch::serialize::InputA
   TrainingProgress progress;
   try {
     archive.load_from(path);
-    progress.step = read_scalar(archive, "step").item<int64_t>();
-    progress.best_validation = read_scalar(archive, "best_validation").item<double>();
-    progress.best_step = read_scalar(archive, "best_step").item<int64_t>();
-    read_optional(archive, "window_loss", progress.window_loss);
-    read_optional(archive, "window_steps", progress.window_steps);
-    read_optional(archive, "window_tokens", progress.window_tokens);
-    c10::IValue run_id;
-    if (archive.try_read("run_id", run_id) && run_id.isString()) progress.run_id = run_id.toStringRef();
-    c10::IValue training_config;
-    if (archive.try_read("training_config", training_config) && training_config.isString()) {
-      progress.training_config = training_config.toStringRef();
-    }
-    c10::IValue schedule;
-    if (archive.try_read("schedule", schedule) && schedule.isString())
-      progress.schedule = schedule.toStringRef();
-    c10::IValue training_data;
-    if (archive.try_read("training_data", training_data) && training_data.isString()) {
-      progress.training_data = training_data.toStringRef();
+    // Each into a tensor of its own: reading into a defined tensor would keep that tensor's dtype.
+    const auto scalar = [&archive](const char* key) {
+      torch::Tensor value;
+      archive.read(key, value);
+      return value;
+    };
+    progress.step = scalar("step").item<int64_t>();
+    progress.best_validation = scalar("best_validation").item<double>();
+    progress.best_step = scalar("best_step").item<int64_t>();
+    progress.window_loss = scalar("window_loss").item<double>();
+    progress.window_steps = scalar("window_steps").item<int64_t>();
+    progress.window_tokens = scalar("window_tokens").item<int64_t>();
+    for (auto [key, target] : {std::pair{"run_id", &progress.run_id}, {"schedule", &progress.schedule}}) {
+      c10::IValue value;
+      if (archive.try_read(key, value) && value.isString()) *target = value.toStringRef();
     }
   } catch (const c10::Error& e) {
     throw CheckpointUnreadable("checkpoint " + path + " is unreadable or truncated: " + first_line(e));

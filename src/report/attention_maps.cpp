@@ -112,7 +112,7 @@ RunMaps capture_run(const std::string& run_dir, const AttentionMapOptions& optio
   Decoder model(config.model, vocab_size(task->num_symbols()));
   const std::string checkpoint = resolve_checkpoint(run_dir, options.checkpoint);
   const TrainingProgress progress = load_checkpoint(checkpoint, model, nullptr);
-  check_checkpoint_belongs(checkpoint, progress, RunFolder(run_dir), config);
+  check_checkpoint_belongs(checkpoint, progress, RunFolder(run_dir));
   maps.step = progress.step;
   maps.checkpoint = fs::path(checkpoint).filename().string();
   model->to(resolve_device(config.train.device));

@@ -7,7 +7,6 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
-#include "lengen/file_removal.h"
 #include "lengen/run_folder.h"
 #include "lengen/sweep_manifest.h"
 
@@ -70,21 +69,19 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
 
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names) {
   check_output_files(dir, names);
-  const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::set<std::string> listed = read_list(list_path);
+  std::set<std::string> listed = read_list(fs::path(dir) / kOutputListName);
   const size_t before = listed.size();
   listed.insert(names.begin(), names.end());
   if (listed.size() == before) return;
   fs::create_directories(dir);
-  write_list(list_path, listed);
+  write_list(fs::path(dir) / kOutputListName, listed);
 }
 
 void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
-  const fs::path list_path = fs::path(dir) / kOutputListName;
-  std::set<std::string> listed = read_list(list_path);
+  std::set<std::string> listed = read_list(fs::path(dir) / kOutputListName);
   const size_t before = listed.size();
   for (const std::string& name : names) listed.erase(name);
-  if (listed.size() != before) write_list(list_path, listed);
+  if (listed.size() != before) write_list(fs::path(dir) / kOutputListName, listed);
 }
 
 void check_out_is_not_root(const std::string& dir) {
@@ -98,36 +95,27 @@ void check_out_is_not_root(const std::string& dir) {
 void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs) {
   std::error_code error;
   // Where the files would land: a link to (or into) a run folder is that run folder.
-  const fs::path out = fs::weakly_canonical(fs::absolute(out_dir, error), error);
-  if (error) return;  // claim_output_files names a folder it cannot use
-  const auto is_own = [&](const fs::path& folder) {
-    return std::any_of(own_runs.begin(), own_runs.end(),
-                       [&](const std::string& run) { return fs::equivalent(folder, run, error); });
-  };
+  const fs::path out = resolved_path(out_dir);
   const fs::path folder = run_folder_at_or_above(out);
-  if (folder.empty() || (folder == out && is_own(folder))) return;
+  const bool own = std::any_of(own_runs.begin(), own_runs.end(),
+                               [&](const std::string& run) { return fs::equivalent(folder, run, error); });
+  if (folder.empty() || (folder == out && own)) return;
   throw UserError("--out " + out_dir +
-                  (folder != out ? " is inside the run folder " + folder.string()
-                   : own_runs.empty()
-                       ? std::string(" is a run folder")
-                       : std::string(" is the run folder of another run than the one described")) +
+                  (folder != out         ? " is inside the run folder " + folder.string()
+                   : own_runs.empty()    ? std::string(" is a run folder")
+                                         : std::string(" is the run folder of another run than the one described")) +
                   ": what is written there would be taken for that run's; choose another --out");
 }
 
 namespace {
 
-bool is_sweep_folder(const fs::path& out) {
+bool is_sweep_folder(const std::string& out_dir) {
   std::error_code error;
-  return fs::exists(out / kSweepManifestName, error);
+  return fs::exists(fs::path(out_dir) / kSweepManifestName, error);
 }
 
-void refuse_data_folder(const std::string& out_dir, const fs::path& out) {
-  std::error_code error;
-  if (fs::exists(out / "data.json", error) && listed_output_file(out.string(), "data.json")) {
-    throw UserError("--out " + out_dir +
-                    " is a data folder lengen data wrote: what is written there would be taken for part of "
-                    "the data; choose another --out");
-  }
+void check_out_is_not(bool is, const std::string& out_dir, const std::string& what) {
+  if (is) throw UserError("--out " + out_dir + " is " + what + "; choose another --out");
 }
 
 }  // namespace
@@ -135,35 +123,24 @@ void refuse_data_folder(const std::string& out_dir, const fs::path& out) {
 void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
   check_out_is_not_in_a_run(out_dir, own_runs);
   std::error_code error;
-  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
-  if (error) return;
   // A sweep's folder holds its report: one of other runs written there would pass for the sweep's.
-  const bool own_folder = std::any_of(own_runs.begin(), own_runs.end(), [&](const std::string& own) {
-    return fs::equivalent(out, own, error);
-  });
-  if (is_sweep_folder(out) && !own_folder) {
-    throw UserError(
-        "--out " + out_dir +
-        " is the folder of a sweep not described here: what is written there would be taken for its "
-        "report; choose another --out");
-  }
-  refuse_data_folder(out_dir, out);
+  const bool own_folder = std::any_of(own_runs.begin(), own_runs.end(),
+                                      [&](const std::string& own) { return fs::equivalent(out_dir, own, error); });
+  check_out_is_not(is_sweep_folder(out_dir) && !own_folder, out_dir,
+                   "the folder of a sweep not described here: what is written there would be taken for its "
+                   "report");
+  check_out_is_not_a_data_folder(out_dir);
 }
 
 void check_out_is_not_a_sweep_folder(const std::string& out_dir) {
-  std::error_code error;
-  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
-  if (!error && is_sweep_folder(out)) {
-    throw UserError("--out " + out_dir +
-                    " is a sweep's folder: data written there would sit among the sweep's runs; choose "
-                    "another --out");
-  }
+  check_out_is_not(is_sweep_folder(out_dir), out_dir,
+                   "a sweep's folder: data written there would sit among the sweep's runs");
 }
 
 void check_out_is_not_a_data_folder(const std::string& out_dir) {
   std::error_code error;
-  const fs::path out = fs::absolute(out_dir, error).lexically_normal();
-  if (!error) refuse_data_folder(out_dir, out);
+  check_out_is_not(fs::exists(fs::path(out_dir) / "data.json", error) && listed_output_file(out_dir, "data.json"),
+                   out_dir, "a data folder lengen data wrote: what is written there would be taken for part of the data");
 }
 
 void remove_listed_output_files(const std::string& dir,
@@ -173,11 +150,10 @@ void remove_listed_output_files(const std::string& dir,
   if (!fs::exists(list_path, error)) return;
   std::set<fs::path> folders;
   std::vector<std::string> removed;
-  FileRemoval removal("the removal of the earlier pages " + list_path.string() + " lists");
   for (const std::string& name : read_list(list_path)) {
     if (which && !which(name)) continue;
     removed.push_back(name);
-    removal.remove(fs::path(dir) / name);
+    remove_file(fs::path(dir) / name);
     for (fs::path above = fs::path(name).parent_path(); !above.empty(); above = above.parent_path())
       folders.insert(fs::path(dir) / above);
   }
@@ -197,11 +173,6 @@ void remove_listed_output_files(const std::string& dir,
 
 std::unique_ptr<FolderLock> lock_output_folder(const std::string& dir) {
   std::error_code error;
-  // A link whose target is gone: create_directories says only "File exists".
-  if (fs::is_symlink(fs::symlink_status(dir, error)) && !fs::exists(dir, error)) {
-    throw UserError("cannot create " + dir + ": it is a link to " + fs::read_symlink(dir, error).string() +
-                    ", which does not exist (create the folder it leads to, or remove the link)");
-  }
   fs::create_directories(dir, error);
   if (error) throw UserError("cannot create " + dir + ": " + error.message());
   return std::make_unique<FolderLock>(dir);

@@ -1,10 +1,8 @@
 // results.json to and from its type. The JSON keys are written here and read here only.
 #include "lengen/results_file.h"
 
-#include <algorithm>
-#include <cctype>
+#include <cstdio>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
 #include "lengen/atomic_write.h"
@@ -20,8 +18,6 @@ using Json = nlohmann::json;
 // A number written as null (nlohmann writes NaN and infinities so) reads back as NaN.
 double number_at(const Json& json, const char* key) {
   const Json& value = json.at(key);
-  if (!value.is_number() && !value.is_null())
-    throw std::invalid_argument(std::string(key) + " is " + value.dump() + ", not a number");
   return value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
 }
 
@@ -89,79 +85,31 @@ Json results_to_json(const ResultsByDecode& results) {
   return json;
 }
 
-// A length key as written by results_to_json: a positive decimal integer and nothing else.
-int64_t length_of_key(const std::string& key) {
-  const bool digits_only = !key.empty() && std::all_of(key.begin(), key.end(),
-                                                       [](unsigned char c) { return std::isdigit(c) != 0; });
-  const int64_t length = digits_only ? std::stoll(key) : 0;  // out_of_range past int64
-  if (length < 1) throw std::invalid_argument("length key '" + key + "' is not a positive integer");
-  return length;
-}
-
-// The reason of a JSON library error, without nlohmann's "[json.exception.type_error.302] ".
-std::string reason_of(const std::exception& cause) {
-  std::string reason = cause.what();
-  if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
-    reason = reason.substr(reason.find("] ") + 2);
-  }
-  return reason;
-}
-
-ResultsByDecode results_from_json(const Json& json, const std::string& section) {
+ResultsByDecode results_from_json(const Json& json) {
   ResultsByDecode results;
   for (const auto& [decode, by_length] : json.items()) {
     for (const auto& [length, entry] : by_length.items()) {
-      const std::string where = section + "/" + decode + "/" + length;
-      try {
-        ResultEntry read = entry_from_json(entry);
-        read.length = length_of_key(length);
-        read.decode = decode;
-        results[decode][read.length] = std::move(read);
-      } catch (const std::exception& e) {
-        throw std::invalid_argument(where + ": " + reason_of(e));
-      }
+      ResultEntry read = entry_from_json(entry);
+      read.length = std::stoll(length);
+      read.decode = decode;
+      results[decode][read.length] = std::move(read);
     }
   }
   return results;
 }
 
-bool is_decode_mode(const std::string& key) { return key == "teacher_forced" || key == "greedy"; }
-
-// Results on files per data folder. Files written before results were kept per folder hold one
-// decode -> length table; its entries name their folder in data.dir.
-ResultsByFolder results_on_files_from_json(const Json& json) {
-  ResultsByFolder folders;
-  for (const auto& [key, value] : json.items()) {
-    if (!is_decode_mode(key)) {
-      folders[key] = results_from_json(value, "results_on_files/" + key);
-      continue;
-    }
-    Json table = Json::object();
-    table[key] = value;
-    ResultsByDecode read = results_from_json(table, "results_on_files");
-    for (auto& [length, entry] : read[key]) {
-      const std::string dir = entry.data.is_object() ? entry.data.value("dir", std::string()) : std::string();
-      folders[dir][key][length] = std::move(entry);
-    }
-  }
-  return folders;
-}
-
 // "attention_on_target/LAYER/best" or ".../mean" of `entry`.
 std::optional<double> target_metric(const ResultEntry& entry, const std::string& name) {
-  const std::string prefix = "attention_on_target/";
-  const size_t slash = name.rfind('/');
-  if (name.compare(0, prefix.size(), prefix) != 0 || slash < prefix.size()) return std::nullopt;
-  const std::string layer_text = name.substr(prefix.size(), slash - prefix.size());
-  const std::string kind = name.substr(slash + 1);
-  if (!entry.attention_on_target || !entry.attention_on_target->known) return std::nullopt;
-  if (layer_text.empty() || layer_text.find_first_not_of("0123456789") != std::string::npos)
+  size_t layer = 0;
+  char kind[5] = {};
+  int end = 0;
+  if (!entry.attention_on_target || !entry.attention_on_target->known ||
+      std::sscanf(name.c_str(), "attention_on_target/%zu/%4s%n", &layer, kind, &end) != 2 ||
+      static_cast<size_t>(end) != name.size() || layer >= entry.attention_on_target->layers.size())
     return std::nullopt;
-  const size_t layer = std::stoul(layer_text);
-  const auto& layers = entry.attention_on_target->layers;
-  if (layer >= layers.size()) return std::nullopt;
-  if (kind == "best") return layers[layer].best;
-  if (kind == "mean") return layers[layer].mean;
+  const TargetAttentionLayer& at = entry.attention_on_target->layers[layer];
+  if (kind == std::string("best")) return at.best;
+  if (kind == std::string("mean")) return at.mean;
   return std::nullopt;
 }
 
@@ -260,9 +208,6 @@ Json to_json(const ResultsFile& results) {
 
 ResultsFile results_file_from_json(const Json& json, const std::string& source) {
   try {
-    if (!json.is_object())
-      throw std::invalid_argument(std::string("its top level is a JSON ") + json.type_name() +
-                                  ", not an object");
     ResultsFile results;
     results.task = json.at("task").get<std::string>();
     results.train_len_min = json.at("train_len_min").get<int64_t>();
@@ -274,14 +219,14 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     const Json& method = json.at("method");
     results.method = {method.at("normalizer").get<std::string>(), method.at("scaling").get<std::string>(),
                       method.at("positions").get<std::string>()};
-    if (json.contains("results")) results.results = results_from_json(json.at("results"), "results");
-    if (json.contains("results_on_files"))
-      results.results_on_files = results_on_files_from_json(json.at("results_on_files"));
+    if (json.contains("results")) results.results = results_from_json(json.at("results"));
+    const Json on_files = json.value("results_on_files", Json::object());
+    for (const auto& [dir, by_decode] : on_files.items()) results.results_on_files[dir] = results_from_json(by_decode);
     results.extra = json;
     for (const char* key : kKnownKeys) results.extra.erase(key);
     return results;
   } catch (const std::exception& e) {
-    throw UserError(source + ": not a lengen results file (" + reason_of(e) + ")");
+    throw UserError(source + ": not a lengen results file (" + e.what() + ")");
   }
 }
 

@@ -1,17 +1,15 @@
 #include "lengen/run_folder.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
-#include "lengen/file_removal.h"
 #include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"
@@ -23,47 +21,20 @@ namespace lengen {
 
 namespace {
 
-constexpr const char* kStepPrefix = "step_";
-constexpr size_t kStepDigits = 8;
-
-bool all_digits(const std::string& text) {
-  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-}
-
-// A temporary file of write_file_atomically beside NAME: NAME.PID-N.tmp.
-bool is_temporary_of(const std::string& file, const std::string& name) {
-  const std::string suffix = ".tmp";
-  if (file.size() <= name.size() + suffix.size() + 1 || file.compare(0, name.size() + 1, name + ".") != 0 ||
-      file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
-    return false;
-  }
-  const std::string middle = file.substr(name.size() + 1, file.size() - name.size() - 1 - suffix.size());
-  const size_t dash = middle.find('-');
-  return dash != std::string::npos && all_digits(middle.substr(0, dash)) &&
-         all_digits(middle.substr(dash + 1));
-}
-
-// A name training writes into checkpoints/: a step checkpoint, best.pt, one set aside as
-// unreadable, or the temporary file of one of them.
-bool is_lengen_checkpoint_file(const std::string& name) {
-  if (is_step_checkpoint_name(name) || name == "best.pt") return true;
-  const std::string unreadable = ".unreadable";
-  if (name.size() > unreadable.size() &&
-      name.compare(name.size() - unreadable.size(), unreadable.size(), unreadable) == 0) {
-    const std::string kept = name.substr(0, name.size() - unreadable.size());
-    return is_step_checkpoint_name(kept) || kept == "best.pt";
-  }
-  const size_t dot = name.find(".pt.");
-  return dot != std::string::npos && is_lengen_checkpoint_file(name.substr(0, dot + 3)) &&
-         is_temporary_of(name, name.substr(0, dot + 3));
-}
+// Names lengen writes, and their temporary files (write_file_atomically's NAME.PID-N.tmp): a step
+// checkpoint, best.pt or one set aside as unreadable in checkpoints/; the run's own files beside it.
+const std::regex kStepCheckpoint(R"(step_\d{8}\.pt)");
+const std::regex kCheckpointFile(R"((step_\d{8}|best)\.pt(\.unreadable(\.\d+)?)?(\.\d+-\d+\.tmp)?)");
+const std::regex kRunFile(R"((config\.json|log\.jsonl|results\.json)(\.\d+-\d+\.tmp)?)");
 
 }  // namespace
 
-bool is_step_checkpoint_name(const std::string& name) {
-  const size_t prefix = std::string(kStepPrefix).size();
-  return name.size() == prefix + kStepDigits + 3 && name.compare(0, prefix, kStepPrefix) == 0 &&
-         all_digits(name.substr(prefix, kStepDigits)) && name.compare(prefix + kStepDigits, 3, ".pt") == 0;
+bool is_step_checkpoint_name(const std::string& name) { return std::regex_match(name, kStepCheckpoint); }
+
+std::string resolved_path(const std::string& path) {
+  std::error_code error;
+  const fs::path resolved = fs::weakly_canonical(fs::absolute(path), error);
+  return (error ? fs::absolute(path).lexically_normal() : resolved).string();
 }
 
 void check_out_folder(const std::string& path, const std::string& what) {
@@ -81,7 +52,7 @@ void check_out_folder(const std::string& path, const std::string& what) {
 
 std::string RunFolder::checkpoint_path(int64_t step) const {
   char name[32];
-  std::snprintf(name, sizeof(name), "%s%08lld.pt", kStepPrefix, static_cast<long long>(step));
+  std::snprintf(name, sizeof(name), "step_%08lld.pt", static_cast<long long>(step));
   return checkpoint_dir() + "/" + name;
 }
 
@@ -104,8 +75,7 @@ std::string RunFolder::latest_checkpoint() const {
 int64_t RunFolder::latest_step() const {
   const std::string latest = latest_checkpoint();
   if (latest.empty()) return 0;
-  return std::stoll(
-      fs::path(latest).filename().string().substr(std::string(kStepPrefix).size(), kStepDigits));
+  return std::stoll(fs::path(latest).filename().string().substr(5, 8));
 }
 
 bool RunFolder::training_completed(int64_t steps) const {
@@ -154,9 +124,6 @@ std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder
 
 void RunFolder::remove_for_restart() const {
   std::error_code error;
-  if (fs::exists(path_, error) && !fs::is_directory(path_, error)) {
-    throw UserError(path_ + " is a file, not a run folder; --force only replaces run folders lengen wrote");
-  }
   if (!is_lengen_run()) {
     throw UserError(path_ + " is not a lengen run folder (no " + kRunRecordName +
                     "); --force only replaces run folders lengen wrote");
@@ -166,86 +133,37 @@ void RunFolder::remove_for_restart() const {
     throw UserError(checkpoint_dir() + " is a link to " + fs::read_symlink(checkpoint_dir(), error).string() +
                     "; --force does not delete through links out of the run folder (remove the link first)");
   }
-  // A file in checkpoints/'s place would stop the restart after the rest was deleted.
-  if (fs::exists(fs::symlink_status(checkpoint_dir(), error)) && !fs::is_directory(checkpoint_dir(), error)) {
-    throw UserError(checkpoint_dir() +
-                    " is not a folder; --force replaces a run folder whose checkpoints/ is "
-                    "one lengen made (move that file away first); nothing was deleted");
-  }
-  // A folder in the place of a file lengen writes (a user's, or made by hand) would stop the
-  // restart halfway: refused before anything is deleted.
-  for (const std::string name : {"config.json", "log.jsonl", "results.json"}) {
-    const fs::path file = fs::path(path_) / name;
-    if (fs::is_directory(fs::symlink_status(file, error))) {
-      throw UserError(file.string() +
-                      " is a folder; --force replaces only the files lengen writes (move it "
-                      "away first); nothing was deleted");
-    }
-  }
-  // Only the names training and evaluation write; anything else a user put there stays. The
-  // names lengen writes beside them (a stopped writer's temporary file, a damaged checkpoint set
-  // aside) are said as they go: a file of the user's could carry such a name.
-  FileRemoval removal("--force");
-  const auto remove = [&](const fs::path& file) { removal.remove(file); };
-  const auto remove_said = [&](const fs::path& file, const char* what) {
-    remove(file);
-    spdlog::info("removed {}: {}", file.string(), what);
-  };
-  for (const std::string name : {"config.json", "log.jsonl", "results.json"}) {
-    for (const auto& entry : fs::directory_iterator(path_)) {
-      const std::string file = entry.path().filename().string();
-      if (file == name) remove(entry.path());
-      if (is_temporary_of(file, name))
-        remove_said(entry.path(), "the temporary file of a lengen that stopped while writing");
-    }
+  // Only the names training and evaluation write; anything else a user put there stays.
+  for (const auto& entry : fs::directory_iterator(path_)) {
+    if (std::regex_match(entry.path().filename().string(), kRunFile)) remove_file(entry.path());
   }
   // A report or attention page of the run it was is not one of the new run's.
   remove_listed_output_files(path_);
   if (fs::is_directory(checkpoint_dir(), error)) {
     for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
-      const std::string file = entry.path().filename().string();
-      if (is_step_checkpoint_name(file) || file == "best.pt") {
-        remove(entry.path());
-      } else if (is_lengen_checkpoint_file(file)) {
-        remove_said(entry.path(), file.find(".unreadable") != std::string::npos
-                                      ? "a damaged checkpoint lengen set aside"
-                                      : "the temporary file of a lengen that stopped while writing");
-      }
+      if (std::regex_match(entry.path().filename().string(), kCheckpointFile)) remove_file(entry.path());
     }
-    if (fs::is_empty(checkpoint_dir(), error)) remove(checkpoint_dir());
+    if (fs::is_empty(checkpoint_dir(), error)) remove_file(checkpoint_dir());
   }
 }
 
-JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step, const std::string& run_id) {
-  if (!fs::exists(path) && !run_id.empty()) {
-    write_file_atomically(path, nlohmann::json{{"run_id", run_id}}.dump() + "\n");
-  } else if (fs::exists(path)) {
+JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {
+  if (fs::exists(path)) {
     // A FIFO or device in the log's place is refused, not waited on.
     const std::string text = read_text_file(path, "training log");
-    const bool cut_short = !text.empty() && text.back() != '\n';
     std::istringstream in(text);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    std::ostringstream kept;
-    for (int64_t number = 1; number <= static_cast<int64_t>(lines.size()); ++number) {
-      const std::string& line = lines[static_cast<size_t>(number - 1)];
-      auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      // The last line cut short by a kill (no newline after it, a record begun: lengen's lines
-      // start with '{') goes; another line that is no JSON (a note of the user's, with or without
-      // its newline) stays, as the report reads past it.
-      if (record.is_discarded() && cut_short && number == static_cast<int64_t>(lines.size()) &&
-          line.rfind('{', 0) == 0)
+    std::string kept;
+    for (std::string line; std::getline(in, line);) {
+      const auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      // The last line cut short by a kill (no newline after it, a record begun) goes; another line
+      // that is no JSON (a note of the user's) stays, as the report reads past it.
+      if (record.is_discarded() && in.eof() && text.back() != '\n' && line.rfind('{', 0) == 0) continue;
+      if (record.is_object() && record.contains("step") && record["step"].is_number_integer() &&
+          record["step"].get<int64_t>() > keep_through_step)
         continue;
-      if (record.is_object() && record.contains("step")) {
-        if (!record["step"].is_number_integer()) {
-          throw UserError(path + ":" + std::to_string(number) + ": \"step\" must be an integer, got " +
-                          record["step"].dump());
-        }
-        if (record["step"].get<int64_t>() > keep_through_step) continue;
-      }
-      kept << line << "\n";
+      kept += line + "\n";
     }
-    write_file_atomically(path, kept.str());
+    write_file_atomically(path, kept);
   }
   out_.open(path, std::ios::app);
   if (!out_) throw UserError("cannot write " + path);

@@ -1,13 +1,10 @@
 #include "lengen/run_start.h"
 
-#include <spdlog/spdlog.h>
-
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "lengen/atomic_write.h"
-#include "lengen/checkpoint_record.h"
 #include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
 #include "lengen/errors.h"
@@ -28,14 +25,6 @@ namespace {
 const std::vector<std::string> kKeysAResumeMayChange = {"train.steps", "train.threads", "eval",
                                                         "description"};
 
-// The folder a resumed run's record names when --data now brings the same files (by hash) from
-// another folder (moved or copied), so that the record names where they are; "" otherwise.
-std::string data_moved_from(const nlohmann::json& saved, const nlohmann::json& now) {
-  if (!now.is_object() || !saved.is_object() || !same_training_data(saved, now)) return "";
-  const std::string dir = saved.value("dir", "");
-  return dir != now.value("dir", "") ? dir : "";
-}
-
 // A resumed run trains on what it started on: the same --data files (by content), or generated
 // data when it started without --data.
 void check_resume_data(const RunFolder& run, const std::string& data_dir) {
@@ -43,15 +32,19 @@ void check_resume_data(const RunFolder& run, const std::string& data_dir) {
   if (!record) return;
   const nlohmann::json now = training_data_record(data_dir);
   const nlohmann::json& saved = record->training_data;
-  if (same_training_data(saved, now)) return;
+  const auto text = [](const nlohmann::json& data) {
+    return data.is_object() ? "--data " + data.value("dir", std::string("?")) + " (files with hash " +
+                                  data.value("hash", std::string("?")) + ")"
+                            : std::string("generated data");
+  };
+  if (saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "") : now.is_null())
+    return;
   if (saved.is_object() && now.is_object() && saved.value("dir", "") == now.value("dir", "")) {
-    throw UserError(
-        "cannot resume " + run.path() + ": the files in --data " + now.value("dir", std::string("?")) +
-        " changed since it started (train.src and train.trg had hash " +
-        saved.value("hash", std::string("?")) + ", now " + now.value("hash", std::string("?")) + ")");
+    throw UserError("cannot resume " + run.path() + ": the files in --data " + now.value("dir", std::string("?")) +
+                    " changed since it started (train.src and train.trg had hash " +
+                    saved.value("hash", std::string("?")) + ", now " + now.value("hash", std::string("?")) + ")");
   }
-  throw UserError("cannot resume " + run.path() + ": it was trained on " + training_data_text(saved) +
-                  ", not on " + training_data_text(now));
+  throw UserError("cannot resume " + run.path() + ": it was trained on " + text(saved) + ", not on " + text(now));
 }
 
 // train.steps may grow on a resume, not shrink below the newest checkpoint: the run would end
@@ -70,7 +63,7 @@ void check_resume_steps(const RunFolder& run, int64_t steps) {
 
 nlohmann::json training_data_record(const std::string& data_dir, const std::string& files_hash) {
   if (data_dir.empty()) return nullptr;
-  return {{"dir", fs::absolute(data_dir).lexically_normal().string()}, {"hash", files_hash}};
+  return {{"dir", resolved_path(data_dir)}, {"hash", files_hash}};
 }
 
 nlohmann::json training_data_record(const std::string& data_dir) {
@@ -100,14 +93,18 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
   check_out_folder(run.path(), "run folder");
   // A run inside another run's folder (its checkpoints/) would pass for part of that run.
   check_out_is_not_in_a_run(run.path(), {run.path()});
+  // Only a folder lengen made is continued or started over, and a user's folder is refused before
+  // its lock is taken: the lock file would be written into it. A copied config.json makes no run.
+  if (run.has_content() && !run.is_lengen_run()) {
+    throw UserError((start.resume ? "cannot resume " + run.path() + ": it" : run.path()) +
+                    " is not a lengen run folder (no " + kRunRecordName + ")" +
+                    (start.resume  ? "; lengen resumes only runs it started"
+                     : start.force ? "; --force only replaces run folders lengen wrote"
+                                   : " and holds files; lengen trains into a new folder or a run of its own") +
+                    ": choose another --out");
+  }
   std::unique_ptr<FolderLock> lock;
   if (start.resume) {
-    // Only a run lengen started is continued, and nothing is written into a folder that turns
-    // out not to be one: a copied config.json does not make a user's folder a run.
-    if (run.has_content() && !run.is_lengen_run()) {
-      throw UserError("cannot resume " + run.path() + ": it is not a lengen run folder (no " +
-                      kRunRecordName + "); lengen resumes only runs it started: choose another --out");
-    }
     if (!fs::exists(run.config_path())) {
       // --force would delete checkpoints a lost config.json leaves behind: not the advice then.
       throw UserError(
@@ -120,23 +117,10 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
     // Checked under the lock: a run another process is training is neither compared nor touched
     // (and is named as in use, even before its first checkpoint).
     if (writer) lock = std::make_unique<FolderLock>(run.path());
-    std::error_code error;
-    if (fs::exists(run.checkpoint_dir(), error) && !fs::is_directory(run.checkpoint_dir(), error))
-      throw UserError("cannot resume " + run.path() + ": " + run.checkpoint_dir() + " is not a folder");
     if (run.checkpoints().empty())
       throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
     check_resume_keeps_inputs(run.path(), config, start.data_dir);
   } else {
-    // A folder of the user's is refused before its lock is taken: the lock file would be written
-    // into it (over a file of that name).
-    if (run.has_content() && !run.is_lengen_run()) {
-      // Neither --resume nor --force takes a folder lengen did not make: the way out is another --out.
-      throw UserError(run.path() + " is not a lengen run folder (no " + kRunRecordName + ")" +
-                      (start.force
-                           ? "; --force only replaces run folders lengen wrote"
-                           : " and holds files; lengen trains into a new folder or a run of its own") +
-                      ": choose another --out");
-    }
     if (writer) {
       fs::create_directories(run.path());
       lock = std::make_unique<FolderLock>(run.path());
@@ -159,29 +143,11 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
 }
 
 void write_run_start(const RunFolder& run, const Config& config, bool resume, const nlohmann::json& data_record) {
-  const auto resolved = config_to_json(config);
   fs::create_directories(run.checkpoint_dir());
   // A resumed run keeps its id (its checkpoints carry it) and names where its files are now.
   const auto before = resume ? read_run_record(run.path()) : std::nullopt;
-  RunRecord record{before ? before->run_id : new_run_id(), data_record};
-  if (before) {
-    if (const std::string moved_from = data_moved_from(before->training_data, data_record); !moved_from.empty())
-      spdlog::info("{}: its training files, in {} when it started, are now read from {}", run.path(),
-                   moved_from, data_record.value("dir", ""));
-    else
-      record.training_data = before->training_data;
-  }
-  write_run_record(run.path(), record);
-  // A resume may change the description (the config given says it); the one it replaces is said.
-  if (resume) {
-    const nlohmann::json config_before = read_json_file(run.config_path());
-    const nlohmann::json said = config_before.is_object() ? config_before.value("description", nlohmann::json(""))
-                                                          : nlohmann::json("");
-    if (said != resolved.value("description", nlohmann::json("")))
-      spdlog::info("{}: description {} replaced by the config's {}", run.config_path(), said.dump(),
-                   resolved.value("description", nlohmann::json("")).dump());
-  }
-  write_file_atomically(run.config_path(), resolved.dump(2) + "\n");
+  write_run_record(run.path(), {before && !before->run_id.empty() ? before->run_id : new_run_id(), data_record});
+  write_file_atomically(run.config_path(), config_to_json(config).dump(2) + "\n");
 }
 
 }  // namespace lengen

@@ -214,14 +214,6 @@ class QuietStderr {
   int saved_ = -1;
 };
 
-// Most failed rendezvous are a rank started by hand without its peers.
-std::string start_every_rank_hint(const ProcessGroupOptions& options) {
-  return fmt::format(
-      " (all {} ranks must run, with the same MASTER_ADDR and MASTER_PORT; "
-      "`lengen launch --nproc N -- train ...` starts them)",
-      options.world_size);
-}
-
 // Why the ranks could not meet, in the user's terms: c10d's own text spans several lines and
 // names its sockets, not the setting to change. A rank that cannot meet the others is a problem
 // of the launch (a port in use, a host that does not resolve, a rank not started), so it is a
@@ -240,8 +232,11 @@ UserError setup_error(const std::string& what, const std::exception& error,
   } else {
     reason = text.substr(0, text.find('\n'));
   }
-  return UserError(fmt::format("data-parallel setup: rank {} of {} {}: {}{}", options.rank,
-                               options.world_size, what, reason, start_every_rank_hint(options)));
+  // Most failed rendezvous are a rank started by hand without its peers.
+  return UserError(fmt::format(
+      "data-parallel setup: rank {} of {} {}: {} (all {} ranks must run, with the same MASTER_ADDR and "
+      "MASTER_PORT; `lengen launch --nproc N -- train ...` starts them)",
+      options.rank, options.world_size, what, reason, options.world_size));
 }
 
 c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options) {

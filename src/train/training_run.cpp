@@ -10,22 +10,23 @@
 #include <optional>
 #include <set>
 
-#include "lengen/atomic_write.h"
 #include "lengen/autocast.h"
 #include "lengen/compute_threads.h"
 #include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/device.h"
 #include "lengen/errors.h"
-#include "lengen/json_file.h"
 #include "lengen/loss.h"
 #include "lengen/memory_estimate.h"
 #include "lengen/metrics.h"
+#include "lengen/run_start.h"
 #include "lengen/schedule.h"
+#include "lengen/schedule_history.h"
 #include "lengen/sequence.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
-#include "run_setup.h"
+
+namespace fs = std::filesystem;
 
 namespace lengen {
 
@@ -37,62 +38,38 @@ namespace {
 // reach both ends themselves.
 void check_training_lengths(const Task& task, const Config& config, const std::string& data_dir,
                             const std::string& stem, const std::vector<Sample>& samples) {
-  const std::optional<int64_t> longest_allowed = task.source_length(config.task.len_max);
-  const std::optional<int64_t> shortest_allowed = task.source_length(config.task.len_min);
-  if (!longest_allowed || !shortest_allowed) return;  // the source length does not follow the task length
-  size_t longest = 0;
-  size_t shortest = 0;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const int64_t size = static_cast<int64_t>(samples[i].src.size());
-    if (size > *longest_allowed) {
-      throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " + std::to_string(size) +
-                      " symbols, more than the " + std::to_string(*longest_allowed) +
-                      " of a source at task.len_max=" + std::to_string(config.task.len_max) +
-                      "; set task.len_max to the training data's longest length");
-    }
-    if (size < *shortest_allowed) {
-      throw UserError(stem + ".src:" + std::to_string(i + 1) + ": a source of " + std::to_string(size) +
-                      " symbols, fewer than the " + std::to_string(*shortest_allowed) +
-                      " of a source at task.len_min=" + std::to_string(config.task.len_min) +
-                      "; set task.len_min to the training data's shortest length");
-    }
-    if (samples[i].src.size() > samples[longest].src.size()) longest = i;
-    if (samples[i].src.size() < samples[shortest].src.size()) shortest = i;
-  }
-  // The lengths lengen data drew the split at; without a record, the files' own.
-  const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir);
-  if (recorded) {
+  const std::optional<int64_t> max_size = task.source_length(config.task.len_max);
+  const std::optional<int64_t> min_size = task.source_length(config.task.len_min);
+  if (!max_size || !min_size) return;  // the source length does not follow the task length
+  const auto [shortest, longest] = std::minmax_element(
+      samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.src.size() < b.src.size(); });
+  const auto refuse = [&](auto sample, const char* end, const char* than, int64_t size, const char* key,
+                          int64_t value) {
+    throw UserError(fmt::format(
+        "{}.src: the {} source (line {}) has {} symbols, {} the {} of a source at {}={}; set {} to the training "
+        "data's {} length",
+        stem, end, sample - samples.begin() + 1, sample->src.size(), than, size, key, value, key, end));
+  };
+  const auto longest_size = static_cast<int64_t>(longest->src.size());
+  const auto shortest_size = static_cast<int64_t>(shortest->src.size());
+  if (longest_size > *max_size)
+    refuse(longest, "longest", "more than", *max_size, "task.len_max", config.task.len_max);
+  if (shortest_size < *min_size)
+    refuse(shortest, "shortest", "fewer than", *min_size, "task.len_min", config.task.len_min);
+  if (const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir)) {
     if (recorded->min != config.task.len_min || recorded->max != config.task.len_max) {
-      throw UserError("--data " + data_dir + " holds training data drawn at task lengths " +
-                      std::to_string(recorded->min) + ".." + std::to_string(recorded->max) + " (" +
-                      (std::filesystem::path(data_dir) / kDataRecordName).string() +
-                      "), but the config has task.len_min=" + std::to_string(config.task.len_min) +
-                      ", task.len_max=" + std::to_string(config.task.len_max) + "; set them to " +
-                      std::to_string(recorded->min) + " and " + std::to_string(recorded->max));
+      throw UserError(fmt::format(
+          "--data {} holds training data drawn at task lengths {}..{} ({}), but the config has "
+          "task.len_min={}, task.len_max={}; set them to {} and {}",
+          data_dir, recorded->min, recorded->max, (std::filesystem::path(data_dir) / kDataRecordName).string(),
+          config.task.len_min, config.task.len_max, recorded->min, recorded->max));
     }
     return;
   }
-  if (static_cast<int64_t>(samples[longest].src.size()) < *longest_allowed) {
-    throw UserError(stem + ".src: the longest source (line " + std::to_string(longest + 1) + ") has " +
-                    std::to_string(samples[longest].src.size()) + " symbols, fewer than the " +
-                    std::to_string(*longest_allowed) +
-                    " of a source at task.len_max=" + std::to_string(config.task.len_max) +
-                    "; set task.len_max to the training data's longest length (evaluation multiples count "
-                    "from it)");
-  }
-  if (static_cast<int64_t>(samples[shortest].src.size()) > *shortest_allowed) {
-    throw UserError(stem + ".src: the shortest source (line " + std::to_string(shortest + 1) + ") has " +
-                    std::to_string(samples[shortest].src.size()) + " symbols, more than the " +
-                    std::to_string(*shortest_allowed) +
-                    " of a source at task.len_min=" + std::to_string(config.task.len_min) +
-                    "; set task.len_min to the training data's shortest length");
-  }
-}
-
-std::vector<int64_t> split_lengths(const std::vector<EvalSplit>& splits) {
-  std::vector<int64_t> lengths;
-  for (const EvalSplit& split : splits) lengths.push_back(split.length);
-  return lengths;
+  if (longest_size < *max_size)
+    refuse(longest, "longest", "fewer than", *max_size, "task.len_max", config.task.len_max);
+  if (shortest_size > *min_size)
+    refuse(shortest, "shortest", "more than", *min_size, "task.len_min", config.task.len_min);
 }
 
 // With `data_dir`, `files_hash` gets the hash of the training files' bytes as read.
@@ -186,6 +163,66 @@ void check_step_fits_in_memory(const Config& config, const Task& task, int world
       "one training step", "lower train.batch_size or task.len_max (or the model's size)");
 }
 
+// NAME.unreadable for a checkpoint set aside, or NAME.unreadable.2, .3, ... beside one kept
+// there before: an earlier one is never replaced.
+std::string set_aside_name(const std::string& checkpoint) {
+  std::error_code error;
+  std::string name = checkpoint + ".unreadable";
+  for (int n = 2; fs::exists(fs::symlink_status(name, error)); ++n)
+    name = checkpoint + ".unreadable." + std::to_string(n);
+  return name;
+}
+
+// best.pt as the stopped process may have left it: written at a validation after the checkpoint
+// this run resumes from, it is of steps the resumed run will not take (another train.steps takes
+// others), so it goes. One of the run's history (the best as of that checkpoint) stays.
+void remove_best_of_steps_not_taken(const RunFolder& run, const TrainingProgress& resumed) {
+  if (!fs::exists(run.best_checkpoint_path())) return;
+  int64_t step = 0;
+  try {
+    step = read_checkpoint_record(run.best_checkpoint_path()).step;
+  } catch (const CheckpointUnreadable&) {
+    return;
+  }
+  if (step == resumed.best_step) return;
+  fs::remove(run.best_checkpoint_path());
+  spdlog::info("removed {} (step {}): written after step {}, which the run resumes from",
+               run.best_checkpoint_path(), step, resumed.step);
+}
+
+// Loads the newest checkpoint that can be read; an unreadable newer one (cut short by a full
+// disk, damaged) is renamed to NAME.unreadable by the `writer`, kept but out of the way.
+TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& model,
+                                               torch::optim::Optimizer& optimizer, bool writer) {
+  const std::vector<std::string> checkpoints = run.checkpoints();
+  if (checkpoints.empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
+  // Unreadable newer checkpoints are set aside only once an older one resumes: a refused resume
+  // leaves the folder as it was.
+  std::vector<std::string> unreadable;
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
+    try {
+      TrainingProgress progress = load_checkpoint(*it, model, &optimizer);
+      if (writer) {
+        for (const std::string& damaged : unreadable) {
+          const std::string aside = set_aside_name(damaged);
+          spdlog::warn("{} is unreadable; kept as {}, resuming from {} instead", damaged, aside, *it);
+          std::error_code ignored;
+          fs::rename(damaged, aside, ignored);
+        }
+        spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
+        remove_best_of_steps_not_taken(run, progress);
+      }
+      return progress;
+    } catch (const CheckpointUnreadable& e) {
+      if (std::next(it) == checkpoints.rend()) {
+        throw UserError("cannot resume " + run.path() + ": no intact checkpoint (" + e.what() + ")");
+      }
+      unreadable.push_back(*it);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
@@ -201,14 +238,14 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   check_generated_length(*task_, config.task.len_min, "task.len_min");  // validation samples come from it
   // The evaluation after training generates these lengths (unless --data brings test files):
   // a length the task cannot make is found before the first step, not after the last.
-  const std::vector<EvalSplit> splits =
-      options.data_dir.empty() ? std::vector<EvalSplit>{} : list_eval_splits(options.data_dir);
-  if (splits.empty()) {
+  std::set<int64_t> lengths;
+  if (!options.data_dir.empty()) {
+    for (const EvalSplit& split : list_eval_splits(options.data_dir)) lengths.insert(split.length);
+  }
+  if (lengths.empty()) {
     for (int64_t length : config.eval.lengths) check_generated_length(*task_, length, "eval.lengths entry");
-  } else if (std::vector<int64_t> lengths = split_lengths(splits);
-             !config.eval.lengths.empty() && writer_ &&
-             std::set<int64_t>(lengths.begin(), lengths.end()) !=
-                 std::set<int64_t>(config.eval.lengths.begin(), config.eval.lengths.end())) {
+  } else if (!config.eval.lengths.empty() && writer_ &&
+             lengths != std::set<int64_t>(config.eval.lengths.begin(), config.eval.lengths.end())) {
     // The lengths are the splits' own: other lengths beside them are not evaluated, and said so.
     spdlog::warn(
         "eval.lengths {} is not what the evaluation after training scores: it scores the test splits "
@@ -239,29 +276,24 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   optimizer_ = std::make_unique<torch::optim::AdamW>(
       model_->parameters(),
       torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).weight_decay(tc.weight_decay));
-  // A resume that finds no checkpoint to continue from leaves the run as it found it: the
-  // config.json prepare_run_folder rewrote (a longer train.steps, say) is put back.
-  const std::string config_before = options.resume && writer_ && std::filesystem::exists(run_.config_path())
-                                        ? read_text_file(run_.config_path(), "config file")
-                                        : "";
-  lock_ = prepare_run_folder(run_, config, options, data_record, writer_);
-  if (options.resume) {
-    try {
-      progress_ = resume_from_intact_checkpoint(run_, config, data_record, model_, *optimizer_, writer_);
-    } catch (const UserError&) {
-      if (!config_before.empty()) write_file_atomically(run_.config_path(), config_before);
-      throw;
-    }
+  lock_ = check_run_folder_at_start(run_, config, {options.resume, options.force, options.data_dir}, writer_);
+  // Every rank has checked the folder before rank 0 writes into it; otherwise a slower rank
+  // would find rank 0's config.json and refuse the folder.
+  if (options.group != nullptr) {
+    std::vector<torch::Tensor> barrier{torch::zeros({1})};
+    options.group->all_reduce_sum(barrier);
   }
-  // Every checkpoint it writes carries the run's identity (its run.json's, written above).
-  if (writer_) progress_.run_id = run_.run_id();
-  progress_.training_config = training_config_of(config);
+  // Written once the checkpoint resumes: a resume that cannot leaves the run as it found it.
+  if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
+  if (writer_) {
+    write_run_start(run_, config, options.resume, data_record);
+    progress_.run_id = run_.run_id();  // every checkpoint it writes carries the run's identity
+  }
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
-  progress_.training_data = data_record.dump();
   last_good_checkpoint_ = run_.latest_checkpoint();
   parameters_ = model_->parameters();
   if (options.group != nullptr) options.group->broadcast(parameters_);
-  if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step, progress_.run_id);
+  if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step);
   window_start_ = std::chrono::steady_clock::now();
   model_->train();
 }

@@ -35,9 +35,8 @@ struct StepOutcome {
 
 class TrainingRun {
  public:
-  // Builds the data, model and optimizer, checks and prepares the run folder, and with
-  // options.resume loads the newest intact checkpoint. Throws UserError before writing anything
-  // when the folder or the data are unusable.
+  // Builds the data, model and optimizer, checks the run folder, with options.resume loads the
+  // newest intact checkpoint, then writes the run's start. UserError before writing anything.
   TrainingRun(const Config& config, const TrainOptions& options);
 
   // The first step still to take: 0, or the resumed checkpoint's step.
@@ -47,8 +46,7 @@ class TrainingRun {
   // Throws TrainingDiverged on a non-finite loss or gradient.
   StepOutcome step(int64_t step);
 
-  // Adds the step to the open log window; every train.log_every steps (and at the end) writes
-  // the window's means to log.jsonl and the progress line.
+  // Adds the step to the log window; every train.log_every steps writes its means to log.jsonl.
   void log(int64_t done, const StepOutcome& outcome);
 
   // Throws TrainingDiverged unless the weights are finite and give a finite loss on `batch`:
@@ -58,8 +56,7 @@ class TrainingRun {
   // In-distribution validation into log.jsonl; a new best exact match is kept as best.pt.
   void validate(int64_t done);
 
-  // A step checkpoint (with the optimizer and the open log window), pruned to
-  // train.keep_checkpoints.
+  // A step checkpoint (with the optimizer and the open log window), pruned to train.keep_checkpoints.
   void save(int64_t done);
 
   // A message on the progress line; finish() closes it.

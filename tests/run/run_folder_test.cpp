@@ -36,15 +36,6 @@ class RunFolderTest : public testing::TempFolderTest {
 
 using testing::user_error_message;
 
-// An --out that is a link whose target is gone is named as such, not "File exists".
-TEST_F(RunFolderTest, AnOutputFolderLinkedToNothingIsNamed) {
-  const std::filesystem::path link = root_ / "dangling";
-  std::filesystem::create_symlink(root_ / "gone" / "x", link);
-  EXPECT_EQ(user_error_message([&] { lock_output_folder(link.string()); }),
-            "cannot create " + link.string() + ": it is a link to " + (root_ / "gone" / "x").string() +
-                ", which does not exist (create the folder it leads to, or remove the link)");
-}
-
 TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
   const fs::path mine = root_ / "mine";
   fs::create_directories(mine);
@@ -67,7 +58,8 @@ TEST_F(RunFolderTest, OnlyALengenRunFolderIsEmptiedForRestart) {
   // A file is never a run folder.
   const fs::path file = root_ / "notes.txt";
   std::ofstream(file) << "notes";
-  EXPECT_NE(user_error_message([&] { RunFolder(file.string()).remove_for_restart(); }).find("is a file"),
+  EXPECT_NE(user_error_message([&] { RunFolder(file.string()).remove_for_restart(); })
+                .find("is not a lengen run folder"),
             std::string::npos);
   EXPECT_TRUE(fs::exists(file));
 
@@ -91,7 +83,7 @@ TEST_F(RunFolderTest, RestartDeletesOnlyTheFilesLengenWrites) {
   for (const std::string name : {"config.json", "log.jsonl", "results.json", "notes.txt", "results.json.123-0.tmp"})
     std::ofstream(run / name) << "x";
   for (const std::string name :
-       {"step_00000003.pt", "best.pt", "step_00000006.pt.unreadable", "step_00000200_backup.pt", "mine.pt"})
+       {"step_00000003.pt", "best.pt", "step_00000006.pt.unreadable", "best.pt.12-3.tmp", "step_00000200_backup.pt", "mine.pt"})
     std::ofstream(run / "checkpoints" / name) << "x";
   folder.remove_for_restart();
   std::set<std::string> left;
@@ -213,16 +205,6 @@ TEST_F(RunFolderTest, AnOlderListOfOutputsIsReadByName) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), "new");
 }
 
-TEST_F(RunFolderTest, ALogLineWithAStepThatIsNotANumberIsNamed) {
-  const std::string log = (root_ / "log.jsonl").string();
-  std::ofstream(log) << "{\"step\": 1, \"loss\": 2.0}\n{\"step\": \"x\"}\n";
-  EXPECT_EQ(user_error_message([&] { JsonlLog(log, 5); }),
-            log + ":2: \"step\" must be an integer, got \"x\"");
-  std::ifstream in(log);
-  const std::string text(std::istreambuf_iterator<char>(in), {});
-  EXPECT_EQ(text, "{\"step\": 1, \"loss\": 2.0}\n{\"step\": \"x\"}\n");
-}
-
 // A FIFO in the log's place would block a resume forever waiting for a writer: it is named.
 TEST_F(RunFolderTest, ALogThatIsNotARegularFileIsRefusedNotWaitedOn) {
   const std::string log = (root_ / "log.jsonl").string();
@@ -230,26 +212,6 @@ TEST_F(RunFolderTest, ALogThatIsNotARegularFileIsRefusedNotWaitedOn) {
   EXPECT_EQ(user_error_message([&] { JsonlLog(log, 5); }),
             log + ": not a regular file (a FIFO, device or socket), not a training log");
   EXPECT_TRUE(fs::is_fifo(log));
-}
-
-// A file in checkpoints/'s place would stop --force halfway, after config.json and the log were
-// deleted: it is refused before anything is.
-TEST_F(RunFolderTest, RestartRefusesAFileInPlaceOfCheckpointsBeforeDeletingAnything) {
-  const RunFolder run((root_ / "run").string());
-  fs::create_directories(run.path());
-  mark_as_run(run.path());
-  std::ofstream(run.config_path()) << "{}";
-  std::ofstream(run.checkpoint_dir()) << "not a folder";
-  EXPECT_NE(user_error_message([&] { run.remove_for_restart(); }).find("checkpoints is not a folder"),
-            std::string::npos);
-  EXPECT_TRUE(fs::exists(run.config_path()));
-  // Nor a folder in the place of a file it writes.
-  fs::remove(run.checkpoint_dir());
-  fs::create_directories(run.results_path());
-  std::ofstream(run.results_path() + "/mine.txt") << "mine";
-  EXPECT_NE(user_error_message([&] { run.remove_for_restart(); }).find("results.json is a folder"),
-            std::string::npos);
-  EXPECT_TRUE(fs::exists(run.config_path()));
 }
 
 }  // namespace

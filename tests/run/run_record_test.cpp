@@ -1,5 +1,5 @@
-// RUN/run.json: written by training, read by every command; an older build's .lengen_run and
-// training_data.json are read as the same record and replaced when a run.json is written.
+// RUN/run.json: written by training, read by every command; an older build's .lengen_run is read
+// as a record without an id.
 #include "lengen/run_record.h"
 
 #include <gtest/gtest.h>
@@ -41,20 +41,13 @@ TEST_F(RunRecordTest, AUsersRunJsonIsNotARecord) {
   EXPECT_FALSE(RunFolder(root_.string()).is_lengen_run());
 }
 
-TEST_F(RunRecordTest, AnOlderBuildsMarkerAndDataRecordAreReadThenReplaced) {
-  std::ofstream(root_ / ".lengen_run") << "lengen run folder\nid 00000000000000aa\n";
-  std::ofstream(root_ / "training_data.json") << R"({"dir": "/data/copy", "hash": "ff"})";
-  auto record = read_run_record(root_.string());
+// The kept runs of older builds hold the marker .lengen_run: a run, of no known id.
+TEST_F(RunRecordTest, AnOlderBuildsMarkerMakesARun) {
+  std::ofstream(root_ / ".lengen_run") << "lengen run folder\n";
+  const auto record = read_run_record(root_.string());
   ASSERT_TRUE(record);
-  EXPECT_EQ(record->run_id, "00000000000000aa");
-  EXPECT_EQ(record->training_data.value("hash", ""), "ff");
-  write_run_record(root_.string(), *record);
-  EXPECT_FALSE(fs::exists(root_ / ".lengen_run"));
-  EXPECT_FALSE(fs::exists(root_ / "training_data.json"));
-  record = read_run_record(root_.string());
-  ASSERT_TRUE(record);
-  EXPECT_EQ(record->run_id, "00000000000000aa");
-  EXPECT_EQ(record->training_data.value("dir", ""), "/data/copy");
+  EXPECT_EQ(record->run_id, "");
+  EXPECT_TRUE(record->training_data.is_null());
 }
 
 }  // namespace

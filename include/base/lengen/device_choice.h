@@ -8,10 +8,7 @@ namespace lengen {
 
 enum class DeviceChoice { kCpu, kCuda, kAuto };  // auto: cuda when LibTorch has it
 
-inline const std::vector<NamedValue<DeviceChoice>>& named_values(DeviceChoice) {
-  static const std::vector<NamedValue<DeviceChoice>> values = {
-      {"cpu", DeviceChoice::kCpu}, {"cuda", DeviceChoice::kCuda}, {"auto", DeviceChoice::kAuto}};
-  return values;
-}
+LENGEN_NAMED_VALUES(DeviceChoice, {"cpu", DeviceChoice::kCpu}, {"cuda", DeviceChoice::kCuda},
+                    {"auto", DeviceChoice::kAuto})
 
 }  // namespace lengen

@@ -14,6 +14,13 @@ struct NamedValue {
   E value;
 };
 
+// Declares E's table: LENGEN_NAMED_VALUES(E, {"a", E::kA}, {"b", E::kB}).
+#define LENGEN_NAMED_VALUES(E, ...)                              \
+  inline const std::vector<NamedValue<E>>& named_values(E) {     \
+    static const std::vector<NamedValue<E>> values = {__VA_ARGS__}; \
+    return values;                                               \
+  }
+
 // The name of `value` in its table ("" for a value the table lacks, which a switch would catch).
 template <class E>
 std::string name_of(E value) {

@@ -24,36 +24,13 @@ enum class CheckpointChoice { kLast, kBest };           // best: best in-distrib
 // a normalizer without a fused kernel (topk, adaptive_softmax, stickbreaking) it is always dense.
 enum class AttentionKernel { kFused, kDense };
 
-inline const std::vector<NamedValue<AlibiSlopes>>& named_values(AlibiSlopes) {
-  static const std::vector<NamedValue<AlibiSlopes>> values = {{"linear", AlibiSlopes::kLinear},
-                                                              {"exp", AlibiSlopes::kExp}};
-  return values;
-}
-inline const std::vector<NamedValue<LrSchedule>>& named_values(LrSchedule) {
-  static const std::vector<NamedValue<LrSchedule>> values = {
-      {"cosine", LrSchedule::kCosine}, {"linear", LrSchedule::kLinear}, {"constant", LrSchedule::kConstant}};
-  return values;
-}
-inline const std::vector<NamedValue<TrainDtype>>& named_values(TrainDtype) {
-  static const std::vector<NamedValue<TrainDtype>> values = {{"float32", TrainDtype::kFloat32},
-                                                             {"bfloat16", TrainDtype::kBfloat16}};
-  return values;
-}
-inline const std::vector<NamedValue<DecodeMode>>& named_values(DecodeMode) {
-  static const std::vector<NamedValue<DecodeMode>> values = {{"teacher_forced", DecodeMode::kTeacherForced},
-                                                             {"greedy", DecodeMode::kGreedy}};
-  return values;
-}
-inline const std::vector<NamedValue<CheckpointChoice>>& named_values(CheckpointChoice) {
-  static const std::vector<NamedValue<CheckpointChoice>> values = {{"last", CheckpointChoice::kLast},
-                                                                   {"best", CheckpointChoice::kBest}};
-  return values;
-}
-inline const std::vector<NamedValue<AttentionKernel>>& named_values(AttentionKernel) {
-  static const std::vector<NamedValue<AttentionKernel>> values = {{"fused", AttentionKernel::kFused},
-                                                                  {"dense", AttentionKernel::kDense}};
-  return values;
-}
+LENGEN_NAMED_VALUES(AlibiSlopes, {"linear", AlibiSlopes::kLinear}, {"exp", AlibiSlopes::kExp})
+LENGEN_NAMED_VALUES(LrSchedule, {"cosine", LrSchedule::kCosine}, {"linear", LrSchedule::kLinear},
+                    {"constant", LrSchedule::kConstant})
+LENGEN_NAMED_VALUES(TrainDtype, {"float32", TrainDtype::kFloat32}, {"bfloat16", TrainDtype::kBfloat16})
+LENGEN_NAMED_VALUES(DecodeMode, {"teacher_forced", DecodeMode::kTeacherForced}, {"greedy", DecodeMode::kGreedy})
+LENGEN_NAMED_VALUES(CheckpointChoice, {"last", CheckpointChoice::kLast}, {"best", CheckpointChoice::kBest})
+LENGEN_NAMED_VALUES(AttentionKernel, {"fused", AttentionKernel::kFused}, {"dense", AttentionKernel::kDense})
 
 struct TaskConfig {
   std::string name = "copy";

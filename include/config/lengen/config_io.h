@@ -11,19 +11,16 @@
 
 namespace lengen {
 
-// Reads the JSON file at `path` (keys missing from it keep their defaults), applies each
-// "key.path=value" override in order, then validates the result. An override of train.steps below
-// the file's scales the warmup, eval_every and checkpoint_every the overrides leave alone to the
-// shorter run where it cannot hold them (src/config/step_scaling.h); `scaled`, when given, gets
-// the one line that says so ("" when nothing was scaled).
+// Reads the JSON file at `path` (missing keys keep their defaults), applies each "key.path=value"
+// override in order, then validates. An override of train.steps below the file's scales the
+// schedule's intervals the overrides leave alone; `scaled` gets the line that says so, or "".
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {},
                    std::string* scaled = nullptr);
 
 // The same from JSON already in memory; `source` names it in error messages.
 Config config_from_json(const nlohmann::json& json, const std::string& source = "config");
-// config_from_json for a config whose keys `overridden` were set by command-line overrides over
-// `as_written` (a sweep's runs under `lengen sweep --set`): their train.steps scales the schedule
-// as load_config's overrides do, and `scaled` gets the line that says so.
+// config_from_json for a config whose keys `overridden` were set by `lengen sweep --set` over
+// `as_written`: their train.steps scales the schedule as load_config's overrides do.
 Config config_from_json_with_overrides(const nlohmann::json& json, const nlohmann::json& as_written,
                                        const std::set<std::string>& overridden, const std::string& source,
                                        std::string* scaled = nullptr);
@@ -35,13 +32,11 @@ nlohmann::json config_to_json(const Config& config);
 // The JSON pointer of a dotted config key: "train.lr" -> "/train/lr".
 std::string config_key_pointer(const std::string& key);
 
-// The value of a dotted config key in a config's JSON (or some of its sections) as JSON text, for
-// messages that show two configs' values side by side; "(none)" where it has no such key.
+// The value of a dotted config key in a config's JSON as JSON text; "(none)" where it has none.
 std::string config_value_text(const nlohmann::json& sections, const std::string& key);
 
-// The first key ("section.key") of the resolved config `saved` whose value differs in
-// `current`, or "" when none does. Keys named in `ignored`, and every key of a section named
-// there, are skipped: a resumed run may change its length, a finished one its thread count.
+// The first key ("section.key") of `saved` whose value differs in `current`, or "". Keys named in
+// `ignored`, and every key of a section named there, are skipped.
 std::string first_config_difference(const nlohmann::json& saved, const nlohmann::json& current,
                                     const std::vector<std::string>& ignored);
 
@@ -51,17 +46,15 @@ std::string first_config_difference(const nlohmann::json& saved, const nlohmann:
 // last override for the checks that span several keys.
 void apply_override(Config& config, const std::string& assignment);
 
-// The JSON value that `--set key=text` gives `key`, typed as apply_override types it (a string
-// key takes the text raw; otherwise JSON where it parses, else the text as a string), unchecked.
+// The JSON value that `--set key=text` gives `key`, typed as apply_override types it, unchecked.
 nlohmann::json override_json(const std::string& key, const std::string& text);
 
 // Sets one key (e.g. "train.lr") from a JSON value, with the same checks as a config file.
 void set_config_value(Config& config, const std::string& key, const nlohmann::json& value,
                       const std::string& source = "config");
 
-// The keys that setting `key` to `value` sets: `key` itself, or, for an object given to a section
-// or to task.params, each key inside it ("train" = {"steps": 30} sets "train.steps"; an empty
-// object sets none). Two settings of one run that share a key would let the later win unsaid.
+// The keys that setting `key` to `value` sets: `key` itself, or each key inside an object given to
+// a section or to task.params ("train" = {"steps": 30} sets "train.steps").
 std::vector<std::string> keys_set_by(const std::string& key, const nlohmann::json& value);
 
 // Ranges and allowed values of every key, then the rules that span several keys
@@ -69,8 +62,7 @@ std::vector<std::string> keys_set_by(const std::string& key, const nlohmann::jso
 void validate_config(const Config& config, const std::string& source = "config");
 
 // The rules of model.attention that involve other keys (alibi_heads against model.heads,
-// learn_alpha against the normalizer and alpha): the message, or "" when they hold. The one
-// definition of those rules, for validate_config and for an attention built from a config in code.
+// learn_alpha against the normalizer and alpha): the message, or "" when they hold.
 std::string attention_problem(const AttentionConfig& attention, int64_t heads);
 
 // One documented key of the schema; `default_value` is JSON text.

@@ -1,8 +1,6 @@
 #pragma once
-// Length-generalization evaluation (docs/method.md, "Metrics"): a trained model scored at each of a list of
-// source lengths, with exact match, token accuracy, loss and attention statistics per length.
-// Results live in RUN/results.json (lengen/results_file.h), keyed by decode mode and length, so
-// evaluations at new lengths add to the earlier ones.
+// Length-generalization evaluation (docs/method.md, "Metrics"): a trained model scored at each of
+// a list of source lengths; results merge into RUN/results.json (lengen/results_file.h).
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -40,21 +38,17 @@ SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generat
                                 const std::vector<Sample>& samples,
                                 std::optional<int32_t> answer_marker = std::nullopt);
 
-// Scores `samples` (all of length parameter `length`) in batches of eval.batch_size with the
-// eval.decode mode. Puts the model in eval mode; runs without grad. `after_batch`, when set, is
-// called with the number of samples scored so far. `target_meter`, when set, records the
-// attention on the target of the first samples during their teacher-forced pass. With
-// `answer_marker` (Task::answer_marker) the metrics count answers too.
+// Scores `samples` (all of length parameter `length`) in the eval.decode mode, without grad.
+// `after_batch` gets the number of samples scored so far; `target_meter` records the attention on
+// the target during the teacher-forced pass; with `answer_marker` the metrics count answers too.
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
                               const EvalConfig& eval, const std::function<void(int64_t)>& after_batch = {},
                               AttentionOnTargetMeter* target_meter = nullptr,
                               std::optional<int32_t> answer_marker = std::nullopt);
 
-// Evaluation data per length: samples_at_length fixed samples of the task from each length's own
-// seed stream (disjoint from training and validation), or with `data_dir` the test_{i}_{L}
-// splits found there (their lengths; at most samples_at_length samples each). A split without
-// samples, or with a source whose size does not match the length in its name, throws
-// UserError "FILE:LINE: ...". `data` says where the samples come from (results.json keeps it).
+// Evaluation data per length: fixed samples from each length's own seed stream, or with
+// `data_dir` the test_{i}_{L} splits there (a split that contradicts its name throws UserError
+// "FILE:LINE: ..."). `data` says where the samples come from (results.json keeps it).
 struct EvalSet {
   int64_t length;
   std::vector<Sample> samples;
@@ -62,12 +56,10 @@ struct EvalSet {
 };
 std::vector<EvalSet> evaluation_sets(const Task& task, const Config& config, const std::string& data_dir);
 
-// Sequences per evaluation batch of these samples: eval.batch_size, or fewer (at least one) where
-// that many of the longest would hold more than eval.batch_tokens tokens.
+// Sequences per batch: eval.batch_size, or fewer (at least one) within eval.batch_tokens tokens.
 int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& samples);
 
-// The checkpoint named by `which`: "last" (newest step checkpoint), "best" (best.pt) or a
-// path. A missing one throws UserError.
+// The checkpoint named by `which`: "last", "best" or a path; UserError when there is none.
 std::string resolve_checkpoint(const std::string& run_dir, const std::string& which);
 
 struct RunEvaluation {
@@ -84,23 +76,20 @@ struct RunEvaluation {
 };
 
 // Loads the run's model from `checkpoint` ("last", "best" or a path), evaluates it on the
-// config's lengths (or `data_dir`), and merges the results into RUN/results.json. A
-// non-finite loss (unusable weights), or a results.json that is not one, throws UserError before
-// anything is written.
+// config's lengths (or `data_dir`) and merges the results into RUN/results.json. Unusable weights
+// or an unreadable results.json throw UserError before anything is written.
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "");
 
-// Throws the UserError evaluate_run would throw at its end for an unreadable RUN/results.json, so
-// that a training that ends in an evaluation finds it before its first step.
+// The UserError evaluate_run would throw for an unreadable RUN/results.json, for a training to
+// find before its first step.
 void check_results_file_accepts(const std::string& run_dir);
 
-// Adds `evaluation` to `existing` results (keeping other lengths and modes) and refreshes the
-// run's description (task, method, training length). Each entry records what produced it: its
-// data (EvalSet::data) and model (checkpoint file, step, weights hash).
+// Adds `evaluation` to `existing` results, keeping other lengths and modes; each entry records
+// its data (EvalSet::data) and model (checkpoint, step, weights hash).
 ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation);
 
-// The stdout table: length, multiple of the longest training length, exact match %, token
-// accuracy %, nonzero keys per query, entropy.
+// The stdout table: length, multiple of task.len_max, exact %, token %, nonzero/q, entropy.
 std::string results_table(const std::vector<LengthResult>& results, int64_t train_len_max);
 
 }  // namespace lengen

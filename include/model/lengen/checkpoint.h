@@ -8,8 +8,7 @@
 
 #include "lengen/decoder.h"
 #include "lengen/errors.h"
-#include "lengen/checkpoint_record.h"
-#include "lengen/schedule_history.h"  // continued_schedule, for TrainingProgress::schedule
+#include "lengen/run_record.h"
 
 namespace lengen {
 

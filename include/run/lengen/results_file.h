@@ -63,14 +63,10 @@ struct ModelRecord {
   std::string checkpoint;  // its path
   int64_t step = 0;
   std::string weights_hash;
-  // The train.steps it was trained under and from which step ("400@0", or "200@0,400@150" for a
-  // run resumed with more steps); "" in files written without it.
-  std::string schedule;
-  // What the checkpoint was trained on: "generated", or "files HASH" (the training files' content
-  // hash), from the checkpoint itself; "" in files written without it.
-  std::string trained_on;
-  // The run whose evaluation wrote it; "" in files written without it.
-  std::string run_id = {};
+  std::string schedule;    // its schedule history (lengen/schedule_history.h)
+  std::string trained_on;  // training_data_label of the run's record
+  std::string run_id = {};  // the run whose evaluation wrote it
+  // Each "" in files written without it.
 };
 
 // One length scored in one decode mode.
@@ -93,9 +89,8 @@ struct ResultEntry {
   std::string checkpoint;                              // file name of the checkpoint
   int64_t step = 0;
   std::optional<ModelRecord> model;
-  // Greedy results: the eval.decode_cap that bounded the decoding (a lower cap cuts long answers
-  // short, so results under two caps are two measurements); absent in teacher-forced entries and
-  // in files written without it.
+  // Greedy results: the eval.decode_cap that bounded the decoding (results under two caps are two
+  // measurements).
   std::optional<double> decode_cap;
   nlohmann::json data;  // where the samples come from (EvalSet::data); null when not recorded
 
@@ -106,7 +101,7 @@ struct ResultEntry {
 
 // decode -> length -> entry
 using ResultsByDecode = std::map<std::string, std::map<int64_t, ResultEntry>>;
-// data folder (absolute, as given to eval --data) -> its results
+// data folder (resolved_path of eval --data) -> its results
 using ResultsByFolder = std::map<std::string, ResultsByDecode>;
 
 struct ResultsFile {
@@ -125,22 +120,18 @@ struct ResultsFile {
   nlohmann::json extra = nlohmann::json::object();
 };
 
-// What a model trained on, as results.json and the report name it, from a training data record
-// (a run's run.json, or a checkpoint's copy of it): null is "generated", a record is
-// "files HASH"; "" for anything else (no record known).
+// What a model trained on, as results.json and the report name it, from a run.json's training
+// data: null is "generated", a record is "files HASH"; "" for anything else.
 std::string training_data_label(const nlohmann::json& record);
 
 nlohmann::json to_json(const ResultsFile& results);
 nlohmann::json to_json(const ResultEntry& entry);
 nlohmann::json to_json(const TargetAttention& target);
 
-// `source` names the file in the UserError a malformed one throws ("SOURCE: not a lengen results
-// file (...)").
+// UserError "SOURCE: not a lengen results file (...)" for a malformed one.
 ResultsFile results_file_from_json(const nlohmann::json& json, const std::string& source);
 
-// A missing, unreadable or malformed file throws UserError naming it.
 ResultsFile read_results_file(const std::string& path);
-// Written to a temporary file and renamed: a reader never sees half a file.
 void write_results_file(const std::string& path, const ResultsFile& results);
 
 }  // namespace lengen

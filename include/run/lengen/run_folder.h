@@ -17,6 +17,10 @@ namespace lengen {
 // True for a step checkpoint's name exactly as lengen writes it: "step_" + 8 digits + ".pt".
 bool is_step_checkpoint_name(const std::string& name);
 
+// `path` absolute, with links resolved: "d", "d/" and a link to d name one folder (run.json's
+// training data, results.json's key of results on a data folder).
+std::string resolved_path(const std::string& path);
+
 class RunFolder {
  public:
   explicit RunFolder(std::string path) : path_(std::move(path)) {}
@@ -35,9 +39,7 @@ class RunFolder {
   std::string latest_checkpoint() const;
   // The step of the newest checkpoint (from its name), or 0 when there is none.
   int64_t latest_step() const;
-  // Whether training ran to `steps` (its train.steps): training always checkpoints its last
-  // step, so the newest checkpoint is that step's. results.json alone says nothing: an
-  // interrupted run can be evaluated.
+  // Whether training ran to `steps`: training always checkpoints its last step.
   bool training_completed(int64_t steps) const;
   // Deletes all but the newest `keep` step checkpoints (best.pt is kept).
   void prune_checkpoints(int64_t keep) const;
@@ -50,9 +52,9 @@ class RunFolder {
   // The id its record holds, or "" (no record).
   std::string run_id() const;
   // Empties the run for `--force`: deletes the files training and evaluation write (config.json,
-  // log.jsonl, results.json, lengen's checkpoints and their temporary
-  // files), keeping the record, the lock and anything else. Refuses (UserError, nothing
-  // deleted) a file or a folder that is not a lengen run folder.
+  // log.jsonl, results.json, lengen's checkpoints and their temporary files) and the pages listed
+  // in .lengen_outputs, keeping the record, the lock and anything else. Refuses (UserError,
+  // nothing deleted) a folder that is not a lengen run folder.
   void remove_for_restart() const;
 
  private:
@@ -64,17 +66,15 @@ class RunFolder {
 // canonical path so that a link is judged by where it leads.
 std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder);
 
-// Throws UserError unless the --out path `path` is a folder or can become one: "--out PATH is a
-// file, not a WHAT" when it is a file, "--out PATH: ABOVE is a file, not a folder" when a folder
-// above it is one.
+// UserError "--out PATH is a file, not a WHAT" (or "--out PATH: ABOVE is a file, not a folder")
+// unless `path` is a folder or can become one.
 void check_out_folder(const std::string& path, const std::string& what);
 
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
-// so the log tells one consistent history. A line whose "step" is not an integer throws
-// UserError "FILE:LINE: ...". A new log starts with the line {"run_id": ID} (with a run id).
+// so the log tells one consistent history.
 class JsonlLog {
  public:
-  JsonlLog(const std::string& path, int64_t keep_through_step, const std::string& run_id = "");
+  JsonlLog(const std::string& path, int64_t keep_through_step);
   void write(const nlohmann::json& record);
 
  private:

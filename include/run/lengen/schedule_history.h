@@ -13,10 +13,7 @@ struct ScheduleSegment {
   int64_t from = 0;
 };
 
-// "STEPS@FROM" with both whole numbers; nothing for anything else.
-std::optional<ScheduleSegment> parse_schedule_segment(const std::string& text);
-
-// The last segment of `schedule`; nothing when it is empty or does not parse.
+// The last segment of `schedule`; nothing when it is empty or its last segment is no "STEPS@FROM".
 std::optional<ScheduleSegment> last_schedule_segment(const std::string& schedule);
 
 // `schedule` continued by a run at `step` that trains under train.steps=`steps`: unchanged when
