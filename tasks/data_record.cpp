@@ -24,7 +24,8 @@ nlohmann::json read_record(const std::string& dir) {
 // The first of `task`'s parameters that `record` gives another value or none; "" when none.
 std::string differing_param(const nlohmann::json& record, const Task& task) {
   const nlohmann::json params = record.value("params", nlohmann::json::object());
-  for (const auto& [name, value] : task_params_json(task.params()).items()) {
+  const nlohmann::json wanted = task_params_json(task.params());
+  for (const auto& [name, value] : wanted.items()) {
     if (params.value(name, nlohmann::json()) != value) return name;
   }
   return "";
