@@ -20,8 +20,8 @@ FLOPs), backward, gradient clipping at norm 1.0, AdamW(lr 1e-3, the config's bet
 decay; 0.9, 0.99 and 0 without one).
 
 Time: the median of --repeats steps after 5 warm-up steps, in thread CPU time at one thread (as
-bench step measures one thread: src/bench/bench_clock.h), wall time otherwise. FLOPs and the
-floor: include/bench/lengen/step_flops.h's formula, against a 512^3 sgemm timed as
+bench step measures one thread: src/bench/bench_output.h), wall time otherwise. FLOPs and the
+floor: include/bench/lengen/step_bench.h's formula, against a 512^3 sgemm timed as
 src/bench/sgemm_rate.cpp does (one thread's rate x threads). --config takes the shape as bench
 step does: the resolved model and train.batch_size (`lengen config show`), and the tokens at
 task.len_max and the vocabulary from one short `lengen bench step --json` (--lengen names the
@@ -164,7 +164,7 @@ class Decoder(nn.Module):
 
 
 def training_step_flops(shape):
-    """include/bench/lengen/step_flops.h's matrix-product FLOPs of one step."""
+    """include/bench/lengen/step_bench.h's matrix-product FLOPs of one step."""
     tokens = shape["batch"] * shape["length"]
     d, inner = shape["d_model"], shape["heads"] * shape["d_head"]
     projections = 2.0 * tokens * (4.0 * d * inner + 3.0 * d * shape["d_mlp"])

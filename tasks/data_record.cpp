@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "lengen/content_hash.h"
 #include "lengen/errors.h"
 #include "lengen/json_file.h"
 
@@ -12,25 +11,42 @@ namespace lengen {
 
 namespace {
 
-// Beyond 2^53 a double no longer holds every whole number: such a value stays as it is.
-nlohmann::json whole_as_integer(double value) {
-  constexpr double kExactIntegers = 9007199254740992.0;
-  const bool whole = std::nearbyint(value) == value && std::fabs(value) < kExactIntegers;
-  return whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
+std::string record_path(const std::string& dir) {
+  return (std::filesystem::path(dir) / kDataRecordName).string();
 }
 
-// A recorded parameter as a message shows it: 32, also where an older data.json wrote 32.0.
-std::string shown_param(const nlohmann::json& params, const std::string& name) {
-  if (!params.contains(name)) return "(none)";
-  const nlohmann::json& value = params[name];
-  return value.is_number_float() ? whole_as_integer(value.get<double>()).dump() : value.dump();
+// DIR/data.json; null when DIR has none.
+nlohmann::json read_record(const std::string& dir) {
+  const std::string path = record_path(dir);
+  return std::filesystem::exists(path) ? read_json_file(path) : nlohmann::json();
+}
+
+// The first of `task`'s parameters that `record` gives another value or none; "" when none.
+std::string differing_param(const nlohmann::json& record, const Task& task) {
+  const nlohmann::json params = record.value("params", nlohmann::json::object());
+  const nlohmann::json wanted = task_params_json(task.params());
+  for (const auto& [name, value] : wanted.items()) {
+    if (params.value(name, nlohmann::json()) != value) return name;
+  }
+  return "";
+}
+
+// NAME=VALUE as the record gives it.
+std::string recorded_param(const nlohmann::json& record, const std::string& name) {
+  const nlohmann::json params = record.value("params", nlohmann::json::object());
+  return name + "=" + (params.contains(name) ? params[name].dump() : "(none)");
 }
 
 }  // namespace
 
 nlohmann::json task_params_json(const TaskParams& params) {
+  // Beyond 2^53 a double no longer holds every whole number: such a value stays as it is.
+  constexpr double kExactIntegers = 9007199254740992.0;
   nlohmann::json json = nlohmann::json::object();
-  for (const auto& [name, value] : params) json[name] = whole_as_integer(value);
+  for (const auto& [name, value] : params) {
+    const bool whole = std::nearbyint(value) == value && std::fabs(value) < kExactIntegers;
+    json[name] = whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
+  }
   return json;
 }
 
@@ -42,77 +58,44 @@ std::string data_record_text(const Task& task, uint64_t seed, std::optional<Trai
 }
 
 std::string data_record_difference(const std::string& dir, const Task& task, uint64_t seed) {
-  const std::string path = (std::filesystem::path(dir) / kDataRecordName).string();
-  if (!std::filesystem::exists(path)) return "";
-  const nlohmann::json record = read_json_file(path);
-  if (!record.is_object()) return "no record";
-  const nlohmann::json wanted = nlohmann::json::parse(data_record_text(task, seed, std::nullopt));
-  if (record.value("task", nlohmann::json()) != wanted["task"]) {
+  const nlohmann::json record = read_record(dir);
+  if (record.is_null()) return "";
+  if (record.value("task", nlohmann::json()) != task.name()) {
     return "task " + record.value("task", nlohmann::json()).dump();
   }
-  const nlohmann::json params = record.value("params", nlohmann::json::object());
-  for (const auto& [name, value] : wanted["params"].items()) {
-    if (!params.contains(name) || params[name] != value) {
-      return name + "=" + shown_param(params, name);
-    }
-  }
-  if (record.value("seed", nlohmann::json()) != wanted["seed"]) {
+  if (const std::string name = differing_param(record, task); !name.empty())
+    return recorded_param(record, name);
+  if (record.value("seed", nlohmann::json()) != seed)
     return "seed " + record.value("seed", nlohmann::json()).dump();
-  }
   return "";
 }
 
 std::optional<TrainLengths> recorded_train_lengths(const std::string& dir) {
-  const std::string path = (std::filesystem::path(dir) / kDataRecordName).string();
-  if (!std::filesystem::exists(path)) return std::nullopt;
-  const nlohmann::json record = read_json_file(path);
-  if (!record.is_object() || !record.contains("train_lengths")) return std::nullopt;
-  const nlohmann::json& lengths = record["train_lengths"];
-  const auto positive = [](const nlohmann::json& value) {
-    return value.is_number_integer() && value.get<int64_t>() >= 1;
-  };
-  if (!lengths.is_array() || lengths.size() != 2 || !positive(lengths[0]) || !positive(lengths[1]) ||
-      lengths[0].get<int64_t>() > lengths[1].get<int64_t>()) {
-    throw UserError(path + ": \"train_lengths\" is " + lengths.dump() +
-                    ", not [shortest, longest] task lengths of the training split");
-  }
-  return TrainLengths{lengths[0].get<int64_t>(), lengths[1].get<int64_t>()};
+  const nlohmann::json record = read_record(dir);
+  if (!record.contains("train_lengths")) return std::nullopt;
+  return TrainLengths{record["train_lengths"][0].get<int64_t>(), record["train_lengths"][1].get<int64_t>()};
 }
 
 std::string unrecorded_data_note(const std::string& dir, const Task& task) {
-  const std::filesystem::path path = std::filesystem::path(dir) / kDataRecordName;
   std::error_code error;
-  if (std::filesystem::exists(path, error)) return "";
+  if (std::filesystem::exists(record_path(dir), error)) return "";
   return "--data " + dir + " has no " + kDataRecordName +
          " (lengen data writes one): its files are read as " + task.name() +
          " samples with only their symbols and lengths checked, not whether they are " + task.name() + "'s";
 }
 
 void check_data_record(const std::string& dir, const Task& task) {
-  const std::string path = (std::filesystem::path(dir) / kDataRecordName).string();
-  if (!std::filesystem::exists(path)) return;
-  const nlohmann::json record = read_json_file(path);
-  const std::string recorded_task =
-      record.is_object() && record.contains("task") && record["task"].is_string()
-          ? record["task"].get<std::string>()
-          : "";
-  if (recorded_task.empty()) {
-    throw UserError(path +
-                    ": no \"task\" name; this file records the task the folder's data was generated "
-                    "from (lengen data writes it)");
-  }
+  const nlohmann::json record = read_record(dir);
+  if (record.is_null()) return;
+  const std::string recorded_task = record.value("task", std::string());
   if (recorded_task != task.name()) {
-    throw UserError("--data " + dir + " holds data of task " + recorded_task + " (" + path +
+    throw UserError("--data " + dir + " holds data of task " + recorded_task + " (" + record_path(dir) +
                     "), but the config's task is " + task.name());
   }
-  const nlohmann::json recorded_params = record.value("params", nlohmann::json::object());
-  const nlohmann::json wanted_params = task_params_json(task.params());
-  for (const auto& [name, wanted] : wanted_params.items()) {
-    if (!recorded_params.contains(name) || recorded_params[name] != wanted) {
-      throw UserError("--data " + dir + " holds data of " + task.name() + " with " + name + "=" +
-                      shown_param(recorded_params, name) + " (" + path + "), but the config's task has " +
-                      name + "=" + wanted.dump());
-    }
+  if (const std::string name = differing_param(record, task); !name.empty()) {
+    throw UserError("--data " + dir + " holds data of " + task.name() + " with " +
+                    recorded_param(record, name) + " (" + record_path(dir) + "), but the config's task has " +
+                    name + "=" + task_params_json(task.params())[name].dump());
   }
 }
 

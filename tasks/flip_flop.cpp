@@ -63,10 +63,9 @@ class FlipFlopTask : public Task {
 TaskDefinition flip_flop_task() {
   return {"flip_flop",
           {{"write_prob", 0.1, 0.0, 1.0, false,
-            "probability that a command after the first is a write (else ignore); 0.1 as the reference's experiments"}},
-          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
-            return std::make_unique<FlipFlopTask>(params);
-          }};
+            "probability that a command after the first is a write (else ignore); 0.1 as the reference's "
+            "experiments"}},
+          make_from_params<FlipFlopTask>};
 }
 
 }  // namespace lengen

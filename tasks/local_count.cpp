@@ -19,24 +19,20 @@ namespace {
 
 constexpr int64_t kMinRun = 2;
 
-class LocalCountTask : public Task {
+class LocalCountTask : public LabelTask {
  public:
   explicit LocalCountTask(const CheckedParams& params)
-      : params_(params.values()),
+      : LabelTask("local_count", params),
         vocab_(params.integer("vocab")),
-        max_reps_(params.integer("max_reps")),
-        framing_(label_framing(params)) {}
+        max_reps_(params.integer("max_reps")) {}
 
-  std::string name() const override { return "local_count"; }
   int64_t num_symbols() const override { return std::max(vocab_, max_reps_); }
   int64_t min_length() const override { return kMinRun; }
   std::optional<int64_t> source_length(int64_t) const override { return std::nullopt; }
-  Framing framing() const override { return framing_; }
-  TaskParams params() const override { return params_; }
 
   Sample sample(Rng& rng, int64_t length) const override {
     Sample sample;
-    sample.framing = framing_;
+    sample.framing = framing();
     sample.src.reserve(static_cast<size_t>(length));
     sample.trg.reserve(static_cast<size_t>(length));
     int32_t previous = -1;
@@ -57,10 +53,8 @@ class LocalCountTask : public Task {
   }
 
  private:
-  TaskParams params_;
   int64_t vocab_;
   int64_t max_reps_;
-  Framing framing_;
 };
 
 }  // namespace
@@ -71,9 +65,7 @@ TaskDefinition local_count_task() {
           {{"vocab", 16, 2, kMaxTaskSymbols, true, "source symbols; adjacent runs differ"},
            {"max_reps", 8, kMinRun, kMax, true, "longest run; run lengths are uniform in [2, max_reps]"},
            labels_after_source_parameter()},
-          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
-            return std::make_unique<LocalCountTask>(params);
-          }};
+          make_from_params<LocalCountTask>};
 }
 
 }  // namespace lengen

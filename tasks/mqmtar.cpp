@@ -16,12 +16,11 @@
 // a hypergeometric law; a SPACE always follows it. Symbols follow the reference: SPACE = 0,
 // KVSEP = 1, QSEP = 2, then the alphabet.
 #include <algorithm>
-#include <limits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "lengen/errors.h"
-#include "sampling.h"
 #include "task_factories.h"
 #include "task_params.h"
 
@@ -39,15 +38,19 @@ constexpr uint64_t kVocabularyStream = 0x766f636162;
 // kMaxTupleSpace tuples are drawn from, which still gives distinct keys.
 constexpr int64_t kMaxTupleSpace = int64_t{1} << 62;
 
-// Set from the parameters below; no defaults here, they are the list's.
 struct MqmtarShape {
-  int64_t alphabet = 0;
-  int64_t key_len = 0;
-  int64_t value_len = 0;
-  int64_t num_pairs = 0;
-  int64_t num_queries = 0;
-  int64_t shared_vocabulary = 0;  // 0 or 1
-  int64_t distinct_queries = 0;   // 0 or 1
+  explicit MqmtarShape(const CheckedParams& params)
+      : alphabet(params.integer("alphabet")),
+        key_len(params.integer("key_len")),
+        value_len(params.integer("value_len")),
+        num_pairs(params.integer("num_pairs")),
+        num_queries(params.integer("num_queries")),
+        shared_vocabulary(params.integer("shared_vocabulary") != 0),
+        distinct_queries(params.integer("distinct_queries") != 0),
+        params(params.values()) {}
+  int64_t alphabet, key_len, value_len, num_pairs, num_queries;
+  bool shared_vocabulary, distinct_queries;
+  TaskParams params;
 };
 
 constexpr double kMaxLetters = kMaxTaskSymbols - kFirstLetter;
@@ -55,40 +58,22 @@ constexpr double kMaxTupleLen = 64;
 // The vocabularies are held in memory.
 constexpr double kMaxPairs = int64_t{1} << 24;
 
-// The one list of mqmtar's parameters, each with the member of MqmtarShape it sets.
-struct ShapeParameter {
-  TaskParameter parameter;
-  int64_t MqmtarShape::*member;
-};
-const std::vector<ShapeParameter>& shape_parameters() {
-  static const std::vector<ShapeParameter> parameters = {
-      {{"alphabet", 256, 2, kMaxLetters, true, "letters that keys and values are spelled with"},
-       &MqmtarShape::alphabet},
-      {{"key_len", 2, 1, kMaxTupleLen, true, "letters per key"}, &MqmtarShape::key_len},
-      {{"value_len", 2, 1, kMaxTupleLen, true, "letters per value"}, &MqmtarShape::value_len},
-      {{"num_pairs", 10000, 1, kMaxPairs, true,
-        "keys in the key vocabulary and values in the value vocabulary; a sample draws its records' keys "
-        "and values from them independently; also the most records per input"},
-       &MqmtarShape::num_pairs},
-      {{"num_queries", 4, 1, kMaxPairs, true, "queries per sample, answered in order"},
-       &MqmtarShape::num_queries},
-      {{"shared_vocabulary", 0, 0, 1, true,
-        "1: one key and one value vocabulary for every split, drawn from task.seed; 0: new vocabularies "
-        "per split (training, validation, each evaluation length), as the reference"},
-       &MqmtarShape::shared_vocabulary},
-      {{"distinct_queries", 0, 0, 1, true,
-        "1: a sample's queries ask distinct keys; 0: drawn with replacement, as the reference"},
-       &MqmtarShape::distinct_queries},
+// `count` distinct integers from [0, n), in random order. Costs O(count), not O(n): a partial
+// Fisher-Yates shuffle that remembers only the positions it has swapped.
+std::vector<int64_t> distinct_indices(Rng& rng, int64_t n, int64_t count) {
+  std::unordered_map<int64_t, int64_t> swapped;
+  const auto at = [&](int64_t i) {
+    const auto it = swapped.find(i);
+    return it == swapped.end() ? i : it->second;
   };
-  return parameters;
-}
-
-TaskParams params_of(const MqmtarShape& shape) {
-  TaskParams params;
-  for (const ShapeParameter& shape_parameter : shape_parameters()) {
-    params[shape_parameter.parameter.name] = static_cast<double>(shape.*shape_parameter.member);
+  std::vector<int64_t> chosen;
+  chosen.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t j = uniform_int(rng, i, n - 1);
+    chosen.push_back(at(j));
+    swapped[j] = at(i);
   }
-  return params;
+  return chosen;
 }
 
 // alphabet^len, saturating at kMaxTupleSpace.
@@ -147,10 +132,10 @@ class MqmtarTask : public Task {
   std::optional<int64_t> source_length(int64_t length) const override {
     return haystack_length(length) + shape_.num_queries * (1 + shape_.key_len);
   }
-  TaskParams params() const override { return params_of(shape_); }
+  TaskParams params() const override { return shape_.params; }
 
   std::unique_ptr<Task> for_split(uint64_t split_seed) const override {
-    if (shape_.shared_vocabulary != 0) return nullptr;
+    if (shape_.shared_vocabulary) return nullptr;
     return std::make_unique<MqmtarTask>(shape_, split_seed);
   }
 
@@ -172,24 +157,28 @@ class MqmtarTask : public Task {
     const int64_t count = records(length);
     const int64_t slot = length / count;
     const int64_t record_len = shape_.key_len + 1 + shape_.value_len;
+    const auto key = [&](int64_t index) { return keys_.begin() + index * shape_.key_len; };
+    const auto value = [&](int64_t index) { return values_.begin() + index * shape_.value_len; };
     const std::vector<int64_t> keys = distinct_indices(rng, shape_.num_pairs, count);
     const std::vector<int64_t> values = distinct_indices(rng, shape_.num_pairs, count);
     Sample sample;
     sample.src.assign(static_cast<size_t>(count * slot), kSpace);
     for (int64_t r = 0; r < count; ++r) {
-      int64_t at = r * slot + spaces_before_record(rng, slot, record_len);
-      at = put(key(keys[r]), sample.src, at);
-      sample.src[at] = kKvSep;
-      put(value(values[r]), sample.src, at + 1);
+      const auto at = sample.src.begin() + r * slot + spaces_before_record(rng, slot, record_len);
+      const auto kv_sep = std::copy_n(key(keys[r]), shape_.key_len, at);
+      *kv_sep = kKvSep;
+      std::copy_n(value(values[r]), shape_.value_len, kv_sep + 1);
     }
-    const std::vector<int64_t> queried = shape_.distinct_queries != 0
-                                             ? distinct_indices(rng, count, shape_.num_queries)
-                                             : uniform_indices(rng, count, shape_.num_queries);
+    // Distinct queries, or drawn with replacement.
+    std::vector<int64_t> queried =
+        shape_.distinct_queries ? distinct_indices(rng, count, shape_.num_queries) : std::vector<int64_t>();
+    while (static_cast<int64_t>(queried.size()) < shape_.num_queries)
+      queried.push_back(uniform_int(rng, 0, count - 1));
     for (int64_t record : queried) {
       sample.src.push_back(kQSep);
-      append(key(keys[record]), sample.src);
+      sample.src.insert(sample.src.end(), key(keys[record]), key(keys[record]) + shape_.key_len);
       sample.trg.push_back(kQSep);
-      append(value(values[record]), sample.trg);
+      sample.trg.insert(sample.trg.end(), value(values[record]), value(values[record]) + shape_.value_len);
     }
     return sample;
   }
@@ -217,39 +206,13 @@ class MqmtarTask : public Task {
   }
 
  private:
-  struct Span {
-    const int32_t* begin;
-    const int32_t* end;
-  };
-  Span key(int64_t index) const { return tuple(keys_, index, shape_.key_len); }
-  Span value(int64_t index) const { return tuple(values_, index, shape_.value_len); }
-  static Span tuple(const Symbols& tuples, int64_t index, int64_t len) {
-    const int32_t* begin = tuples.data() + index * len;
-    return {begin, begin + len};
-  }
-  // Writes `span` into `out` at `at`; returns the position after it.
-  static int64_t put(Span span, Symbols& out, int64_t at) {
-    std::copy(span.begin, span.end, out.begin() + at);
-    return at + (span.end - span.begin);
-  }
-  static void append(Span span, Symbols& out) { out.insert(out.end(), span.begin, span.end); }
-  // `count` indices uniform in [0, n), with replacement.
-  static std::vector<int64_t> uniform_indices(Rng& rng, int64_t n, int64_t count) {
-    std::vector<int64_t> indices(static_cast<size_t>(count));
-    for (int64_t& index : indices) index = uniform_int(rng, 0, n - 1);
-    return indices;
-  }
-
   MqmtarShape shape_;
   Symbols keys_;    // num_pairs distinct keys of key_len letters each
   Symbols values_;  // num_pairs distinct values of value_len letters each
 };
 
 std::unique_ptr<Task> make_mqmtar(const CheckedParams& params, uint64_t seed) {
-  MqmtarShape shape;
-  for (const ShapeParameter& shape_parameter : shape_parameters()) {
-    shape.*shape_parameter.member = params.integer(shape_parameter.parameter.name);
-  }
+  const MqmtarShape shape(params);
   for (const auto& [name, len] :
        {std::pair{"key_len", shape.key_len}, std::pair{"value_len", shape.value_len}}) {
     const int64_t space = tuple_space(shape.alphabet, len);
@@ -262,8 +225,8 @@ std::unique_ptr<Task> make_mqmtar(const CheckedParams& params, uint64_t seed) {
   if (shape.num_queries > shape.num_pairs) {
     throw UserError(param_error("mqmtar", "num_queries",
                                 "is " + std::to_string(shape.num_queries) +
-                                    " but a sample holds at most num_pairs = " + std::to_string(shape.num_pairs) +
-                                    " records, and every query needs one"));
+                                    " but a sample holds at most num_pairs = " +
+                                    std::to_string(shape.num_pairs) + " records, and every query needs one"));
   }
   return std::make_unique<MqmtarTask>(shape, seed);
 }
@@ -271,10 +234,20 @@ std::unique_ptr<Task> make_mqmtar(const CheckedParams& params, uint64_t seed) {
 }  // namespace
 
 TaskDefinition mqmtar_task() {
-  std::vector<TaskParameter> parameters;
-  for (const ShapeParameter& shape_parameter : shape_parameters())
-    parameters.push_back(shape_parameter.parameter);
-  return {"mqmtar", parameters, make_mqmtar};
+  return {"mqmtar",
+          {{"alphabet", 256, 2, kMaxLetters, true, "letters that keys and values are spelled with"},
+           {"key_len", 2, 1, kMaxTupleLen, true, "letters per key"},
+           {"value_len", 2, 1, kMaxTupleLen, true, "letters per value"},
+           {"num_pairs", 10000, 1, kMaxPairs, true,
+            "keys in the key vocabulary and values in the value vocabulary; a sample draws its records' keys "
+            "and values from them independently; also the most records per input"},
+           {"num_queries", 4, 1, kMaxPairs, true, "queries per sample, answered in order"},
+           {"shared_vocabulary", 0, 0, 1, true,
+            "1: one key and one value vocabulary for every split, drawn from task.seed; 0: new vocabularies "
+            "per split (training, validation, each evaluation length), as the reference"},
+           {"distinct_queries", 0, 0, 1, true,
+            "1: a sample's queries ask distinct keys; 0: drawn with replacement, as the reference"}},
+          make_mqmtar};
 }
 
 }  // namespace lengen

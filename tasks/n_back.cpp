@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "label_framing.h"
-#include "sampling.h"
 #include "task_factories.h"
 
 namespace lengen {
@@ -14,26 +13,20 @@ namespace {
 
 constexpr int32_t kNothing = 0;
 
-class NBackTask : public Task {
+class NBackTask : public LabelTask {
  public:
   explicit NBackTask(const CheckedParams& params)
-      : params_(params.values()),
-        vocab_(params.integer("vocab")),
-        n_(params.integer("n")),
-        framing_(label_framing(params)) {}
+      : LabelTask("n_back", params), vocab_(params.integer("vocab")), n_(params.integer("n")) {}
 
-  std::string name() const override { return "n_back"; }
   int64_t num_symbols() const override { return vocab_; }
   // At least one position has a symbol n back.
   int64_t min_length() const override { return n_ + 1; }
   // The leading "nothing" and the L symbols.
   std::optional<int64_t> source_length(int64_t length) const override { return length + 1; }
-  Framing framing() const override { return framing_; }
-  TaskParams params() const override { return params_; }
 
   Sample sample(Rng& rng, int64_t length) const override {
     Sample sample;
-    sample.framing = framing_;
+    sample.framing = framing();
     sample.src.push_back(kNothing);
     const Symbols drawn = uniform_symbols(rng, length, kNothing + 1, static_cast<int32_t>(vocab_ - 1));
     sample.src.insert(sample.src.end(), drawn.begin(), drawn.end());
@@ -52,10 +45,8 @@ class NBackTask : public Task {
   }
 
  private:
-  TaskParams params_;
   int64_t vocab_;
   int64_t n_;
-  Framing framing_;
 };
 
 }  // namespace
@@ -63,12 +54,11 @@ class NBackTask : public Task {
 TaskDefinition n_back_task() {
   constexpr double kMax = std::numeric_limits<int32_t>::max();
   return {"n_back",
-          {{"vocab", 16, 2, kMaxTaskSymbols, true, "symbols, 0 standing for nothing n back; sources use 1..vocab-1"},
+          {{"vocab", 16, 2, kMaxTaskSymbols, true,
+            "symbols, 0 standing for nothing n back; sources use 1..vocab-1"},
            {"n", 2, 1, kMax, true, "how far back the label looks"},
            labels_after_source_parameter()},
-          [](const CheckedParams& params, uint64_t) -> std::unique_ptr<Task> {
-            return std::make_unique<NBackTask>(params);
-          }};
+          make_from_params<NBackTask>};
 }
 
 }  // namespace lengen

@@ -2,7 +2,6 @@
 // (the reference's convention).
 #include <algorithm>
 
-#include "sampling.h"
 #include "task_factories.h"
 
 namespace lengen {

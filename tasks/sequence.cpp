@@ -31,11 +31,7 @@ EncodedSample encode(const Sample& sample) {
   if (sample.framing == Framing::kLabelPerPosition) return encode_labels(sample);
   EncodedSample encoded;
   const size_t size = sample.src.size() + sample.trg.size() + 2;
-  encoded.input.reserve(size);
-  encoded.target.reserve(size);
-  encoded.input.push_back(kBos);
-  for (int32_t symbol : sample.src) encoded.input.push_back(symbol_to_token(symbol));
-  encoded.input.push_back(kSep);
+  encoded.input = encode_prompt(sample.src);
   for (int32_t symbol : sample.trg) encoded.input.push_back(symbol_to_token(symbol));
   encoded.target.assign(encoded.input.begin() + 1, encoded.input.end());
   encoded.target.push_back(kEos);

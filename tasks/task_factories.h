@@ -18,6 +18,19 @@ struct TaskDefinition {
   std::unique_ptr<Task> (*make)(const CheckedParams& params, uint64_t seed);
 };
 
+// `length` symbols, each uniform in [low, high].
+inline Symbols uniform_symbols(Rng& rng, int64_t length, int32_t low, int32_t high) {
+  Symbols symbols(static_cast<size_t>(length));
+  for (auto& symbol : symbols) symbol = static_cast<int32_t>(uniform_int(rng, low, high));
+  return symbols;
+}
+
+// The `make` of a task built from its checked parameters alone.
+template <class T>
+std::unique_ptr<Task> make_from_params(const CheckedParams& params, uint64_t) {
+  return std::make_unique<T>(params);
+}
+
 TaskDefinition copy_task();
 TaskDefinition reverse_task();
 TaskDefinition sort_task();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <regex>
 #include <string_view>
 #include <tuple>
 
@@ -61,21 +62,16 @@ std::vector<std::string_view> split_lines(const std::string& text) {
   return lines;
 }
 
-// A token from a file as a message can show it: bytes outside printable ASCII (a NUL would end
-// the message, a byte-order mark would be invisible) as \xNN, long tokens cut.
+// A token from a file as a message can show it: bytes outside ASCII (a byte-order mark would be
+// invisible) as \xNN, long tokens cut; UserError escapes the control bytes.
 std::string quoted(std::string_view token) {
-  const bool cut = token.size() > kMaxQuoted;
   std::string text = "'";
   for (unsigned char byte : token.substr(0, kMaxQuoted)) {
-    if (byte >= 0x20 && byte < 0x7f) {
-      text += static_cast<char>(byte);
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      text += escaped;
-    }
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+    text += byte < 0x7f ? std::string(1, static_cast<char>(byte)) : std::string(escaped);
   }
-  return text + (cut ? "...'" : "'");
+  return text + (token.size() > kMaxQuoted ? "...'" : "'");
 }
 
 Symbols parse_line(std::string_view line, int64_t num_symbols, const std::string& path, size_t number) {
@@ -234,41 +230,30 @@ std::string eval_split_stem(const std::string& dir, int64_t index, int64_t lengt
 std::vector<EvalSplit> list_eval_splits(const std::string& dir) {
   std::error_code error;
   if (!fs::is_directory(dir, error)) {
-    throw UserError(fs::exists(dir, error) ? dir + " is a file, not a data folder" : dir + ": no such folder");
+    throw UserError(fs::exists(dir, error) ? dir + " is a file, not a data folder"
+                                           : dir + ": no such folder");
   }
+  static const std::regex kSplitName(R"(test_(\d+)_(\d+))");
   std::vector<std::tuple<int64_t, int64_t, std::string>> found;  // (L, i, stem)
   for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    int64_t index = 0, length = 0;
-    const char* p = name.data();
-    const char* end = name.data() + name.size();
-    const std::string_view suffix = ".src";
-    const auto ends_with = [&name](std::string_view tail) {
-      return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    const fs::path& path = entry.path();
+    const std::string name = path.stem().string(), extension = path.extension().string();
+    if (name.rfind("test_", 0) != 0 || (extension != ".src" && extension != ".trg")) continue;
+    // A split is read through its .src; either file alone is a split the user meant, not one to skip.
+    const std::string stem = (path.parent_path() / name).string();
+    const std::string other = stem + (extension == ".src" ? ".trg" : ".src");
+    if (!fs::exists(other)) throw UserError(other + ": missing (" + path.string() + " exists)");
+    if (extension == ".trg") continue;
+    std::smatch match;
+    int64_t index = -1, length = 0;
+    const auto parse = [&](int group, int64_t& value) {
+      const char* begin = name.data() + match.position(group);
+      return std::from_chars(begin, begin + match.length(group), value).ec == std::errc();
     };
-    if (name.rfind("test_", 0) != 0) continue;
-    if (ends_with(".trg")) {
-      // Its split is read through the .src; a lone .trg would be one split fewer with no word.
-      const fs::path source = entry.path().parent_path() / (name.substr(0, name.size() - 4) + ".src");
-      if (!fs::exists(source))
-        throw UserError(source.string() + ": missing (" + entry.path().string() + " exists)");
-      continue;
-    }
-    if (!ends_with(suffix)) continue;
-    // A test_*.src file is meant as a split: one whose name does not parse is refused, not skipped.
-    p += 5;
-    auto parsed_index = std::from_chars(p, end, index);
-    const bool index_ok =
-        parsed_index.ec == std::errc() && parsed_index.ptr != end && *parsed_index.ptr == '_';
-    auto parsed_length = index_ok ? std::from_chars(parsed_index.ptr + 1, end, length)
-                                  : std::from_chars_result{end, std::errc::invalid_argument};
-    if (!index_ok || parsed_length.ec != std::errc() ||
-        std::string_view(parsed_length.ptr, end - parsed_length.ptr) != suffix || index < 0 || length < 1) {
-      throw UserError((fs::path(dir) / name).string() +
+    if (!std::regex_match(name, match, kSplitName) || !parse(1, index) || !parse(2, length) || length < 1) {
+      throw UserError(path.string() +
                       ": a test file is named test_{i}_{L}.src, i and L whole numbers (L at least 1)");
     }
-    std::string stem = (fs::path(dir) / name.substr(0, name.size() - suffix.size())).string();
-    if (!fs::exists(stem + ".trg")) throw UserError(stem + ".trg: missing (" + stem + ".src exists)");
     found.emplace_back(length, index, stem);
   }
   std::sort(found.begin(), found.end());

@@ -1,11 +1,11 @@
 #include "task_params.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
 #include "lengen/errors.h"
+#include "lengen/named_entries.h"
 
 namespace lengen {
 
@@ -20,19 +20,6 @@ std::string format_value(double value) {
     out << value;
   }
   return out.str();
-}
-
-std::string unknown_parameter_message(const std::string& task, const std::string& name,
-                                      const std::vector<TaskParameter>& parameters) {
-  std::vector<std::string> valid;
-  for (const TaskParameter& parameter : parameters) valid.push_back(parameter.name);
-  std::string message = "task '" + task + "': unknown parameter '" + name + "'";
-  const std::string suggestion = closest_match(name, valid);
-  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
-  if (valid.empty()) return message + "; it takes no parameters";
-  message += "; valid parameters:";
-  for (size_t i = 0; i < valid.size(); ++i) message += (i ? ", " : " ") + valid[i];
-  return message;
 }
 
 bool allowed(const TaskParameter& parameter, double value) {
@@ -59,10 +46,10 @@ std::string param_error(const std::string& task, const std::string& param, const
 CheckedParams::CheckedParams(std::string task, const TaskParams& given,
                              const std::vector<TaskParameter>& parameters) {
   for (const auto& [name, value] : given) {
-    const bool known =
-        std::any_of(parameters.begin(), parameters.end(),
-                    [&name = name](const TaskParameter& parameter) { return parameter.name == name; });
-    if (!known) throw UserError(unknown_parameter_message(task, name, parameters));
+    if (find_entry(parameters, name) != nullptr) continue;
+    throw UserError("task '" + task + "': " +
+                    (parameters.empty() ? "unknown parameter '" + name + "'; it takes no parameters"
+                                        : unknown_name_message("parameter", name, entry_names(parameters))));
   }
   for (const TaskParameter& parameter : parameters) {
     const auto it = given.find(parameter.name);

@@ -1,5 +1,6 @@
 #include "lengen/training_data.h"
 
+#include <functional>
 #include <string>
 
 #include "lengen/errors.h"
@@ -13,54 +14,39 @@ Rng sample_rng(uint64_t seed, int64_t step, int64_t index) {
   return Rng(derive_seed(derive_seed(seed, static_cast<uint64_t>(step)), static_cast<uint64_t>(index)));
 }
 
-class GeneratedData : public TrainingData {
+// Sample k of the batch of `step` drawn by `draw` from its own generator.
+class DrawnData : public TrainingData {
  public:
-  GeneratedData(const Task& task, int64_t len_min, int64_t len_max, uint64_t seed)
-      : task_(task, seed), len_min_(len_min), len_max_(len_max), seed_(seed) {}
+  DrawnData(uint64_t seed, std::function<Sample(Rng&)> draw) : seed_(seed), draw_(std::move(draw)) {}
 
   std::vector<Sample> batch(int64_t step, int64_t first, int64_t count) const override {
     std::vector<Sample> samples;
     samples.reserve(count);
     for (int64_t k = first; k < first + count; ++k) {
       Rng rng = sample_rng(seed_, step, k);
-      samples.push_back(task_->sample(rng, uniform_int(rng, len_min_, len_max_)));
+      samples.push_back(draw_(rng));
     }
     return samples;
   }
 
  private:
-  SplitTask task_;
-  int64_t len_min_, len_max_;
   uint64_t seed_;
-};
-
-class FileData : public TrainingData {
- public:
-  FileData(std::vector<Sample> samples, uint64_t seed) : samples_(std::move(samples)), seed_(seed) {}
-
-  std::vector<Sample> batch(int64_t step, int64_t first, int64_t count) const override {
-    std::vector<Sample> samples;
-    samples.reserve(count);
-    for (int64_t k = first; k < first + count; ++k) {
-      Rng rng = sample_rng(seed_, step, k);
-      samples.push_back(samples_[uniform_int(rng, 0, static_cast<int64_t>(samples_.size()) - 1)]);
-    }
-    return samples;
-  }
-
- private:
-  std::vector<Sample> samples_;
-  uint64_t seed_;
+  std::function<Sample(Rng&)> draw_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrainingData> generated_data(const Task& task, int64_t len_min, int64_t len_max, uint64_t seed) {
-  return std::make_unique<GeneratedData>(task, len_min, len_max, seed);
+std::unique_ptr<TrainingData> generated_data(const Task& task, int64_t len_min, int64_t len_max,
+                                             uint64_t seed) {
+  auto split = std::make_shared<const SplitTask>(task, seed);
+  return std::make_unique<DrawnData>(
+      seed, [=](Rng& rng) { return (*split)->sample(rng, uniform_int(rng, len_min, len_max)); });
 }
 
 std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t seed) {
-  return std::make_unique<FileData>(std::move(samples), seed);
+  auto all = std::make_shared<const std::vector<Sample>>(std::move(samples));
+  return std::make_unique<DrawnData>(
+      seed, [all](Rng& rng) { return (*all)[uniform_int(rng, 0, static_cast<int64_t>(all->size()) - 1)]; });
 }
 
 void check_generated_length(const Task& task, int64_t length, const std::string& what) {

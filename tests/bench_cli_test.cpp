@@ -22,7 +22,6 @@
 #include "lengen/config_io.h"
 #include "lengen/sequence.h"
 #include "lengen/step_bench.h"
-#include "lengen/step_flops.h"
 #include "lengen/training_data.h"
 
 namespace lengen {

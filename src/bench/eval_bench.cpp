@@ -6,17 +6,15 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
 #include <fstream>
-#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "bench_clock.h"
+#include "bench_output.h"
 #include "lengen/attention_choices.h"
 #include "lengen/batch.h"
 #include "lengen/checkpoint.h"
@@ -27,8 +25,8 @@
 #include "lengen/evaluation.h"
 #include "lengen/rng.h"
 #include "lengen/run_folder.h"
-#include "lengen/sgemm_rate.h"
 #include "lengen/sequence.h"
+#include "lengen/sgemm_rate.h"
 #include "lengen/shipped_configs.h"
 #include "lengen/training_data.h"
 
@@ -79,11 +77,9 @@ double status_mb(const char* field) {
   return 0.0;
 }
 
-// Starts measuring what one evaluation adds to the resident set; returns the resident MB it
-// starts from. lengen keeps freed heap memory in the process (allocator.h), so the peak of the
-// whole process is the largest evaluation so far, the same for every kernel timed after it: the
-// heap's free memory goes back to the system first, then the peak is reset to what is left
-// (Linux: 5 > /proc/self/clear_refs).
+// Starts measuring what one evaluation adds to the resident set; returns the resident MB it starts
+// from. lengen keeps freed heap memory (allocator.h): it goes back to the system first, then the
+// peak is reset to what is left (Linux: 5 > /proc/self/clear_refs).
 double start_memory_measurement() {
   malloc_trim(0);
   std::ofstream clear("/proc/self/clear_refs");
@@ -102,10 +98,16 @@ double sample_flops(const ModelConfig& model, int64_t tokens) {
 }
 
 struct Timing {
-  double seconds_per_sample = 0;
+  double seconds_per_sample = std::numeric_limits<double>::infinity();  // infinite: not timed
   // The most resident memory the evaluation added above what the process held when it began
   // (the model, its weights and the samples): the dense kernel's length x length scores show here.
   double peak_added_mb = 0;
+  bool timed() const { return std::isfinite(seconds_per_sample); }
+  // Keeps the faster time, and the larger peak of the two.
+  void keep_best(const Timing& other) {
+    seconds_per_sample = std::min(seconds_per_sample, other.seconds_per_sample);
+    peak_added_mb = std::max(peak_added_mb, other.peak_added_mb);
+  }
 };
 
 Timing time_evaluation(BenchModel& bench, const std::vector<Sample>& samples, int64_t length,
@@ -128,45 +130,29 @@ Timing time_evaluation(BenchModel& bench, const std::vector<Sample>& samples, in
 // The timings of one model at one length: the dense kernel (unless the length is above
 // --dense-max-length), the fused one, and with more than one thread the fused one at one thread.
 struct KernelTimings {
-  std::optional<Timing> dense;
-  Timing fused;
-  double one_thread_seconds = 0;  // 0: not timed (one thread)
+  Timing dense, fused, one_thread;
 };
 
-// Keeps the faster timing, and the larger peak of the two.
-void keep_best(std::optional<Timing>& best, const Timing& timing) {
-  if (!best) {
-    best = timing;
-    return;
-  }
-  best->seconds_per_sample = std::min(best->seconds_per_sample, timing.seconds_per_sample);
-  best->peak_added_mb = std::max(best->peak_added_mb, timing.peak_added_mb);
-}
-
-// Each round times the kernels one after the other on the same samples (the dense one, the fused
-// one at one thread when --threads is above 1, then the fused one), best of --repeats rounds
-// each: the machine's drift within the command hits them alike, and the ratios taken from one
-// command compare like with like.
-// `warmup` (short samples) first goes through each kernel timed, untimed: the heap and LibTorch's
-// first-call work settle.
+// Best of --repeats rounds, each timing the kernels in turn on the same samples, so the machine's
+// drift hits them alike; `warmup` first goes through each kernel untimed, so the heap settles.
 KernelTimings time_kernels(BenchModel& bench, const std::vector<Sample>& samples, int64_t length,
                            const std::vector<Sample>& warmup, const EvalBenchOptions& options) {
   const bool single = options.threads == 1;
   const bool with_dense = length <= options.dense_max_length;
   if (with_dense) time_evaluation(bench, warmup, bench.config.task.len_max, AttentionKernel::kDense, single);
   time_evaluation(bench, warmup, bench.config.task.len_max, AttentionKernel::kFused, single);
-  std::optional<Timing> dense, fused, one_thread;
+  KernelTimings best;
   for (int64_t round = 0; round < options.repeats; ++round) {
     if (with_dense)
-      keep_best(dense, time_evaluation(bench, samples, length, AttentionKernel::kDense, single));
+      best.dense.keep_best(time_evaluation(bench, samples, length, AttentionKernel::kDense, single));
     if (!single) {
       set_compute_threads(1);
-      keep_best(one_thread, time_evaluation(bench, samples, length, AttentionKernel::kFused, false));
+      best.one_thread.keep_best(time_evaluation(bench, samples, length, AttentionKernel::kFused, false));
       set_compute_threads(options.threads);
     }
-    keep_best(fused, time_evaluation(bench, samples, length, AttentionKernel::kFused, single));
+    best.fused.keep_best(time_evaluation(bench, samples, length, AttentionKernel::kFused, single));
   }
-  return {dense, *fused, one_thread ? one_thread->seconds_per_sample : 0.0};
+  return best;
 }
 
 }  // namespace
@@ -180,18 +166,24 @@ void run_eval_bench(const EvalBenchOptions& options) {
     auto task = make_task(bench.config.task.name, bench.config.task.params, bench.config.task.seed);
     for (int64_t length : options.lengths) check_generated_length(*task, length);
   }
-  nlohmann::json records = nlohmann::json::array();
-  if (!options.json) {
-    std::printf(
-        "teacher-forced evaluation with attention statistics, batch 1, %lld sample(s) per entry, best "
-        "of %lld round(s), %d thread(s), %s; "
-        "sgemm %.1f GFLOP/s (one thread's rate x threads); floor = attention + projection FLOPs at that "
-        "rate; +peak MB = the most resident memory the evaluation added above the model and samples\n",
-        static_cast<long long>(options.samples), static_cast<long long>(options.repeats), options.threads,
-        single ? "thread CPU time" : "wall time", flops_per_second / 1e9);
-    std::printf("%-10s %-6s %8s %8s %12s %12s %10s %9s %8s\n", "method", "kernel", "length", "tokens",
-                "s/sample", "tokens/s", "+peak MB", "speedup", "floor x");
-  }
+  BenchTable table(
+      options.json,
+      fmt::format(
+          "teacher-forced evaluation with attention statistics, batch 1, {} sample(s) per entry, best of {} "
+          "round(s), {} thread(s), {}; sgemm {:.1f} GFLOP/s (one thread's rate x threads); floor = "
+          "attention + projection FLOPs at that rate; +peak MB = the most resident memory the evaluation "
+          "added above the model and samples",
+          options.samples, options.repeats, options.threads, single ? "thread CPU time" : "wall time",
+          flops_per_second / 1e9),
+      {{"method", -10, "method"},
+       {"kernel", -6, "kernel"},
+       {"length", 8, "length"},
+       {"tokens", 8, "tokens"},
+       {"s/sample", 12, "seconds_per_sample", 3},
+       {"tokens/s", 12, "tokens_per_s"},
+       {"+peak MB", 10, "peak_added_mb"},
+       {"speedup", 9, "speedup_vs_dense", 2},
+       {"floor x", 8, "floor_ratio", 2}});
   for (int64_t length : options.lengths) {
     for (BenchModel& bench : models) {
       auto task = make_task(bench.config.task.name, bench.config.task.params, bench.config.task.seed);
@@ -201,12 +193,9 @@ void run_eval_bench(const EvalBenchOptions& options) {
       const double floor_seconds = sample_flops(bench.config.model, tokens) / flops_per_second;
       const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
       const KernelTimings timings = time_kernels(bench, samples, length, warmup, options);
-      const double dense_seconds = timings.dense ? timings.dense->seconds_per_sample : 0.0;  // 0: not timed
-      for (AttentionKernel kernel : {AttentionKernel::kDense, AttentionKernel::kFused}) {
-        const bool dense = kernel == AttentionKernel::kDense;
-        if (dense && !timings.dense) continue;
-        const Timing timing = dense ? *timings.dense : timings.fused;
-        const double one_thread_seconds = dense ? 0.0 : timings.one_thread_seconds;  // 0: not timed
+      for (const bool dense : {true, false}) {
+        if (dense && !timings.dense.timed()) continue;
+        const Timing timing = dense ? timings.dense : timings.fused;
         nlohmann::json record = {{"method", bench.method},
                                  {"kernel", dense ? "dense" : "fused"},
                                  {"length", length},
@@ -219,30 +208,22 @@ void run_eval_bench(const EvalBenchOptions& options) {
                                  {"peak_added_mb", timing.peak_added_mb},
                                  {"speedup_vs_dense", nullptr},
                                  {"floor_ratio", timing.seconds_per_sample / floor_seconds}};
-        if (dense_seconds > 0) record["speedup_vs_dense"] = dense_seconds / timing.seconds_per_sample;
-        if (one_thread_seconds > 0) {
+        if (timings.dense.timed()) {
+          record["speedup_vs_dense"] = timings.dense.seconds_per_sample / timing.seconds_per_sample;
+        }
+        const double one_thread_seconds = timings.one_thread.seconds_per_sample;
+        std::string against_one;
+        if (!dense && timings.one_thread.timed()) {
           record["one_thread_seconds_per_sample"] = one_thread_seconds;
           record["speedup_vs_one_thread"] = one_thread_seconds / timing.seconds_per_sample;
+          against_one = fmt::format("  vs 1 thread: {:.3f} s, {:.2f}x", one_thread_seconds,
+                                    one_thread_seconds / timing.seconds_per_sample);
         }
-        if (!options.json) {
-          const std::string speedup =
-              dense_seconds > 0 ? fmt::format("{:.2f}", dense_seconds / timing.seconds_per_sample) : "-";
-          const std::string against_one =
-              one_thread_seconds > 0 ? fmt::format("  vs 1 thread: {:.3f} s, {:.2f}x", one_thread_seconds,
-                                                   one_thread_seconds / timing.seconds_per_sample)
-                                     : "";
-          std::printf("%-10s %-6s %8lld %8lld %12.3f %12.0f %10.0f %9s %8.2f%s\n", bench.method.c_str(),
-                      dense ? "dense" : "fused", static_cast<long long>(length),
-                      static_cast<long long>(tokens), timing.seconds_per_sample,
-                      static_cast<double>(tokens) / timing.seconds_per_sample, timing.peak_added_mb,
-                      speedup.c_str(), timing.seconds_per_sample / floor_seconds, against_one.c_str());
-          std::fflush(stdout);
-        }
-        records.push_back(record);
+        table.add(record, against_one);
       }
     }
   }
-  if (options.json) std::cout << records.dump(2) << "\n";
+  table.finish();
 }
 
 }  // namespace lengen

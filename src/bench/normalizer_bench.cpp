@@ -2,15 +2,13 @@
 #include "lengen/normalizer_bench.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
-#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "bench_clock.h"
+#include "bench_output.h"
 #include "lengen/compute_threads.h"
 #include "lengen/errors.h"
 #include "lengen/memory_estimate.h"
@@ -42,28 +40,9 @@ std::vector<NormalizerContender> all_contenders() {
   return all;
 }
 
-// The baseline first, then the contenders named in `only` (all when it is empty), in table order.
-std::vector<NormalizerContender> contenders(const std::vector<std::string>& only) {
-  std::vector<NormalizerContender> all = all_contenders();
-  for (const std::string& name : only) {
-    const bool known =
-        std::any_of(all.begin(), all.end(), [&](const NormalizerContender& c) { return c.name == name; });
-    if (!known) {
-      throw UserError("bench normalizers --only: " +
-                      unknown_name_message("normalizer", name, normalizer_bench_names()));
-    }
-  }
-  if (only.empty()) return all;
-  std::vector<NormalizerContender> chosen = {all.front()};
-  for (size_t i = 1; i < all.size(); ++i) {
-    if (std::find(only.begin(), only.end(), all[i].name) != only.end()) chosen.push_back(all[i]);
-  }
-  return chosen;
-}
-
 // One forward+backward pass of `contender`, in seconds.
-double pass_seconds(const NormalizerContender& contender, const torch::Tensor& scores, const torch::Tensor& grad,
-                    const NormalizerBenchOptions& options) {
+double pass_seconds(const NormalizerContender& contender, const torch::Tensor& scores,
+                    const torch::Tensor& grad, const NormalizerBenchOptions& options) {
   const torch::Tensor z = scores.detach().requires_grad_(true);
   const double start = bench_now_seconds(options.threads == 1);
   contender.normalize(z).backward(grad);
@@ -73,8 +52,9 @@ double pass_seconds(const NormalizerContender& contender, const torch::Tensor& s
 // Fastest of `repeats` forward+backward passes of each contender, after kWarmups untimed ones,
 // in seconds. Round-robin (one pass of each contender in turn), so that a slow spell of a shared
 // machine hits every contender alike instead of skewing one ratio.
-std::vector<double> fastest_seconds(const std::vector<NormalizerContender>& chosen, const torch::Tensor& scores,
-                                    const torch::Tensor& grad, const NormalizerBenchOptions& options) {
+std::vector<double> fastest_seconds(const std::vector<NormalizerContender>& chosen,
+                                    const torch::Tensor& scores, const torch::Tensor& grad,
+                                    const NormalizerBenchOptions& options) {
   std::vector<double> best(chosen.size(), std::numeric_limits<double>::infinity());
   for (int i = 0; i < kWarmups + options.repeats; ++i) {
     for (size_t c = 0; c < chosen.size(); ++c) {
@@ -93,14 +73,9 @@ torch::Tensor causal_scores(int64_t n) {
   return torch::randn({batch_heads, n, n}).masked_fill(future, -std::numeric_limits<float>::infinity());
 }
 
-std::vector<std::string> normalizer_bench_names() {
-  std::vector<std::string> names;
-  for (const NormalizerContender& contender : all_contenders()) names.push_back(contender.name);
-  return names;
-}
-
 void run_normalizer_bench(const NormalizerBenchOptions& options) {
-  const std::vector<NormalizerContender> chosen = contenders(options.only);
+  const std::vector<NormalizerContender> chosen =
+      baseline_and_only(all_contenders(), options.only, "bench normalizers --only", "normalizer");
   // Scores, their gradient, the weights, the backward's output and a normalizer's working copies
   // (a sort's, say): about 8 floats per score of the longest length, checked before any is made.
   for (int64_t n : options.lengths) {
@@ -112,14 +87,12 @@ void run_normalizer_bench(const NormalizerBenchOptions& options) {
   }
   set_compute_threads(options.threads);
   torch::manual_seed(0);
-  nlohmann::json results = nlohmann::json::array();
-  if (!options.json) {
-    std::printf(
-        "forward+backward, fp32, causal mask, %d thread(s), best of %d round-robin passes, %s; "
-        "ratio = time / torch::softmax time\n",
-        options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time");
-    std::printf("%-6s %-20s %10s %8s\n", "n", "normalizer", "ms", "ratio");
-  }
+  BenchTable table(
+      options.json,
+      fmt::format("forward+backward, fp32, causal mask, {} thread(s), best of {} round-robin passes, {}; "
+                  "ratio = time / torch::softmax time",
+                  options.threads, options.repeats, options.threads == 1 ? "thread CPU time" : "wall time"),
+      {{"n", -6, "n"}, {"normalizer", -20, "normalizer"}, {"ms", 10, "ms", 3}, {"ratio", 8, "ratio", 2}});
   const NormalizerContender& baseline_contender = chosen.front();
   for (int64_t n : options.lengths) {
     const torch::Tensor scores = causal_scores(n);
@@ -132,23 +105,15 @@ void run_normalizer_bench(const NormalizerBenchOptions& options) {
     const torch::Tensor grad = torch::randn(scores.sizes());
     const std::vector<double> fastest = fastest_seconds(chosen, scores, grad, options);
     for (size_t c = 0; c < chosen.size(); ++c) {
-      const NormalizerContender& contender = chosen[c];
-      const double seconds = fastest[c];
-      const double ratio = seconds / fastest.front();
-      if (options.json) {
-        results.push_back({{"n", n},
-                           {"rows", scores.numel() / n},
-                           {"normalizer", contender.name},
-                           {"ms", seconds * 1e3},
-                           {"ratio", ratio},
-                           {"threads", options.threads}});
-      } else {
-        std::printf("%-6lld %-20s %10.3f %8.2f\n", static_cast<long long>(n), contender.name.c_str(),
-                    seconds * 1e3, ratio);
-      }
+      table.add({{"n", n},
+                 {"rows", scores.numel() / n},
+                 {"normalizer", chosen[c].name},
+                 {"ms", fastest[c] * 1e3},
+                 {"ratio", fastest[c] / fastest.front()},
+                 {"threads", options.threads}});
     }
   }
-  if (options.json) std::cout << results.dump(2) << "\n";
+  table.finish();
 }
 
 }  // namespace lengen

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "bench_clock.h"
+#include "bench_output.h"
 #include "lengen/compute_threads.h"
 
 namespace lengen {

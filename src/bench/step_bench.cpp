@@ -6,14 +6,12 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "bench_clock.h"
+#include "bench_output.h"
 #include "lengen/attention_choices.h"
 #include "lengen/autocast.h"
 #include "lengen/batch.h"
@@ -25,7 +23,6 @@
 #include "lengen/memory_estimate.h"
 #include "lengen/sequence.h"
 #include "lengen/sgemm_rate.h"
-#include "lengen/step_flops.h"
 #include "lengen/training_data.h"
 
 namespace lengen {
@@ -33,26 +30,6 @@ namespace {
 
 // Untimed steps per method before measuring: Adam's state and the allocator's pools settle.
 constexpr int kWarmupSteps = 5;
-
-// The baseline (the first named method, softmax) first, then the methods named in `only` (all
-// when it is empty), in table order.
-std::vector<NamedMethod> chosen_methods(const std::vector<std::string>& only) {
-  const std::vector<NamedMethod> all = named_methods();
-  std::vector<std::string> names;
-  for (const NamedMethod& method : all) names.push_back(method.name);
-  for (const std::string& name : only) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      throw UserError("bench step --only: " + unknown_name_message("method", name, names));
-    }
-  }
-  std::vector<NamedMethod> chosen = {all.front()};
-  for (size_t i = 1; i < all.size(); ++i) {
-    if (only.empty() || std::find(only.begin(), only.end(), all[i].name) != only.end()) {
-      chosen.push_back(all[i]);
-    }
-  }
-  return chosen;
-}
 
 // One model and optimizer per method, all seeing the same batch.
 struct Contender {
@@ -95,7 +72,8 @@ void training_step(Contender& contender, const Batch& batch, bool bf16) {
 Batch step_batch(const StepBenchOptions& options) {
   if (!options.samples.empty()) return collate(options.samples);
   torch::manual_seed(1);
-  const auto tokens = torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong);
+  const auto tokens =
+      torch::randint(kFirstSymbol, options.vocab, {options.batch, options.length + 1}, torch::kLong);
   Batch batch;
   batch.input = tokens.narrow(1, 0, options.length);
   batch.target = tokens.narrow(1, 1, options.length);
@@ -113,34 +91,29 @@ double median(std::vector<double> values) {
 // could reach if it were nothing but its matrix products at full speed.
 struct StepFloor {
   double flops = 0;
-  int64_t targets = 0;  // positions the output layer and the loss run at
+  int64_t targets = 0;                // positions the output layer and the loss run at
   double sgemm_flops_per_second = 0;  // 0: not measured (a GPU)
   double seconds() const { return sgemm_flops_per_second > 0 ? flops / sgemm_flops_per_second : 0.0; }
 };
 
-void print_heading(const StepBenchOptions& options, const std::string& device_name, bool single,
-                   const StepFloor& floor) {
+// The table's title: the step, the shape, the clock and the floor.
+std::string heading(const StepBenchOptions& options, const std::string& device_name, bool single,
+                    const StepFloor& floor) {
   const ModelConfig& model = options.model;
-  std::printf(
-      "training step (forward, loss at the targets, backward, clip, AdamW), %lld layers, d_model %lld, %lld heads x %lld, d_mlp "
-      "%lld, vocab %lld, batch %lld, length %lld, %s, %s %s, %d thread(s), median of %d, %s; ratio = time / "
+  std::string title = fmt::format(
+      "training step (forward, loss at the targets, backward, clip, AdamW), {} layers, d_model {}, {} heads "
+      "x {}, "
+      "d_mlp {}, vocab {}, batch {}, length {}, {}, {} {}, {} thread(s), median of {}, {}; ratio = time / "
       "softmax "
-      "time\n",
-      static_cast<long long>(model.layers), static_cast<long long>(model.d_model),
-      static_cast<long long>(model.heads), static_cast<long long>(model.d_head),
-      static_cast<long long>(model.d_mlp), static_cast<long long>(options.vocab),
-      static_cast<long long>(options.batch), static_cast<long long>(options.length),
-      model.attention.positions.c_str(), device_name.c_str(), name_of(options.dtype).c_str(), options.threads,
-      options.repeats, single ? "thread CPU time" : "wall time");
-  std::printf("%lld target positions; %.2f MFLOP of matrix products per step (forward + backward); ",
-              static_cast<long long>(floor.targets), floor.flops / 1e6);
-  if (floor.sgemm_flops_per_second > 0) {
-    std::printf("sgemm %.1f GFLOP/s (one thread's rate x threads), floor %.2f ms; floor x = time / floor\n",
-                floor.sgemm_flops_per_second / 1e9, floor.seconds() * 1e3);
-  } else {
-    std::printf("no sgemm rate on this device\n");
-  }
-  std::printf("%-18s %10s %12s %8s %8s\n", "method", "ms/step", "tokens/s", "ratio", "floor x");
+      "time\n{} target positions; {:.2f} MFLOP of matrix products per step (forward + backward); ",
+      model.layers, model.d_model, model.heads, model.d_head, model.d_mlp, options.vocab, options.batch,
+      options.length, model.attention.positions, device_name, name_of(options.dtype), options.threads,
+      options.repeats, single ? "thread CPU time" : "wall time", floor.targets, floor.flops / 1e6);
+  if (floor.sgemm_flops_per_second <= 0) return title + "no sgemm rate on this device";
+  return title +
+         fmt::format(
+             "sgemm {:.1f} GFLOP/s (one thread's rate x threads), floor {:.2f} ms; floor x = time / floor",
+             floor.sgemm_flops_per_second / 1e9, floor.seconds() * 1e3);
 }
 
 // Every method's model and optimizer state are held at once; one step's activations at a time.
@@ -182,57 +155,61 @@ void time_steps(std::vector<Contender>& contenders, const Batch& batch, const St
   }
 }
 
-// A method's entry in --json: the shape, its median time and its ratios to softmax and the floor.
-nlohmann::json result_json(const Contender& contender, const StepBenchOptions& options,
-                           const std::string& device_name, double seconds, double baseline,
-                           const StepFloor& floor) {
-  const bool has_floor = floor.sgemm_flops_per_second > 0;
-  return {{"method", contender.method.name},
-          {"normalizer", contender.method.normalizer},
-          {"scaling", contender.method.scaling},
-          {"positions", options.model.attention.positions},
-          {"layers", options.model.layers},
-          {"d_model", options.model.d_model},
-          {"heads", options.model.heads},
-          {"d_head", options.model.d_head},
-          {"d_mlp", options.model.d_mlp},
-          {"batch", options.batch},
-          {"length", options.length},
-          {"vocab", options.vocab},
-          {"device", device_name},
-          {"dtype", name_of(options.dtype)},
-          {"ms", seconds * 1e3},
-          {"tokens_per_s", static_cast<double>(options.batch * options.length) / seconds},
-          {"ratio", seconds / baseline},
-          {"targets", floor.targets},
-          {"flops", floor.flops},
-          {"sgemm_flops_per_s",
-           has_floor ? nlohmann::json(floor.sgemm_flops_per_second) : nlohmann::json(nullptr)},
-          {"floor_ratio", has_floor ? nlohmann::json(seconds / floor.seconds()) : nlohmann::json(nullptr)}};
-}
-
-// The table (or with options.json the JSON list) of every method's median step on stdout.
+// The table (or with options.json the JSON list) of every method's median step, its ratios to
+// softmax and to the floor, on stdout.
 void print_results(const std::vector<Contender>& contenders, const StepBenchOptions& options,
                    const std::string& device_name, bool single, const StepFloor& floor) {
   const double baseline = median(contenders.front().seconds);
-  nlohmann::json results = nlohmann::json::array();
-  if (!options.json) print_heading(options, device_name, single, floor);
+  const bool has_floor = floor.sgemm_flops_per_second > 0;
+  BenchTable table(options.json, heading(options, device_name, single, floor),
+                   {{"method", -18, "method"},
+                    {"ms/step", 10, "ms", 2},
+                    {"tokens/s", 12, "tokens_per_s"},
+                    {"ratio", 8, "ratio", 2},
+                    {"floor x", 8, "floor_ratio", 2}});
   for (const auto& contender : contenders) {
     const double seconds = median(contender.seconds);
-    if (options.json) {
-      results.push_back(result_json(contender, options, device_name, seconds, baseline, floor));
-      continue;
-    }
-    const std::string floor_ratio =
-        floor.sgemm_flops_per_second > 0 ? fmt::format("{:.2f}", seconds / floor.seconds()) : "-";
-    std::printf("%-18s %10.2f %12.0f %8.2f %8s\n", contender.method.name.c_str(), seconds * 1e3,
-                static_cast<double>(options.batch * options.length) / seconds, seconds / baseline,
-                floor_ratio.c_str());
+    table.add(
+        {{"method", contender.method.name},
+         {"normalizer", contender.method.normalizer},
+         {"scaling", contender.method.scaling},
+         {"positions", options.model.attention.positions},
+         {"layers", options.model.layers},
+         {"d_model", options.model.d_model},
+         {"heads", options.model.heads},
+         {"d_head", options.model.d_head},
+         {"d_mlp", options.model.d_mlp},
+         {"batch", options.batch},
+         {"length", options.length},
+         {"vocab", options.vocab},
+         {"device", device_name},
+         {"dtype", name_of(options.dtype)},
+         {"ms", seconds * 1e3},
+         {"tokens_per_s", static_cast<double>(options.batch * options.length) / seconds},
+         {"ratio", seconds / baseline},
+         {"targets", floor.targets},
+         {"flops", floor.flops},
+         {"sgemm_flops_per_s", has_floor ? nlohmann::json(floor.sgemm_flops_per_second) : nlohmann::json()},
+         {"floor_ratio", has_floor ? nlohmann::json(seconds / floor.seconds()) : nlohmann::json()}});
   }
-  if (options.json) std::cout << results.dump(2) << "\n";
+  table.finish();
 }
 
 }  // namespace
+
+double training_step_flops(const ModelConfig& model, int64_t batch, int64_t length, int64_t vocab,
+                           int64_t output_positions) {
+  const double tokens = static_cast<double>(batch) * static_cast<double>(length);
+  const double d_model = static_cast<double>(model.d_model);
+  const double inner = static_cast<double>(model.heads) * static_cast<double>(model.d_head);
+  const double projections =
+      2.0 * tokens * (4.0 * d_model * inner + 3.0 * d_model * static_cast<double>(model.d_mlp));
+  // q.k^T and p.v: each 2 x length x length x d_head per head and sequence.
+  const double attention = 2.0 * 2.0 * tokens * static_cast<double>(length) * inner;
+  const double head = 2.0 * static_cast<double>(output_positions) * d_model * static_cast<double>(vocab);
+  const double forward = static_cast<double>(model.layers) * (projections + attention) + head;
+  return 3.0 * forward;  // forward, and a backward of twice as much
+}
 
 ModelConfig default_step_bench_model() {
   ModelConfig model;
@@ -262,7 +239,8 @@ void run_step_bench(const StepBenchOptions& options) {
                     std::to_string(kFirstSymbol + 1) + " token ids (the first " +
                     std::to_string(kFirstSymbol) + " are special tokens)");
   }
-  const std::vector<NamedMethod> methods = chosen_methods(options.only);
+  const std::vector<NamedMethod> methods =
+      baseline_and_only(named_methods(), options.only, "bench step --only", "method");
   set_compute_threads(options.threads);
   if (options.device == DeviceChoice::kCuda && !torch::cuda::is_available()) {
     throw UserError("bench step --device cuda: this LibTorch has no CUDA device");
@@ -275,8 +253,8 @@ void run_step_bench(const StepBenchOptions& options) {
   const bool single = options.threads == 1 && !device.is_cuda();
   time_steps(contenders, batch, options, single);
   const int64_t targets = batch.loss_mask.sum().item<int64_t>();
-  StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab, targets), targets,
-                  0.0};
+  StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab, targets),
+                  targets, 0.0};
   if (!device.is_cuda()) floor.sgemm_flops_per_second = sgemm_flops_per_second(options.threads);
   print_results(contenders, options, device.is_cuda() ? "cuda" : "cpu", single, floor);
 }

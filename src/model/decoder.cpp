@@ -9,6 +9,28 @@
 
 namespace lengen {
 
+RMSNormImpl::RMSNormImpl(int64_t dim) { weight_ = register_parameter("weight", torch::zeros({dim})); }
+
+torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+  // In fp32 or better whatever the input dtype: the mean of squares overflows or loses digits in bf16.
+  auto xf = to_at_least_fp32(x);
+  auto normed = xf * torch::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + 1e-6);
+  return (normed * (1.0 + weight_)).to(x.dtype());
+}
+
+MlpImpl::MlpImpl(int64_t d_model, int64_t d_mlp) {
+  auto linear = [](int64_t in, int64_t out) {
+    return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+  };
+  gate_ = register_module("gate", linear(d_model, d_mlp));
+  up_ = register_module("up", linear(d_model, d_mlp));
+  down_ = register_module("down", linear(d_mlp, d_model));
+}
+
+torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
+  return down_(torch::gelu(gate_(x), "tanh") * up_(x));
+}
+
 BlockImpl::BlockImpl(const ModelConfig& config) {
   pre_attention_norm_ = register_module("pre_attention_norm", RMSNorm(config.d_model));
   attention_ = register_module("attention", Attention(config));

@@ -1,22 +1,12 @@
 #include "lengen/blas_kernels.h"
 
 #include <dlfcn.h>
+#include <strings.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cstdlib>
 
 namespace lengen {
-
-namespace {
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
-}  // namespace
 
 CpuVectorUnits cpu_vector_units() {
   // __builtin_cpu_supports also checks that the OS saves the vector registers (XCR0).
@@ -40,7 +30,7 @@ std::string openblas_core() {
 
 std::string better_openblas_core(const std::string& loaded_core, const CpuVectorUnits& units) {
   // Only OpenBLAS's fallback is second-guessed: a core it chose by itself stays.
-  if (lowercase(loaded_core) != "prescott") return "";
+  if (strcasecmp(loaded_core.c_str(), "prescott") != 0) return "";
   if (units.avx512 && units.avx2_fma) return "SkylakeX";
   if (units.avx2_fma) return "Haswell";
   return "";

@@ -19,13 +19,10 @@ struct NormalizerBenchOptions {
   std::vector<std::string> only;
 };
 
-// Times each contender and prints a table (or JSON with options.json) on stdout; UserError for a
-// name in options.only that is not one of normalizer_bench_names().
+// Times "torch::softmax", then every normalizer's timed variants (normalizer_registry.h, "entmax
+// alpha=1.25" and the like), and prints a table (or JSON with options.json) on stdout; UserError
+// for a name in options.only that is none of them.
 void run_normalizer_bench(const NormalizerBenchOptions& options);
-
-// The contenders' table names: "torch::softmax", then every normalizer's timed variants
-// (normalizer_registry.h), "entmax alpha=1.25" and the like.
-std::vector<std::string> normalizer_bench_names();
 
 // [batch*heads, n, n] fp32 scores ~ N(0, 1) under a causal mask, like q.k/sqrt(d_h) at
 // initialisation, with enough rows (about 2M elements) that per-call overheads do not dominate.

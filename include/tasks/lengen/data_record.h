@@ -16,8 +16,7 @@ namespace lengen {
 
 constexpr const char* kDataRecordName = "data.json";
 
-// A task's parameters as JSON, a whole number as an integer ("vocab": 32, not 32.0): how
-// data.json records them and how messages about them show them.
+// A task's parameters as JSON, a whole number as an integer ("vocab": 32, not 32.0).
 nlohmann::json task_params_json(const TaskParams& params);
 
 // The task lengths a training split was drawn from (both ends included).
@@ -35,7 +34,7 @@ std::string data_record_text(const Task& task, uint64_t seed, std::optional<Trai
 std::string data_record_difference(const std::string& dir, const Task& task, uint64_t seed);
 
 // The training lengths DIR/data.json records; nothing when DIR has no record or the record has
-// none (no training split, or files from another tool). UserError when they are malformed.
+// none (no training split, or files from another tool).
 std::optional<TrainLengths> recorded_train_lengths(const std::string& dir);
 
 // UserError naming DIR/data.json when it records another task, or a parameter of other value,
