@@ -69,9 +69,7 @@ nlohmann::json comparable_config_json(const Config& config) {
   const AttentionConfig& attention = config.model.attention;
   if (attention.positions == "nape")
     json["model"]["attention"]["alibi_heads"] = nape_alibi_heads(attention.alibi_heads, config.model.heads);
-  // Training validates (and picks best.pt) every eval_every steps and at its last step: every
-  // eval_every of train.steps or more validates at the last step only (said in words, so that a
-  // message comparing two configs quotes no number either holds).
+  // Every eval_every of train.steps or more validates at the last step only: said in words.
   if (config.train.eval_every >= config.train.steps) json["train"]["eval_every"] = kLastStepOnly;
   return json;
 }

@@ -1,7 +1,6 @@
 #pragma once
-// Where training samples come from: generated on the fly from a task, or read from
-// .src/.trg files. Sample k of step s depends only on (seed, s, k), so resuming at any
-// step, or splitting a batch across data-parallel ranks, draws exactly the same data.
+// Training samples, generated or from .src/.trg files. Sample k of step s depends only on
+// (seed, s, k), so a resume or a data-parallel split draws exactly the same data.
 #include <cstdint>
 #include <memory>
 #include <string>
