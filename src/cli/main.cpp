@@ -59,7 +59,8 @@ std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::Pa
     if (std::find(names.begin(), names.end(), argv[i]) == names.end()) {
       const std::string suggestion = closest_match(argv[i], names);
       return "unknown " + (command == &app ? "" : typed + " ") + "command '" + argv[i] + "'" +
-             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") + "; commands: " + joined_names(names);
+             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+             "; commands: " + joined_names(names);
     }
     command = command->get_subcommand(argv[i]);
     typed += " " + std::string(argv[i]);
