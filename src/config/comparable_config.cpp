@@ -40,7 +40,8 @@ std::vector<std::string> unread_config_keys(const Config& config) {
   return unread;
 }
 
-TaskParams resolved_task_params(const std::string& task, const TaskParams& params) {
+// `params` with the task's defaults filled in; `params` when the task is unknown or refuses them.
+static TaskParams resolved_task_params(const std::string& task, const TaskParams& params) {
   try {
     return make_task(task, params, /*seed=*/1)->params();
   } catch (const UserError&) {

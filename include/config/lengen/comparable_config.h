@@ -26,7 +26,4 @@ nlohmann::json comparable_config_json(const nlohmann::json& saved);
 nlohmann::json resolved_config_json(const Config& config);
 nlohmann::json resolved_config_json(const nlohmann::json& saved);
 
-// `params` with the task's defaults filled in; `params` when the task is unknown or refuses them.
-TaskParams resolved_task_params(const std::string& task, const TaskParams& params);
-
 }  // namespace lengen

@@ -26,10 +26,6 @@ using TargetRowVisitor =
 // One forward pass over `sample`'s teacher-forced input, unpadded.
 void forward_sample(Decoder& model, const Sample& sample);
 
-// Runs the model without grad on `sample`'s teacher-forced input and passes each layer's target
-// rows to `visit`. Uses the dense attention path.
-void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit);
-
 // rows and weights as for TargetRowVisitor, of the batch's sequence `sequence`.
 using BatchTargetRowVisitor = std::function<void(size_t sequence, size_t layer, const torch::Tensor& rows,
                                                  const torch::Tensor& weights)>;

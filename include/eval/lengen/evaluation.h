@@ -77,9 +77,6 @@ struct RunEvaluation {
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "");
 
-// The UserError evaluate_run would throw for an unreadable RUN/results.json.
-void check_results_file_accepts(const std::string& run_dir);
-
 // Adds `evaluation` to `existing` results, keeping other lengths and modes.
 ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation);
 

@@ -18,19 +18,12 @@ struct MemoryEstimate {
   double total() const { return attention + activations + logits + parameters; }
 };
 
-// The decoder's parameters with `vocab` token ids: embedding, head, and each layer's projections
-// and MLP (norm scales and length-scaling parameters, a few per head, left out).
-double decoder_parameters(const ModelConfig& model, int64_t vocab);
-
 // One CPU training step of `sequences` sequences of `tokens` tokens; the per-token coefficients
 // are fitted just below measured peaks (0.93-0.95 of them).
 MemoryEstimate training_step_memory(const ModelConfig& model, int64_t vocab, double tokens, double sequences);
 
 // One forward pass without gradients over one sequence, queries in chunks of model.prefill_chunk.
 MemoryEstimate forward_memory(const ModelConfig& model, int64_t vocab, double tokens);
-
-// The machine's physical memory in bytes; 0 where the system does not say.
-double physical_memory_bytes();
 
 // UserError "SUBJECT needs at least X GiB for WHAT (its parts), more than this machine's M GiB of
 // memory; REMEDY" when `estimate` exceeds the machine's memory; nothing where that is unknown.

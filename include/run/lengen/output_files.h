@@ -24,9 +24,6 @@ void check_out_is_not_root(const std::string& dir);
 // What check_output_files checks of DIR itself: not the root, and a folder or one it can become.
 void check_output_folder_path(const std::string& dir);
 
-// Takes `names` off the list: files lengen removed and does not write again.
-void release_output_files(const std::string& dir, const std::vector<std::string>& names);
-
 // True when DIR/.lengen_outputs lists `name`.
 bool listed_output_file(const std::string& dir, const std::string& name);
 

@@ -12,9 +12,6 @@
 
 namespace lengen {
 
-// True for a step checkpoint's name exactly as lengen writes it: "step_" + 8 digits + ".pt".
-bool is_step_checkpoint_name(const std::string& name);
-
 // `path` absolute with links resolved, so "d", "d/" and a link to d name one folder.
 std::string resolved_path(const std::string& path);
 
@@ -30,7 +27,7 @@ class RunFolder {
   std::string checkpoint_path(int64_t step) const;
   std::string best_checkpoint_path() const { return checkpoint_dir() + "/best.pt"; }
 
-  // Step checkpoints (is_step_checkpoint_name), oldest first.
+  // Step checkpoints (step_NNNNNNNN.pt exactly), oldest first.
   std::vector<std::string> checkpoints() const;
   // The newest checkpoint, or "" when there is none.
   std::string latest_checkpoint() const;
