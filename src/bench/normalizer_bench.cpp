@@ -49,9 +49,8 @@ double pass_seconds(const NormalizerContender& contender, const torch::Tensor& s
   return bench_now_seconds(options.threads == 1) - start;
 }
 
-// Fastest of `repeats` forward+backward passes of each contender, after kWarmups untimed ones,
-// in seconds. Round-robin (one pass of each contender in turn), so that a slow spell of a shared
-// machine hits every contender alike instead of skewing one ratio.
+// Fastest of `repeats` forward+backward passes of each contender in seconds, round-robin so a
+// slow spell of a shared machine hits every contender alike.
 std::vector<double> fastest_seconds(const std::vector<NormalizerContender>& chosen,
                                     const torch::Tensor& scores, const torch::Tensor& grad,
                                     const NormalizerBenchOptions& options) {

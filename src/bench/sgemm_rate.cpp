@@ -14,9 +14,7 @@ namespace lengen {
 
 double sgemm_flops_per_second(int threads) {
   constexpr int64_t kSize = 512;
-  // One product per thread's CPU time: the rate of one thread, whatever the BLAS's own pool holds.
-  // A pool of more threads would spread the product over them and its CPU time would not be one
-  // thread's, so the product runs on a one-thread BLAS and the callers' setting comes back after.
+  // One thread's rate: a larger BLAS pool would spread the product's CPU time over its threads.
   set_compute_threads(1);
   const auto a = torch::randn({kSize, kSize});
   const auto b = torch::randn({kSize, kSize});

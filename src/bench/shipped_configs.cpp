@@ -1,6 +1,4 @@
-// configs/quick/*.json compiled in (shipped_configs.h). CMakeLists.txt writes
-// shipped_quick_configs.inc at configure time, one {name, raw text} entry per file, and configures
-// again when one of them changes.
+// configs/quick/*.json compiled in: CMakeLists.txt writes shipped_quick_configs.inc at configure time.
 #include "lengen/shipped_configs.h"
 
 #include "lengen/config_io.h"

@@ -132,9 +132,8 @@ void check_step_memory(const StepBenchOptions& options, size_t methods) {
                                    : "lower --batch, --length or the model's size");
 }
 
-// Warm-up steps, then options.repeats timed steps of each contender, round-robin over them, so a
-// slow spell of a shared machine hits them all alike. A GPU runs the step asynchronously: its
-// time is the wall time up to the device's finishing.
+// Warm-up steps, then options.repeats timed steps of each contender, round-robin so a slow spell
+// of a shared machine hits them all alike.
 void time_steps(std::vector<Contender>& contenders, const Batch& batch, const StepBenchOptions& options,
                 bool single) {
   const bool bf16 = options.dtype == TrainDtype::kBfloat16;

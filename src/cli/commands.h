@@ -13,9 +13,8 @@ struct ExitWith {
 };
 constexpr int kDivergedExitCode = 3;
 
-// Set to 1 by `lengen launch` for every worker but rank 0: a bad option or config is the same on
-// every rank, so rank 0 alone prints it and the user reads one line, not one per worker. Only a
-// worker of a rank above 0 is quiet: the variable left set in a user's shell silences nothing.
+// Set to 1 by `lengen launch` for workers of rank > 0, so a bad option is printed once (by rank 0);
+// left set in a user's shell it silences nothing.
 inline constexpr const char* kQuietUserErrorsVariable = "LENGEN_QUIET_USER_ERRORS";
 inline bool user_errors_quiet() {
   const char* value = std::getenv(kQuietUserErrorsVariable);

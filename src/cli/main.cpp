@@ -16,6 +16,7 @@
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
+#include "lengen/named_entries.h"
 #include "lengen/stop_signals.h"
 #include "lengen/thread_waits.h"
 #include "lengen/trainer.h"
@@ -57,10 +58,9 @@ std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::Pa
     if (names.empty()) break;
     if (std::find(names.begin(), names.end(), argv[i]) == names.end()) {
       const std::string suggestion = closest_match(argv[i], names);
-      std::string list;
-      for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
       return "unknown " + (command == &app ? "" : typed + " ") + "command '" + argv[i] + "'" +
-             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") + "; commands: " + list;
+             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+             "; commands: " + joined_names(names);
     }
     command = command->get_subcommand(argv[i]);
     typed += " " + std::string(argv[i]);

@@ -35,8 +35,7 @@ struct TrainArgs {
   bool force = false;
 };
 
-// A resumed run keeps the schedule it started with: its warmup, validation and checkpoint
-// intervals (scaled to its train.steps when it started short) are its config.json's, whatever
+// A resumed run keeps its config.json's warmup, validation and checkpoint intervals, whatever
 // train.steps it resumes with, unless the command line sets them.
 void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides, Config& config) {
   const Config started = load_config(run.config_path());

@@ -1,7 +1,5 @@
-// The one table of each attention axis: the config's choices, the errors and the report's names
-// all come from it. The normalizers and the position encodings are listed in normalizer_list.h and
-// position_list.h, which the layers above read too; adding a scaling adds one entry here and its
-// kind (length_scaling.cpp).
+// The one table of each attention axis. Normalizers and positions are listed in normalizer_list.h
+// and position_list.h; adding a scaling adds one entry here and its kind (length_scaling.cpp).
 #include "lengen/attention_choices.h"
 
 namespace lengen {

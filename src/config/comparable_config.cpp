@@ -40,7 +40,8 @@ std::vector<std::string> unread_config_keys(const Config& config) {
   return unread;
 }
 
-TaskParams resolved_task_params(const std::string& task, const TaskParams& params) {
+// `params` with the task's defaults filled in; `params` when the task is unknown or refuses them.
+static TaskParams resolved_task_params(const std::string& task, const TaskParams& params) {
   try {
     return make_task(task, params, /*seed=*/1)->params();
   } catch (const UserError&) {
@@ -69,9 +70,7 @@ nlohmann::json comparable_config_json(const Config& config) {
   const AttentionConfig& attention = config.model.attention;
   if (attention.positions == "nape")
     json["model"]["attention"]["alibi_heads"] = nape_alibi_heads(attention.alibi_heads, config.model.heads);
-  // Training validates (and picks best.pt) every eval_every steps and at its last step: every
-  // eval_every of train.steps or more validates at the last step only (said in words, so that a
-  // message comparing two configs quotes no number either holds).
+  // Every eval_every of train.steps or more validates at the last step only: said in words.
   if (config.train.eval_every >= config.train.steps) json["train"]["eval_every"] = kLastStepOnly;
   return json;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "lengen/errors.h"
+#include "lengen/named_entries.h"
 
 namespace lengen::config {
 
@@ -56,12 +57,6 @@ std::string bounds_problem(const std::string& what, const Bounds& bounds, const 
   std::string text = bounds_text(bounds);
   bool interval = bounds.low && bounds.high;
   return what + " must be " + (interval ? "in " : "") + text + ", got " + shown(number);
-}
-
-std::string choices_text(const std::vector<std::string>& choices) {
-  std::string text;
-  for (const auto& choice : choices) text += (text.empty() ? "" : ", ") + choice;
-  return text;
 }
 
 std::string type_problem(const std::string& key, ValueType type, const nlohmann::json& value) {
@@ -161,7 +156,7 @@ std::string value_problem(const ConfigField& field, const nlohmann::json& value)
         if (text == choice) return "";
       }
       std::string problem =
-          field.key + " must be one of " + choices_text(field.choices) + ", got " + shown(value);
+          field.key + " must be one of " + joined_names(field.choices) + ", got " + shown(value);
       std::string suggestion = closest_match(text, field.choices);
       return suggestion.empty() ? problem : problem + " (did you mean '" + suggestion + "'?)";
     }
@@ -178,7 +173,7 @@ std::string type_name(ValueType type) {
 }
 
 std::string allowed_text(const ConfigField& field) {
-  if (!field.choices.empty()) return choices_text(field.choices);
+  if (!field.choices.empty()) return joined_names(field.choices);
   std::string text = bounds_text(field.bounds);
   if (field.type == ValueType::kIntegerList && !text.empty()) return "each " + text;
   return text;

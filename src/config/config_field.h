@@ -1,7 +1,6 @@
 #pragma once
-// The table of config keys. Each entry knows its JSON type, allowed values, meaning and
-// how to read and write its member of Config, so parsing, writing, overrides, validation
-// and the schema all come from this one list. Defaults come from the structs in config.h.
+// The table of config keys: parsing, writing, overrides, validation and the schema all come from
+// this one list. Defaults come from the structs in config.h.
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -41,9 +40,8 @@ const ConfigField* find_field(const std::string& key);
 // Keys that hold other keys ("task", "model", "model.attention", ...), derived from the table.
 const std::vector<std::string>& config_sections();
 
-// Why `value` cannot be stored in `field`, as a message naming the key ("config key 'train.lr'
-// must be a number, got \"abc\"", "train.batch_size must be >= 1, got 0"), or "" when it can.
-// Covers the JSON type, the bounds and the choices.
+// Why `value` cannot be stored in `field` (type, bounds, choices), as a message naming the key;
+// "" when it can.
 std::string value_problem(const ConfigField& field, const nlohmann::json& value);
 
 // JSON numbers that are whole (3000 or 3e3) as integers; nullopt for anything else.

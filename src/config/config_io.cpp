@@ -32,10 +32,8 @@ void note_change(std::string& note, const char* key, int64_t before, int64_t val
           std::to_string(value);
 }
 
-// When the command line set train.steps below the config's (`as_written`), scales each of
-// train.warmup, train.eval_every and train.checkpoint_every that it left alone and the shorter run
-// cannot hold: warmup to the config's fraction of its steps, the others to a tenth of the steps.
-// Returns the one line that says so, or "".
+// When the command line set train.steps below the config's, scales the warmup, eval_every and
+// checkpoint_every it left alone and that no longer fit; returns the line that says so, or "".
 std::string scale_schedule_to_steps(TrainConfig& train, const TrainConfig& as_written,
                                     const std::set<std::string>& keys_set) {
   const int64_t steps = train.steps;
@@ -139,9 +137,8 @@ json parse_json(const std::string& text, const std::string& source) {
 
 std::string read_file(const std::string& path) { return read_text_file(path, "config file"); }
 
-// The value text of an override as JSON: strings are taken raw (or, written as a JSON string
-// with its quotes, as that string, the same value the key takes in a config file), lists may drop
-// their brackets, anything else is read as JSON.
+// The value text of an override as JSON: strings raw (or as a quoted JSON string), lists without
+// their brackets if need be, anything else as JSON.
 json override_value(ValueType type, const std::string& text, const std::string& source) {
   if (type == ValueType::kString) {
     if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
@@ -205,9 +202,8 @@ void apply_override(Config& config, const std::string& assignment) {
   const ConfigField* field = config::find_field(key);
   ValueType type = field ? field->type : ValueType::kNumber;
   json value = override_value(type, text, source);
-  // An object given for task.params changes the entries it names and keeps the others, as one
-  // given for a section does (--set model={...}): the config's other parameters do not fall back
-  // to their defaults unseen.
+  // An object given for task.params changes the entries it names and keeps the others, as for
+  // a section.
   if (field != nullptr && field->type == ValueType::kNumberMap && value.is_object()) {
     json entries = field->get(config);
     if (entries.is_object()) {

@@ -77,7 +77,8 @@ void forward_sample(Decoder& model, const Sample& sample) {
   model->forward(torch::tensor(input, torch::kInt).to(torch::kLong).unsqueeze(0).to(device));
 }
 
-void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit) {
+// Each layer's target rows of `sample`, on the dense attention path.
+static void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit) {
   torch::NoGradGuard no_grad;
   model->eval();
   observe_target_attention(

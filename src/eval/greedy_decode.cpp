@@ -54,9 +54,8 @@ std::vector<std::vector<int32_t>> greedy_decode(Decoder& model,
       all_done = all_done && done[b];
     }
     if (all_done) break;
-    // Finished rows keep decoding in lockstep and their extra tokens are dropped; their queries
-    // go in as padding (position -1), so that attention statistics count unfinished rows only
-    // and do not depend on which rows share a batch.
+    // Finished rows keep decoding in lockstep as padding (position -1), so attention statistics
+    // count unfinished rows only, whichever rows share a batch.
     std::vector<uint8_t> finished(done.begin(), done.end());
     const auto finished_rows =
         torch::from_blob(finished.data(), {batch, 1}, torch::kUInt8).to(torch::kBool).to(device);

@@ -138,7 +138,8 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
   return path;
 }
 
-void check_results_file_accepts(const std::string& run_dir) {
+// The UserError evaluate_run would throw for an unreadable RUN/results.json, before it evaluates.
+static void check_results_file_accepts(const std::string& run_dir) {
   const std::string results_path = RunFolder(run_dir).results_path();
   if (fs::exists(results_path)) read_results_file(results_path);
 }

@@ -9,7 +9,8 @@
 
 namespace lengen {
 
-double decoder_parameters(const ModelConfig& model, int64_t vocab) {
+// Embedding, head, and each layer's projections and MLP (norm scales and scaling parameters left out).
+static double decoder_parameters(const ModelConfig& model, int64_t vocab) {
   const auto d = static_cast<double>(model.d_model);
   const double inner = static_cast<double>(model.heads) * static_cast<double>(model.d_head);
   // q, k, v and out projections; the GeGLU MLP's gate, up and down.
@@ -43,7 +44,8 @@ MemoryEstimate forward_memory(const ModelConfig& model, int64_t vocab, double to
   return estimate;
 }
 
-double physical_memory_bytes() {
+// 0 where the system does not say.
+static double physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page_size <= 0) return 0.0;
   return static_cast<double>(pages) * static_cast<double>(page_size);

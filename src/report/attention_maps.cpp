@@ -219,9 +219,8 @@ std::string table_cell(const std::string& text) {
 // The runs side by side in one figure: OUT/attention.{gp,png,svg}.
 constexpr const char* kFigureName = "attention";
 
-// Each run's maps, OUT/NAME/layerL_headH.{dat,gp,png,svg}, and all of them side by side in one
-// figure, OUT/attention.{gp,png,svg} (a row per layer and head, a column per run).
-// Returns whether gnuplot drew every one.
+// Each run's maps (OUT/NAME/layerL_headH.*) and all of them in OUT/attention.*; returns whether
+// gnuplot drew every one.
 bool draw_maps(const std::vector<RunMaps>& runs, const std::vector<int64_t>& layers,
                const std::vector<int64_t>& heads, const AttentionMapOptions& options,
                const std::string& gnuplot, const std::string& terminal) {

@@ -43,9 +43,8 @@ void flatten(const nlohmann::json& value, const std::string& path, std::map<std:
   }
 }
 
-// Keys on which runs of one group may differ: seeds (what the mean and std are over), the
-// method (grouped on its own), and settings that leave the trained model and its results alone
-// (resumes are bitwise, evaluation chunks its queries without changing them).
+// Keys on which runs of one group may differ: seeds, the method (grouped on its own), and
+// settings that leave the trained model and its results alone.
 bool averaged_over(const std::string& key) {
   for (const char* averaged :
        {"train.seed", "task.seed", "train.threads", "train.device", "description",
@@ -176,9 +175,8 @@ std::vector<ReadRun> without_repeats(std::vector<ReadRun> read, std::vector<std:
   return kept;
 }
 
-// Each run's variant: the keys outside averaged_over whose values are not the same in every run.
-// A key a run does not read ("-": alpha under softmax) differs from nothing and labels nothing, nor
-// does a task parameter its task does not have.
+// Each run's variant: the keys outside averaged_over whose values differ between runs; an unread
+// key ("-") differs from nothing.
 std::vector<RunResults> with_variants(std::vector<ReadRun> read) {
   std::set<std::string> differing;
   for (const ReadRun& a : read) {

@@ -57,9 +57,8 @@ std::string markdown_rows(const MetricTable& table, const std::vector<std::strin
   return out;
 }
 
-// Per group, the mean ± std over its runs at each x of `values_of[run]`; a run without
-// values is in no group. With `in_all_runs`, only where every run of the group has a value (a
-// training curve cut short adds no point where it has none).
+// Per group, the mean ± std over its runs at each x of `values_of[run]`; with `in_all_runs`, only
+// where every run of the group has a value.
 MetricTable values_table(const std::vector<RunResults>& runs, const std::string& metric,
                          const std::vector<std::map<int64_t, double>>& values_of, bool in_all_runs) {
   MetricTable table;

@@ -77,7 +77,8 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   write_list(fs::path(dir) / kOutputListName, listed);
 }
 
-void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
+// Takes `names` off the list: files lengen removed and does not write again.
+static void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
   std::set<std::string> listed = read_list(fs::path(dir) / kOutputListName);
   const size_t before = listed.size();
   for (const std::string& name : names) listed.erase(name);

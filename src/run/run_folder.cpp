@@ -29,7 +29,7 @@ const std::regex kRunFile(R"((config\.json|log\.jsonl|results\.json)(\.\d+-\d+\.
 
 }  // namespace
 
-bool is_step_checkpoint_name(const std::string& name) { return std::regex_match(name, kStepCheckpoint); }
+static bool is_step_checkpoint_name(const std::string& name) { return std::regex_match(name, kStepCheckpoint); }
 
 std::string resolved_path(const std::string& path) {
   std::error_code error;

@@ -15,9 +15,8 @@ namespace lengen {
 
 namespace {
 
-// Starts `count` threads that all live at once, then ends them: whether the process may hold
-// that many (ulimit -v, ulimit -u, a container's pids limit). LibTorch's pools do not check:
-// a pool thread that cannot start leaves the pool's creator waiting for it forever.
+// Whether the process may hold `count` threads at once (ulimits, a container's pids limit):
+// LibTorch's pools would wait forever for a thread that cannot start.
 bool can_hold_threads(int count) {
   std::mutex mutex;
   std::condition_variable released;

@@ -32,9 +32,8 @@ struct PendingRun {
   int64_t first_length = 0, longest_length = 0;
 };
 
-// Trains the queue as child processes, `jobs` at a time, each writing to its log, and records how
-// each ended in `tally`. A stop signal (Ctrl-C, SIGTERM) is passed on to the running children,
-// which checkpoint and stop; no further run starts. Returns whether one arrived.
+// Trains the queue as child processes, `jobs` at a time, recording how each ended in `tally`. A
+// stop signal is passed on to the running children and starts no further run; returns whether one came.
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally);
 
 // NAME.failure.txt: why the run failed (its first line, which the report quotes), then `detail`.

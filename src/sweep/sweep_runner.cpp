@@ -207,9 +207,8 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   return queue;
 }
 
-// Every run's config: bad input all runs share (an unknown key in the grid, a base that is not a
-// config) is one line and exit 2 before anything is written, not a failure note per run. A --set
-// train.steps that scaled the schedules is said, as `lengen train` says it: once, unless runs differ.
+// Every run's config, so bad input all runs share is one line and exit 2 before anything is
+// written; a --set train.steps that scaled the schedules is said once, unless runs differ.
 void check_run_configs(const Sweep& sweep, const std::vector<size_t>& mine) {
   std::string first_problem, said;
   bool some_valid = false;

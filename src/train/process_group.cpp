@@ -188,10 +188,8 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-// c10d logs each failed connection attempt through glog straight to stderr, lines the user
-// cannot act on and that bury the one message lengen gives when the rendezvous fails.
-// Only the main thread runs while a rank joins, so silencing stderr for that span hides
-// nothing else; the exception that follows is reported in full.
+// c10d logs each failed connection attempt to stderr, burying lengen's one message; only the main
+// thread runs while a rank joins, so silencing stderr then hides nothing else.
 class QuietStderr {
  public:
   QuietStderr() {
@@ -214,10 +212,8 @@ class QuietStderr {
   int saved_ = -1;
 };
 
-// Why the ranks could not meet, in the user's terms: c10d's own text spans several lines and
-// names its sockets, not the setting to change. A rank that cannot meet the others is a problem
-// of the launch (a port in use, a host that does not resolve, a rank not started), so it is a
-// user error (exit 2), not a failure of lengen.
+// Why the ranks could not meet, naming the setting to change rather than c10d's sockets: a
+// problem of the launch, so a user error (exit 2).
 UserError setup_error(const std::string& what, const std::exception& error,
                       const ProcessGroupOptions& options) {
   const std::string text = short_message(error);
@@ -256,10 +252,8 @@ c10::intrusive_ptr<c10d::Store> connect_store(const ProcessGroupOptions& options
   }
 }
 
-// Ranks started by hand with different configs would train one averaged model labelled with rank
-// 0's config. Rank 0 posts its agreement; every other rank compares and posts its verdict, which
-// rank 0 reads: a mismatch stops both sides with a line naming the difference, before any tensor
-// moves (a different model shape would otherwise abort inside Gloo).
+// Ranks started with different configs would train one averaged model under rank 0's name: a
+// mismatch stops both sides with a line naming the difference, before any tensor moves.
 void agree_with_rank_zero(c10d::Store& store, const ProcessGroupOptions& options) {
   if (options.agreement.empty()) return;
   const auto bytes = [](const std::string& text) { return std::vector<uint8_t>(text.begin(), text.end()); };

@@ -32,10 +32,8 @@ namespace lengen {
 
 namespace {
 
-// Evaluation lengths are labelled as multiples of task.len_max, and the run records task.len_min
-// and task.len_max as the lengths it trained on: the files must hold exactly that range. Files
-// lengen drew say so in their record (a small split need not reach both ends); other files must
-// reach both ends themselves.
+// The run records task.len_min..len_max as its training lengths, so the files must hold exactly
+// that range: by their record when lengen drew them, else by reaching both ends.
 void check_training_lengths(const Task& task, const Config& config, const std::string& data_dir,
                             const std::string& stem, const std::vector<Sample>& samples) {
   const std::optional<int64_t> max_size = task.source_length(config.task.len_max);
@@ -134,9 +132,8 @@ double gradient_norm(const std::vector<torch::Tensor>& parameters, double clip) 
   return std::sqrt(sum);
 }
 
-// A blown-up step can leave huge but finite weights, so the loss on that step's batch is
-// checked too. It is taken on the dense reference path, as the training forward computes it;
-// the model is then set back to `kernel`, the one its validation uses.
+// A blown-up step can leave huge but finite weights, so the loss on that step's batch (dense
+// path, as training computes it) is checked too.
 bool weights_usable(Decoder& model, const Batch& batch, AttentionKernel kernel) {
   if (!weights_are_finite(model)) return false;
   torch::NoGradGuard no_grad;
@@ -148,9 +145,8 @@ bool weights_usable(Decoder& model, const Batch& batch, AttentionKernel kernel) 
   return std::isfinite(loss);
 }
 
-// A step larger than the machine's memory is refused before anything is made
-// (lengen/memory_estimate.h). Data-parallel processes on one machine each hold their share of the
-// batch and a whole copy of the model.
+// A step larger than the machine's memory is refused before anything is made; data-parallel
+// processes on one machine each hold their share of the batch and a whole model.
 void check_step_fits_in_memory(const Config& config, const Task& task, int world) {
   if (resolve_device(config.train.device).type() != torch::kCPU) return;
   const double tokens =
@@ -173,9 +169,7 @@ std::string set_aside_name(const std::string& checkpoint) {
   return name;
 }
 
-// best.pt as the stopped process may have left it: written at a validation after the checkpoint
-// this run resumes from, it is of steps the resumed run will not take (another train.steps takes
-// others), so it goes. One of the run's history (the best as of that checkpoint) stays.
+// A best.pt written after the checkpoint this run resumes from is of steps it will not take.
 void remove_best_of_steps_not_taken(const RunFolder& run, const TrainingProgress& resumed) {
   if (!fs::exists(run.best_checkpoint_path())) return;
   int64_t step = 0;

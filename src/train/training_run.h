@@ -1,7 +1,6 @@
 #pragma once
-// One training run, set up and ready to step: data, model, optimizer and run folder. train()
-// drives it as a loop of named phases: a step, then logging, validation, checkpointing and
-// stopping, each when its policy says so.
+// One training run ready to step: data, model, optimizer and run folder, driven by train() as a
+// loop of phases (step, log, validate, checkpoint, stop).
 #include <torch/torch.h>
 
 #include <chrono>

@@ -5,13 +5,11 @@
 
 namespace lengen {
 
-// A temporary name beside `path` for its next content, unique to this process and call:
-// PATH.PID-N.tmp.
+// A temporary name beside `path`, unique to this process and call: PATH.PID-N.tmp.
 std::string temporary_path_for(const std::string& path);
 
-// Writes `text` to `path` through a temporary file (temporary_path_for) and a rename, so `path`
-// is either the old or the new content. A failed write or rename (a full disk, a read-only
-// target) removes the temporary file and throws UserError "cannot write PATH: reason".
+// Writes `text` to `path` through a temporary file and a rename; a failure removes the temporary
+// file and throws UserError "cannot write PATH: reason".
 void write_file_atomically(const std::string& path, const std::string& text);
 
 // Removes `file` (nothing when it is not there); UserError "cannot remove FILE: reason" when it

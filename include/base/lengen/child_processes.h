@@ -1,8 +1,5 @@
 #pragma once
-// Child processes of lengen itself: `lengen sweep` trains each run as a child `lengen train`,
-// `lengen launch` starts one `lengen train` per data-parallel rank. Both start them the same
-// way, wait for them while watching for Ctrl-C (lengen/stop_signals.h), and report how each
-// ended in the same words.
+// Child `lengen train` processes of sweep and launch: started, waited for and described alike.
 #include <sys/types.h>
 
 #include <chrono>
@@ -11,8 +8,7 @@
 
 namespace lengen {
 
-// The binary this process runs, as the kernel holds it: starting it runs the same code even
-// after a rebuild replaced the file at its path, so a long sweep trains every run with one build.
+// The running binary as the kernel holds it: a rebuild meanwhile does not change a sweep's code.
 inline constexpr const char* kRunningProgram = "/proc/self/exe";
 
 // The path the running binary was started from, for a child's argv[0] and for messages.
@@ -38,8 +34,7 @@ struct ChildWait {
   int stop_signal = 0;
 };
 
-// Waits until a child has ended, a stop signal arrives (taken: take_stop_signal) or `until`
-// passes, polling so that a signal is seen within milliseconds of its arrival.
+// Waits until a child has ended, a stop signal arrives or `until` passes.
 ChildWait wait_for_children_or_stop(
     std::chrono::steady_clock::time_point until = std::chrono::steady_clock::time_point::max());
 
@@ -52,8 +47,7 @@ int exit_code_of(int status);
 // "exited with code 3", "was killed by signal 9 (Killed)".
 std::string describe_exit(int status);
 
-// The environment of this process, each NAME=VALUE whose NAME is in `replaced` dropped and the
-// entries of `added` appended.
+// This process's environment without the names in `replaced`, with `added` appended.
 std::vector<std::string> environment_with(const std::vector<std::string>& replaced,
                                           const std::vector<std::string>& added);
 

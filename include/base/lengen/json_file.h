@@ -1,14 +1,12 @@
 #pragma once
-// Every JSON file lengen reads (configs, sweeps, config.json and results.json of a run folder)
-// is read the same way: comments allowed, a duplicate key or nesting deeper than
-// kMaxJsonDepth refused, and every problem a UserError that starts with "FILE:LINE:COLUMN".
+// Every JSON file lengen reads: comments allowed, duplicate keys and deep nesting refused, every
+// problem a UserError that starts with "FILE:LINE:COLUMN".
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace lengen {
 
-// Far deeper than any config or sweep; deep enough nesting would overflow the stack of the
-// code that walks the parsed value.
+// Far deeper than any config; deeper nesting could overflow the stack of the code walking it.
 constexpr int kMaxJsonDepth = 64;
 
 // `source` names the text in messages; `key_noun` says what a duplicate key is ("config key").

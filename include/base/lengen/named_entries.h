@@ -1,7 +1,5 @@
 #pragma once
-// Lookups shared by the registries of the pluggable axes (normalizers, length scalings,
-// position encodings, tasks): each is a vector of entries with a `name` and, where the axis has
-// parameters, the `parameters` (config keys) that an entry reads.
+// Lookups shared by the registries of the pluggable axes: vectors of entries with a `name`.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -10,9 +8,7 @@
 
 namespace lengen {
 
-// An entry of an axis whose choices are kinds that one class implements (length scalings,
-// position encodings): the name in the config, one phrase of help for the config reference, the
-// model.attention keys it reads and its kind.
+// An entry of an axis whose choices are kinds of one class: name, help, keys read and kind.
 template <class Kind>
 struct KindEntry {
   std::string name;

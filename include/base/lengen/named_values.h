@@ -1,8 +1,6 @@
 #pragma once
-// The names of an enum's values as configs, files and messages spell them. An enum E declares its
-// table as `const std::vector<NamedValue<E>>& named_values(E)` next to itself; the functions here
-// find it by argument-dependent lookup, so a config key of type E is parsed once, into E, and
-// every use after that switches over E instead of comparing strings.
+// The names of an enum's values: an enum E declares `const std::vector<NamedValue<E>>&
+// named_values(E)` beside itself, found here by argument-dependent lookup.
 #include <string>
 #include <vector>
 

@@ -1,7 +1,5 @@
 #pragma once
-// A sweep folder's manifest, DIR/sweep.json: the runs a sweep (or several sweep files) put in
-// that folder, and the names of the files the sweep keeps beside them. The sweep writes it; the report reads
-// it; both refuse a sweep.json lengen did not write in the same words.
+// DIR/sweep.json: the runs a sweep put in that folder, and the names of its files beside them.
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,9 +12,7 @@ constexpr const char* kSweepConfigSuffix = ".config.json";
 constexpr const char* kSweepLogSuffix = ".log";
 constexpr const char* kSweepFailureSuffix = ".failure.txt";
 
-// DIR/sweep.json read and checked: an object whose "runs" is a list of {"name": "...", ...}.
-// Throws UserError "PATH is not a lengen sweep manifest (...)" for anything else, such as
-// another tool's sweep.json. Call only when the file exists.
+// DIR/sweep.json read; UserError "PATH is not a lengen sweep manifest (...)" for another tool's.
 nlohmann::json read_sweep_manifest(const std::string& dir);
 
 }  // namespace lengen

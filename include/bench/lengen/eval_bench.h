@@ -1,7 +1,6 @@
 #pragma once
-// `lengen bench eval`: seconds per evaluated sample of a model at long lengths, for Softmax and
-// ASEntmax with the fused and the dense attention kernels, against a FLOP floor: the sample's
-// attention and projection FLOPs at the sgemm rate measured in the same run, on the same machine.
+// `lengen bench eval`: seconds per evaluated sample at long lengths, fused and dense kernels,
+// against the FLOP floor at the sgemm rate measured in the same run.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,8 +19,7 @@ struct EvalBenchOptions {
   bool json = false;
 };
 
-// Times every model at every length and prints a table row by row (or JSON at the end) on
-// stdout; UserError for a length the task cannot generate, before anything is timed.
+// Times every model at every length and prints a table (or JSON) on stdout.
 void run_eval_bench(const EvalBenchOptions& options);
 
 }  // namespace lengen

@@ -1,7 +1,6 @@
 #pragma once
-// `lengen bench normalizers`: forward+backward time of each normalizer on causal attention-shaped
-// scores, as a ratio to LibTorch's own softmax measured in the same run (so the ratios mean
-// something on any machine).
+// `lengen bench normalizers`: forward+backward time of each normalizer on causal scores, as a
+// ratio to LibTorch's softmax in the same run.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -19,9 +18,7 @@ struct NormalizerBenchOptions {
   std::vector<std::string> only;
 };
 
-// Times "torch::softmax", then every normalizer's timed variants (normalizer_registry.h, "entmax
-// alpha=1.25" and the like), and prints a table (or JSON with options.json) on stdout; UserError
-// for a name in options.only that is none of them.
+// Times "torch::softmax", then every normalizer's variants, and prints a table (or JSON).
 void run_normalizer_bench(const NormalizerBenchOptions& options);
 
 // [batch*heads, n, n] fp32 scores ~ N(0, 1) under a causal mask, like q.k/sqrt(d_h) at

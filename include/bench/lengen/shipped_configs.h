@@ -1,7 +1,5 @@
 #pragma once
-// The configs/quick/*.json files as the build found them, compiled into the program: the
-// benchmarks time those shapes wherever the binary runs, and a change to a shipped config
-// changes what they time with it.
+// The configs/quick/*.json files compiled into the program, so benchmarks time their shapes.
 #include <string>
 #include <vector>
 

@@ -1,9 +1,6 @@
 #pragma once
-// The choices of model.attention's pluggable axes (normalizers, length scalings, position
-// encodings), as the config, its reference, the errors and the report know them: names, help, the
-// model.attention keys each reads, the report's labels and the paper's method names. No tensors
-// here: the normalizer functions (normalizers.h) and the scaling and position modules
-// (length_scaling.h, positions.h) are built from these names and kinds in the layers above.
+// The choices of model.attention's axes (normalizers, length scalings, positions) by name, with
+// help, parameters and labels. No tensors: the layers above build modules from these names.
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,9 +9,6 @@
 
 namespace lengen {
 
-// One normalizer: the config's choice and its help, the parameters it reads ("alpha", "topk")
-// and the report's name for it without length scaling ("" for none). make_normalizer
-// (normalizers.h) has one factory for each name.
 struct NormalizerChoice {
   std::string name;                     // model.attention.normalizer
   std::string help;                     // one phrase, for the config reference
@@ -22,24 +16,18 @@ struct NormalizerChoice {
   std::string label;                    // the report's name without length scaling; "" for none
 };
 
-// What a length scaling or a position encoding asks of the attention beyond q k^T. The fused
-// evaluation kernel (attention/fused_attention.h) computes exactly these terms: q and k rotated
-// before it, a bias of -slope_h * (query position - key position) per head, q multiplied by a
-// factor per query. A choice with any other term declares kDenseOnly, and the attention keeps the
-// dense path for it instead of dropping the term.
+// What a scaling or position encoding asks of the fused kernel beyond q k^T; any other term is
+// kDenseOnly, and the attention keeps the dense path rather than drop it.
 enum class FusedTerm { kNone, kRotation, kHeadSlopes, kQueryFactor, kDenseOnly };
 
 enum class ScalingKind { kNone, kSsmax, kLearned, kAsentmax };
 
-// One length scaling, the paper's names of the methods it makes with a normalizer (softmax with
-// ssmax is "SSMax") and what it asks of the fused kernel.
+// One length scaling and the paper's names of the methods it makes (softmax + ssmax = "SSMax").
 struct ScalingChoice : KindEntry<ScalingKind> {
   std::vector<std::pair<std::string, std::string>> method_names;  // normalizer, method name
   FusedTerm fused;
 };
 
-// One position encoding (a line of position_list.h) and what it asks of the fused kernel; its
-// tensors are its record in the attention layer (position_record.h).
 struct PositionChoice {
   std::string name;                     // model.attention.positions
   std::string help;                     // one phrase, for the config reference
@@ -59,16 +47,13 @@ std::vector<std::string> position_names();
 // The names of the normalizers that read model.attention.`parameter` ("learn_alpha": entmax).
 std::vector<std::string> normalizers_reading(const std::string& parameter);
 
-// The kind of the scaling named `name`; UserError "unknown scaling 'x'
-// (did you mean ...); known: ..." otherwise.
+// By name; UserError "unknown scaling 'x' (did you mean ...); known: ..." otherwise.
 ScalingKind scaling_kind(const std::string& name);
-// The whole entry, likewise.
 const ScalingChoice& scaling_choice(const std::string& name);
 const PositionChoice& position_choice(const std::string& name);
 
-// The paper's name of a normalizer with a length scaling ("Softmax", "ASEntmax"): with "none" the
-// normalizer's own label, otherwise the scaling's method name for it; "" when it has none (or
-// either name is unknown, as in results of another version).
+// The paper's name of a normalizer with a length scaling ("Softmax", "ASEntmax"); "" when it has
+// none or either name is unknown.
 std::string method_common_name(const std::string& normalizer, const std::string& scaling);
 
 // method_common_name, or "normalizer + scaling" for a pair without a common name.
@@ -81,8 +66,7 @@ struct NamedMethod {
   std::string name;  // method_common_name
 };
 
-// Every named method: each labelled normalizer without length scaling, in table order, then each
-// scaling's methods ("Softmax", "Sparsemax", ..., "SSMax", "ASEntmax"). The benchmarks time these.
+// Every named method: the labelled normalizers, then each scaling's methods. Benchmarks time these.
 std::vector<NamedMethod> named_methods();
 
 }  // namespace lengen

@@ -18,10 +18,8 @@ enum class LrSchedule { kCosine, kLinear, kConstant };  // the decay after linea
 enum class TrainDtype { kFloat32, kBfloat16 };          // bfloat16: autocast-like, weights fp32
 enum class DecodeMode { kTeacherForced, kGreedy };      // exact match in one pass, or until EOS
 enum class CheckpointChoice { kLast, kBest };           // best: best in-distribution validation
-// The kernel that attention runs without grad on the CPU (evaluation, validation, decoding):
-// kFused (attention/fused_attention.h; the default) or the dense reference, which materializes
-// each query chunk's [B, H, queries, keys] scores. With grad, on other devices, in double or for
-// a normalizer without a fused kernel (topk, adaptive_softmax, stickbreaking) it is always dense.
+// The attention kernel without grad on the CPU: kFused (default) or the dense reference. With
+// grad, on other devices, in double or without a fused normalizer it is always dense.
 enum class AttentionKernel { kFused, kDense };
 
 LENGEN_NAMED_VALUES(AlibiSlopes, {"linear", AlibiSlopes::kLinear}, {"exp", AlibiSlopes::kExp})

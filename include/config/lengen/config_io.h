@@ -1,7 +1,6 @@
 #pragma once
-// Config files: JSON <-> Config, `--set key.path=value` overrides, validation and the schema.
-// One table of keys (src/config/config_fields.cpp) drives all of them. Every problem a user
-// can cause throws UserError with one line that starts with the file name (or "--set ...").
+// Config files, `--set` overrides, validation and the schema, all driven by one table of keys
+// (src/config/config_fields.cpp). User problems throw a one-line UserError naming the file.
 #include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
@@ -40,10 +39,8 @@ std::string config_value_text(const nlohmann::json& sections, const std::string&
 std::string first_config_difference(const nlohmann::json& saved, const nlohmann::json& current,
                                     const std::vector<std::string>& ignored);
 
-// Sets one key from "key.path=value", typed by the key: numbers, true/false, strings raw,
-// lists as "64,128" or "[64,128]", task.params.NAME=number. A whole section takes a JSON
-// object ("train={\"lr\":3e-4}"). Checks the key's own range; call validate_config after the
-// last override for the checks that span several keys.
+// Sets one key from "key.path=value", typed by the key (lists as "64,128", a section as a JSON
+// object). Checks the key's own range; validate_config checks the rules across keys.
 void apply_override(Config& config, const std::string& assignment);
 
 // The JSON value that `--set key=text` gives `key`, typed as apply_override types it, unchecked.
@@ -53,16 +50,13 @@ nlohmann::json override_json(const std::string& key, const std::string& text);
 void set_config_value(Config& config, const std::string& key, const nlohmann::json& value,
                       const std::string& source = "config");
 
-// The keys that setting `key` to `value` sets: `key` itself, or each key inside an object given to
-// a section or to task.params ("train" = {"steps": 30} sets "train.steps").
+// The keys that setting `key` to `value` sets ("train" = {"steps": 30} sets "train.steps").
 std::vector<std::string> keys_set_by(const std::string& key, const nlohmann::json& value);
 
-// Ranges and allowed values of every key, then the rules that span several keys
-// (len_min <= len_max, warmup <= steps, ...). Task parameters are left to the task.
+// Ranges of every key, then the rules across keys (len_min <= len_max, ...); not task parameters.
 void validate_config(const Config& config, const std::string& source = "config");
 
-// The rules of model.attention that involve other keys (alibi_heads against model.heads,
-// learn_alpha against the normalizer and alpha): the message, or "" when they hold.
+// The model.attention rules that involve other keys: the message, or "" when they hold.
 std::string attention_problem(const AttentionConfig& attention, int64_t heads);
 
 // One documented key of the schema; `default_value` is JSON text.

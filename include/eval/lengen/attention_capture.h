@@ -1,8 +1,6 @@
 #pragma once
-// The attention weights of a sample's target rows, the queries that predict its target symbols
-// (the input is BOS src SEP trg, so the SEP predicts trg[0]; docs/method.md, "Sequences and
-// loss"). They are read from the dense attention path through the attention module's weight
-// observer, chunk by chunk, so a caller keeps only what it needs of them.
+// The attention weights of a sample's target rows (the queries predicting its target symbols),
+// read from the dense path chunk by chunk, so a caller keeps only what it needs.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -25,23 +23,15 @@ inline int64_t source_position(int64_t i) { return i + 1; }
 using TargetRowVisitor =
     std::function<void(size_t layer, const torch::Tensor& rows, const torch::Tensor& weights)>;
 
-// One forward pass of the model over `sample`'s teacher-forced input, unpadded, on the model's
-// device.
+// One forward pass over `sample`'s teacher-forced input, unpadded.
 void forward_sample(Decoder& model, const Sample& sample);
-
-// Runs the model without grad on `sample`'s teacher-forced input and passes each layer's target
-// rows to `visit`. Uses the dense attention path.
-void visit_target_attention(Decoder& model, const Sample& sample, const TargetRowVisitor& visit);
 
 // rows and weights as for TargetRowVisitor, of the batch's sequence `sequence`.
 using BatchTargetRowVisitor = std::function<void(size_t sequence, size_t layer, const torch::Tensor& rows,
                                                  const torch::Tensor& weights)>;
 
-// Runs `forward`, one forward pass of the model over the teacher-forced batch of `samples`
-// (right-padded, as lengen/batch.h collates it), and passes each layer's target rows of the
-// batch's first `observed` sequences to `visit`: the evaluation's own pass records them, no
-// second one is needed. Under the fused kernel the rows from the first observed target row on
-// also take the dense path, whose output is dropped.
+// Runs `forward` over the teacher-forced batch of `samples` and passes each layer's target rows of
+// its first `observed` sequences to `visit`, so the evaluation's own pass records them.
 void observe_target_attention(Decoder& model, const std::vector<Sample>& samples, size_t observed,
                               const BatchTargetRowVisitor& visit, const std::function<void()>& forward);
 

@@ -1,9 +1,6 @@
 #pragma once
-// Attention on the target (docs/method.md, "Attention on the target"): for tasks whose source
-// names the key that answers each target symbol (Task::answer_sources), the attention weight
-// each head puts on those keys at the query that predicts the symbol, averaged over target
-// symbols. Measured on the first few evaluation samples during the evaluation's forward pass, the
-// target rows on the dense attention path, keeping only their weights on the answering keys.
+// Attention on the target (docs/method.md): the weight each head puts on the keys answering a
+// target symbol, averaged over target symbols of the first few evaluation samples.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -24,15 +21,12 @@ struct AttentionOnTarget {
   std::vector<std::vector<double>> heads;  // [layer][head]: mean weight on the answering keys
 };
 
-// Attention on the target summed over samples as their forward passes run: measure() wraps the
-// evaluation's own forward pass over a batch and records the first of its samples still wanted,
-// up to `max_samples` in all.
+// Attention on the target summed over up to `max_samples` samples of the evaluation's batches.
 class AttentionOnTargetMeter {
  public:
   AttentionOnTargetMeter(const Task& task, const ModelConfig& model, int64_t max_samples);
 
-  // Runs `forward`, a forward pass over the teacher-forced batch of `batch` (right-padded, as
-  // lengen/batch.h collates it), recording as many of its first samples as are still wanted.
+  // Runs `forward` over the teacher-forced `batch`, recording its first samples still wanted.
   void measure(Decoder& model, const std::vector<Sample>& batch, const std::function<void()>& forward);
 
   // False once max_samples are recorded or a sample showed that the task names no answering key.

@@ -31,24 +31,21 @@ struct LengthResult {
   double mean_entropy() const;
 };
 
-// Position-wise comparison of generated tokens against trg + EOS, over the target's length;
-// exact when both are identical (a sequence that runs on past the EOS is wrong). Answers are
-// counted when `answer_marker` (Task::answer_marker) is given.
+// Generated tokens against trg + EOS, position-wise; exact when identical (running on past the
+// EOS is wrong). Answers are counted when `answer_marker` is given.
 SequenceMetrics score_generated(const std::vector<std::vector<int32_t>>& generated,
                                 const std::vector<Sample>& samples,
                                 std::optional<int32_t> answer_marker = std::nullopt);
 
-// Scores `samples` (all of length parameter `length`) in the eval.decode mode, without grad.
-// `after_batch` gets the number of samples scored so far; `target_meter` records the attention on
-// the target during the teacher-forced pass; with `answer_marker` the metrics count answers too.
+// Scores `samples` (all of length parameter `length`) in the eval.decode mode, without grad;
+// `after_batch` gets the number of samples scored so far.
 LengthResult evaluate_samples(Decoder& model, const std::vector<Sample>& samples, int64_t length,
                               const EvalConfig& eval, const std::function<void(int64_t)>& after_batch = {},
                               AttentionOnTargetMeter* target_meter = nullptr,
                               std::optional<int32_t> answer_marker = std::nullopt);
 
-// Evaluation data per length: fixed samples from each length's own seed stream, or with
-// `data_dir` the test_{i}_{L} splits there (a split that contradicts its name throws UserError
-// "FILE:LINE: ..."). `data` says where the samples come from (results.json keeps it).
+// Evaluation data per length: samples from each length's own seed stream, or the test_{i}_{L}
+// splits of `data_dir`; `data` says where they come from.
 struct EvalSet {
   int64_t length;
   std::vector<Sample> samples;
@@ -75,18 +72,12 @@ struct RunEvaluation {
   std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)
 };
 
-// Loads the run's model from `checkpoint` ("last", "best" or a path), evaluates it on the
-// config's lengths (or `data_dir`) and merges the results into RUN/results.json. Unusable weights
-// or an unreadable results.json throw UserError before anything is written.
+// Evaluates the run's `checkpoint` on the config's lengths (or `data_dir`) and merges the results
+// into RUN/results.json. Problems throw UserError before anything is written.
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "");
 
-// The UserError evaluate_run would throw for an unreadable RUN/results.json, for a training to
-// find before its first step.
-void check_results_file_accepts(const std::string& run_dir);
-
-// Adds `evaluation` to `existing` results, keeping other lengths and modes; each entry records
-// its data (EvalSet::data) and model (checkpoint, step, weights hash).
+// Adds `evaluation` to `existing` results, keeping other lengths and modes.
 ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation);
 
 // The stdout table: length, multiple of task.len_max, exact %, token %, nonzero/q, entropy.

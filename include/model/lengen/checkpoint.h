@@ -22,22 +22,18 @@ class CheckpointUnreadable : public UserError {
 // True when every parameter and buffer of `model` is finite.
 bool weights_are_finite(Decoder& model);
 
-// Writes the checkpoint; weights that are not finite are refused (UserError) and a failed
-// write (full disk) throws UserError "cannot write PATH: reason" and leaves no temp file.
+// Writes the checkpoint; UserError for weights not finite or a failed write (no temp file left).
 void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer,
                      const TrainingProgress& progress);
 
-// Restores the model (and the optimizer when given). A missing or unreadable file throws
-// CheckpointUnreadable; one of another model (a parameter missing or of another shape) throws
-// UserError naming the first mismatched parameter.
+// Restores the model (and optimizer). CheckpointUnreadable for an unreadable file; UserError
+// naming the first mismatched parameter for another model's.
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer);
 
-// What the checkpoint at `path` says of its training, read without loading its tensors into a
-// model; CheckpointUnreadable when it cannot be read.
+// What the checkpoint at `path` says of its training, without loading its tensors.
 TrainingProgress read_checkpoint_record(const std::string& path);
 
-// A 64-bit FNV-1a hash of every parameter and buffer (names, shapes and float values), as 16
-// hex digits: two checkpoints with the same weights have the same hash on every machine.
+// A 64-bit FNV-1a hash of every parameter and buffer as 16 hex digits, equal on every machine.
 std::string weights_hash(Decoder& model);
 
 }  // namespace lengen

@@ -68,9 +68,8 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens, torch::Tensor positions = {}, KVCache* cache = nullptr,
                         AttentionStats* stats = nullptr);
 
-  // Logits only where `select` [B, T] (bool) is true, row-major: [N, vocab]. Training and
-  // teacher-forced scoring read the target positions only, and the output layer over a large
-  // vocabulary is a big share of a small model's step, so it runs only there.
+  // Logits only where `select` [B, T] (bool) is true, row-major: [N, vocab]; the output layer is
+  // a big share of a small model's step, so it runs only at the target positions.
   torch::Tensor forward_selected(const torch::Tensor& tokens, const torch::Tensor& positions,
                                  const torch::Tensor& select, AttentionStats* stats = nullptr);
 

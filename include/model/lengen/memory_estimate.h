@@ -1,8 +1,6 @@
 #pragma once
-// What the decoder holds in CPU memory for one training step or one forward pass, estimated from
-// its config before anything is allocated. A step larger than the machine is killed by the kernel
-// partway (no message, a half-made run folder, and on a shared machine perhaps another user's
-// process); refusing it first is one line.
+// The decoder's CPU memory for one training step or forward pass, estimated before allocating:
+// refusing a step larger than the machine beats being killed by the kernel partway.
 #include <cstdint>
 #include <string>
 
@@ -20,25 +18,12 @@ struct MemoryEstimate {
   double total() const { return attention + activations + logits + parameters; }
 };
 
-// The decoder's parameters with `vocab` token ids: embedding, head, and each layer's projections
-// and MLP (norm scales and length-scaling parameters, a few per head, left out).
-double decoder_parameters(const ModelConfig& model, int64_t vocab);
-
-// One CPU training step of `sequences` sequences of `tokens` tokens. Each layer's attention costs
-// about 12 bytes per query-key pair and head (scores, weights and their gradients), its
-// activations about 16 model-wide, 4 MLP-wide and 8 head-wide floats per token, the output layer 3
-// vocabulary-wide floats per token, and each parameter 16 bytes (weight, gradient, two moments).
-// The per-token coefficients are fitted below measured peaks (about 0.95 of one step of
-// configs/quick/mqmtar_paper.json's shape at batch 256, 0.93 of a 1-layer d_model 16 copy model's).
+// One CPU training step of `sequences` sequences of `tokens` tokens; the per-token coefficients
+// are fitted just below measured peaks (0.93-0.95 of them).
 MemoryEstimate training_step_memory(const ModelConfig& model, int64_t vocab, double tokens, double sequences);
 
-// One forward pass without gradients over one sequence of `tokens` tokens, its queries taken in
-// chunks of model.prefill_chunk: one chunk's scores and weights at a time, one layer's
-// activations, the logits, and the weights.
+// One forward pass without gradients over one sequence, queries in chunks of model.prefill_chunk.
 MemoryEstimate forward_memory(const ModelConfig& model, int64_t vocab, double tokens);
-
-// The machine's physical memory in bytes; 0 where the system does not say.
-double physical_memory_bytes();
 
 // UserError "SUBJECT needs at least X GiB for WHAT (its parts), more than this machine's M GiB of
 // memory; REMEDY" when `estimate` exceeds the machine's memory; nothing where that is unknown.

@@ -14,8 +14,8 @@ namespace lengen {
 // "sparsemax + learned / rope".
 std::string method_label(const Method& method);
 
-// What a report averages over: the runs of one method whose configs differ only in their seeds
-// and in settings that leave the trained model alone (threads, device, evaluation, description).
+// What a report averages over: runs of one method whose configs differ only in seeds and in
+// settings that leave the trained model alone.
 struct RunGroup {
   Method method;
   // The other config keys on which its runs differ from the rest, "train.lr=0.002"; "" if none.
@@ -33,24 +33,19 @@ struct RunResults {
   RunGroup group;
   int64_t train_len_max = 0;
   std::map<int64_t, ResultEntry> results;  // of the decode mode reported, by length
-  // Set when its entries were measured with more than one checkpoint, "step 200 at 64, 128; step
-  // 400 at 256": a row mixing models is marked, never averaged silently.
+  // "step 200 at 64; step 400 at 256" when entries come from several checkpoints; "" otherwise.
   std::string mixed_checkpoints;
 };
 
 struct CollectedRuns {
   std::vector<RunResults> runs;
   std::string decode;  // the decode mode reported
-  // Runs not in the tables, each as "NAME (why)": without results of this kind, a repeat of an
-  // earlier run (same config and seeds: one measurement, not another seed), a sweep's run that
-  // failed or is not evaluated yet, a run folder the sweep does not list.
+  // Runs not in the tables, each as "NAME (why)".
   std::vector<std::string> left_out;
 };
 
-// The runs DIR/sweep.json lists, or DIR when it holds a results.json, or else every DIR/*/results.json:
-// their results on generated data, or with `on_files` on --data files. `decode` "" is teacher_forced
-// when any run has it. Groups come from each run's config and what its results say of the model
-// (training data, checkpoint, schedule, decode cap). No run to show throws UserError.
+// The runs DIR/sweep.json lists, or DIR itself, or every DIR/*/results.json; `decode` "" is
+// teacher_forced when any run has it. No run to show throws UserError.
 CollectedRuns collect_runs(const std::string& dir, bool on_files = false, const std::string& decode = "");
 
 struct Summary {
@@ -76,8 +71,7 @@ int64_t common_train_len_max(const std::vector<RunResults>& runs);
 
 // `train_len_max` 0: lengths without their multiples.
 std::string markdown_table(const MetricTable& table, int64_t train_len_max);
-// Long format: one line per method and length, with the length's multiple of train_len_max; with
-// another `x_column` (a table over steps, say) one line per method and x, without a multiple.
+// Long format: one line per method and x; x = "length" adds its multiple of train_len_max.
 std::string csv_table(const MetricTable& table, int64_t train_len_max,
                       const std::string& x_column = "length");
 
@@ -91,9 +85,8 @@ struct ReportOptions {
   bool on_files = false;         // report the results on --data files, not on generated data
 };
 
-// Writes report.md, a CSV table and a plot per metric (exact match, token accuracy, answer
-// accuracy, nonzero keys per query, attention on the target per layer), and the training curves
-// (training_loss, validation_exact_match) where the runs have a log.jsonl. Returns report.md's text.
+// Writes report.md, a CSV table and a plot per metric, and the training curves where the runs
+// have a log.jsonl. Returns report.md's text.
 std::string write_report(const std::string& dir, const ReportOptions& options);
 
 }  // namespace lengen

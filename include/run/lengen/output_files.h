@@ -1,8 +1,6 @@
 #pragma once
-// Files lengen writes into a folder the user names (`report --out`, `attention --out`, `data --out`),
-// where the user's own files may sit beside them. DIR/.lengen_outputs lists the names lengen wrote
-// there, one a line: a file under a listed name is lengen's, replaced and removed as lengen
-// needs; a file under any other name is the user's and is never replaced or removed.
+// Files lengen writes into a folder the user names (--out). DIR/.lengen_outputs lists lengen's
+// names; a file under any other name is the user's and is never replaced or removed.
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,12 +12,10 @@ namespace lengen {
 
 constexpr const char* kOutputListName = ".lengen_outputs";
 
-// Checks that lengen may write each of `names` (paths relative to `dir`), writing nothing: a name
-// whose file exists but is not listed, or that goes through a file of the user's, throws UserError.
+// UserError unless lengen may write each of `names` (relative to `dir`); writes nothing.
 void check_output_files(const std::string& dir, const std::vector<std::string>& names);
 
-// Checks as check_output_files, then lists `names` before they are written; creates `dir` when
-// missing. Call it holding the folder's lock (lock_output_folder).
+// check_output_files, then lists `names` before they are written. Hold lock_output_folder.
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
 
 // UserError "--out DIR is the filesystem root; ..." (an --out built from an unset variable).
@@ -28,16 +24,11 @@ void check_out_is_not_root(const std::string& dir);
 // What check_output_files checks of DIR itself: not the root, and a folder or one it can become.
 void check_output_folder_path(const std::string& dir);
 
-// Takes `names` off the list: files lengen removed and does not write again.
-void release_output_files(const std::string& dir, const std::vector<std::string>& names);
-
 // True when DIR/.lengen_outputs lists `name`.
 bool listed_output_file(const std::string& dir, const std::string& name);
 
-// A report or attention page belongs beside what it describes: `out_dir` may be one of `own_runs`
-// (the run folders it describes) or a folder of no run, but not another run's folder, a folder
-// inside a run folder, a sweep's folder or a data folder, where it would be taken for theirs.
-// Throws UserError "--out DIR is ...".
+// UserError "--out DIR is ..." unless `out_dir` is one of `own_runs` or a folder of no run, sweep
+// or data, where a page would be taken for theirs.
 void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs);
 
 // The run-folder half of it, for commands whose --out is no run's (data, sweep).
@@ -47,9 +38,7 @@ void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std
 void check_out_is_not_a_sweep_folder(const std::string& out_dir);
 void check_out_is_not_a_data_folder(const std::string& out_dir);
 
-// Removes the listed files and the folders they leave empty: with `which`, those whose names it
-// accepts, taken off the list (a report's pages before a new report replaces them); without, all
-// of them and the list (a run that --force starts over).
+// Removes the listed files (only those `which` accepts, when given) and folders they leave empty.
 void remove_listed_output_files(const std::string& dir,
                                 const std::function<bool(const std::string&)>& which = nullptr);
 

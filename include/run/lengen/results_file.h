@@ -1,14 +1,6 @@
 #pragma once
-// RUN/results.json as one type: evaluation writes it (lengen/evaluation.h), the report reads it
-// (lengen/report.h). Layout:
-//   {"task", "train_len_min", "train_len_max", "seed", "run_id" (when the run folder has one),
-//    "trained_with": {"task": ..., "train": ..., "model": ...},
-//    "method": {normalizer, scaling, positions},
-//    "results": {decode: {length: entry}},
-//    "results_on_files": {data folder: {decode: {length: entry}}}}
-// Results on generated data and on each --data folder are kept apart, so one never replaces
-// another at the same length. Top-level keys lengen does not know (a user's notes) are read and
-// written back.
+// RUN/results.json: evaluation writes it, the report reads it. Results on generated data and on
+// each --data folder are kept apart, so one never replaces another at the same length.
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -39,8 +31,7 @@ struct AttentionSummary {
   std::vector<LayerAttentionSummary> layers;
 };
 
-// Attention on the target (lengen/attention_on_target.h) of one layer: per head, and its best
-// head and mean over heads.
+// Attention on the target of one layer: per head, and its best head and mean over heads.
 struct TargetAttentionLayer {
   std::vector<double> heads;
   int64_t best_head = 0;
@@ -65,8 +56,7 @@ struct ModelRecord {
   std::string weights_hash;
   std::string schedule;    // its schedule history (lengen/schedule_history.h)
   std::string trained_on;  // training_data_label of the run's record
-  std::string run_id = {};  // the run whose evaluation wrote it
-  // Each "" in files written without it.
+  std::string run_id = {};  // the run whose evaluation wrote it (each "" when not written)
 };
 
 // One length scored in one decode mode.
@@ -89,13 +79,11 @@ struct ResultEntry {
   std::string checkpoint;                              // file name of the checkpoint
   int64_t step = 0;
   std::optional<ModelRecord> model;
-  // Greedy results: the eval.decode_cap that bounded the decoding (results under two caps are two
-  // measurements).
+  // Greedy results: the eval.decode_cap that bounded the decoding.
   std::optional<double> decode_cap;
   nlohmann::json data;  // where the samples come from (EvalSet::data); null when not recorded
 
-  // A metric by name: "exact_match", "token_accuracy", "answer_accuracy", "loss", "nonzero_per_query", "entropy",
-  // or "attention_on_target/LAYER/best" (or "/mean"); nullopt where the entry has none.
+  // A metric by name ("exact_match", "attention_on_target/LAYER/best", ...); nullopt if absent.
   std::optional<double> metric(const std::string& name) const;
 };
 
@@ -110,8 +98,7 @@ struct ResultsFile {
   int64_t train_len_max = 0;
   uint64_t seed = 0;
   std::string run_id;  // of the run folder that wrote it; "" in files written without one
-  // The task, train and model sections of the config the evaluated checkpoint was trained with:
-  // the report groups runs by them. Null in files written without it.
+  // The task, train and model config sections of the checkpoint's run; the report groups by them.
   nlohmann::json trained_with;
   Method method;
   ResultsByDecode results;           // on data generated from the task's evaluation seeds
@@ -120,8 +107,7 @@ struct ResultsFile {
   nlohmann::json extra = nlohmann::json::object();
 };
 
-// What a model trained on, as results.json and the report name it, from a run.json's training
-// data: null is "generated", a record is "files HASH"; "" for anything else.
+// A run.json's training data as results.json names it: "generated", "files HASH" or "".
 std::string training_data_label(const nlohmann::json& record);
 
 nlohmann::json to_json(const ResultsFile& results);

@@ -1,8 +1,6 @@
 #pragma once
-// A run is a folder: run.json (the run's record, lengen/run_record.h), config.json (resolved),
-// log.jsonl (one JSON object per line), checkpoints/step_NNNNNNNN.pt (the latest few) and best.pt,
-// results.json after eval, and the lock file .lengen_lock (lengen/folder_lock.h). Only names of
-// exactly these forms are read, pruned or deleted; a user's files beside them are left alone.
+// A run folder (run.json, config.json, log.jsonl, checkpoints/, results.json, .lengen_lock). Only
+// names of exactly these forms are read, pruned or deleted; a user's files are left alone.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -14,11 +12,7 @@
 
 namespace lengen {
 
-// True for a step checkpoint's name exactly as lengen writes it: "step_" + 8 digits + ".pt".
-bool is_step_checkpoint_name(const std::string& name);
-
-// `path` absolute, with links resolved: "d", "d/" and a link to d name one folder (run.json's
-// training data, results.json's key of results on a data folder).
+// `path` absolute with links resolved, so "d", "d/" and a link to d name one folder.
 std::string resolved_path(const std::string& path);
 
 class RunFolder {
@@ -33,7 +27,7 @@ class RunFolder {
   std::string checkpoint_path(int64_t step) const;
   std::string best_checkpoint_path() const { return checkpoint_dir() + "/best.pt"; }
 
-  // Step checkpoints (is_step_checkpoint_name), oldest first.
+  // Step checkpoints (step_NNNNNNNN.pt exactly), oldest first.
   std::vector<std::string> checkpoints() const;
   // The newest checkpoint, or "" when there is none.
   std::string latest_checkpoint() const;
@@ -51,19 +45,15 @@ class RunFolder {
   bool is_lengen_run() const;
   // The id its record holds, or "" (no record).
   std::string run_id() const;
-  // Empties the run for `--force`: deletes the files training and evaluation write (config.json,
-  // log.jsonl, results.json, lengen's checkpoints and their temporary files) and the pages listed
-  // in .lengen_outputs, keeping the record, the lock and anything else. Refuses (UserError,
-  // nothing deleted) a folder that is not a lengen run folder.
+  // Empties the run for `--force`: deletes the files training and evaluation write and the pages
+  // in .lengen_outputs, keeping the record, the lock and anything else. UserError if not a run.
   void remove_for_restart() const;
 
  private:
   std::string path_;
 };
 
-// The nearest lengen run folder (RunFolder::is_lengen_run) at `folder` or above it, walking up to
-// the filesystem root; empty when there is none. `folder` is taken as given: callers pass a
-// canonical path so that a link is judged by where it leads.
+// The nearest lengen run folder at or above `folder` (a canonical path); empty when there is none.
 std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder);
 
 // UserError "--out PATH is a file, not a WHAT" (or "--out PATH: ABOVE is a file, not a folder")

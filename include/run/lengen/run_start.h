@@ -27,9 +27,8 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
 // training_data_record of the data as training read it.
 void write_run_start(const RunFolder& run, const Config& config, bool resume, const nlohmann::json& data_record);
 
-// For `--resume` of the run at run_dir: UserError when train.steps is below its newest
-// checkpoint, `data_dir` is not the training data it started on, or `config` differs from its
-// config.json in a key a resume may not change.
+// UserError when a resume has fewer train.steps than its newest checkpoint, other data, or a
+// config that differs in a key a resume may not change.
 void check_resume_keeps_inputs(const std::string& run_dir, const Config& config, const std::string& data_dir);
 
 // What a run trains on, as run.json records it: generated data (null), or the --data folder

@@ -1,14 +1,12 @@
 #pragma once
-// bf16 mixed precision (train.dtype "bfloat16") through LibTorch's autocast: inside an enabled
-// scope, matrix products on the given device run in bfloat16 while weights, optimizer state, the
-// attention scores and the normalizers stay float32.
+// bf16 mixed precision through LibTorch's autocast: matrix products run in bfloat16, weights,
+// optimizer state, attention scores and normalizers stay float32.
 #include <c10/core/DeviceType.h>
 
 namespace lengen {
 
-// Sets autocast on `device` to `enabled` for the scope's lifetime (thread-local, as autocast
-// is) and restores the previous state after. An enabled outermost scope also drops autocast's
-// cache of bf16 weight copies on exit, since the optimizer changes the weights after it.
+// Sets autocast on `device` for the scope's lifetime; an enabled outermost scope drops the cache
+// of bf16 weight copies on exit, since the optimizer changes the weights after it.
 class AutocastScope {
  public:
   AutocastScope(c10::DeviceType device, bool enabled);

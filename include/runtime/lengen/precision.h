@@ -1,8 +1,6 @@
 #pragma once
-// The dtype that precision-sensitive maths runs in (RMSNorm, attention scores and weights,
-// length scaling, logits and the loss): fp32 for half-precision tensors, else the tensor's
-// own. A float model computes in fp32 and a double one (the reference and gradient tests)
-// stays double end to end.
+// The dtype of precision-sensitive maths (norms, attention, logits, loss): fp32 for half-precision
+// tensors, else the tensor's own (double stays double).
 #include <torch/types.h>
 
 namespace lengen {

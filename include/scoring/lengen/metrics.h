@@ -28,9 +28,7 @@ struct SequenceMetrics {
   double loss() const { return tokens > 0 ? loss_sum / tokens : 0.0; }
 };
 
-// The most tokens greedy decoding may generate after a source of `source_size` symbols: the
-// reference caps source + generated symbols at decode_cap x source, plus one for the EOS.
-// Training refuses a target longer than this: evaluation could never score it.
+// The most tokens greedy decoding may generate after a source: decode_cap x source, plus the EOS.
 int64_t greedy_token_cap(int64_t source_size, double decode_cap);
 
 // Adds the answers of one target to `metrics`: `expected` is its tokens (trg and the EOS), `right`
@@ -44,10 +42,8 @@ SequenceMetrics count_matches(const torch::Tensor& predictions, const torch::Ten
                               const torch::Tensor& loss_mask,
                               std::optional<int32_t> answer_marker = std::nullopt);
 
-// One teacher-forced pass (chunked prefill, no grad). Greedy decoding gets a sequence right
-// exactly when the teacher-forced argmax is right at every target position (by induction
-// on the prefix), so this gives greedy exact match in one pass; token accuracy here is
-// teacher-forced.
+// One teacher-forced pass (chunked, no grad). Greedy is exact exactly when the teacher-forced argmax
+// is right at every target position, so this gives greedy exact match in one pass.
 SequenceMetrics score_teacher_forced(Decoder& model, const Batch& batch, AttentionStats* stats = nullptr,
                                      std::optional<int32_t> answer_marker = std::nullopt);
 

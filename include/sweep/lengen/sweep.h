@@ -25,13 +25,12 @@ struct Sweep {
   std::string description;
   nlohmann::json base;  // the base config as JSON (keys it lacks keep their defaults)
   std::vector<SweepRun> runs;
-  // The keys `lengen sweep --set` set for every run, as typed: a train.steps among them scales
-  // each run's schedule as `lengen train --set train.steps=N` does (lengen/config_io.h).
+  // The keys `lengen sweep --set` set for every run: a train.steps among them scales schedules.
   std::vector<std::string> command_line_set = {};
 };
 
-// Parses and expands a sweep; `base_dir` resolves a relative "base" path. Structural problems
-// throw UserError naming `source`; override values are checked per run by run_config.
+// Parses and expands a sweep; `base_dir` resolves a relative "base" path. Values are checked per
+// run by run_config.
 Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source = "sweep");
 Sweep load_sweep(const std::string& path);
@@ -51,8 +50,7 @@ std::string override_name(const std::string& key, const nlohmann::json& value);
 // throws UserError.
 std::vector<size_t> shard_runs(size_t total, const std::string& shard);
 
-// Where a sweep comes from: a sweep file with `--set`s for every run, or the command line alone
-// (`--base CONFIG --grid KEY=V1,V2 --set KEY=VALUE`); both become the JSON a sweep file holds.
+// A sweep file with `--set`s for every run, or the command line alone (--base/--grid/--set).
 struct SweepSource {
   std::string path;               // a sweep file; "" for a sweep from the command line
   std::string base;               // --base CONFIG: the config every run starts from
@@ -60,15 +58,13 @@ struct SweepSource {
   std::vector<std::string> set;   // --set KEY=VALUE: applied to every run (over a file's "set")
 };
 
-// The sweep as load_sweep expands and checks a file; values typed as `--set` types them, a grid's
-// split at the commas outside brackets, braces and quotes.
+// The sweep as load_sweep expands and checks a file; a grid's values split at top-level commas.
 Sweep load_sweep(const SweepSource& source);
 
 // runs/SWEEP/sweep.json: the description and each run's name and overrides, for the report.
 nlohmann::json sweep_manifest(const Sweep& sweep);
 
-// Running a sweep: each run of the shard is trained as a child `lengen train` process of the
-// running binary, `jobs` at a time, so a crash or a bad value costs one run, not the sweep.
+// Each run is a child `lengen train` process, `jobs` at a time, so a crash costs one run only.
 struct SweepOptions {
   SweepSource source;  // a sweep file (with --sets), or --base/--grid/--set
   std::string out;     // the sweep folder

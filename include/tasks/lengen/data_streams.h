@@ -1,8 +1,6 @@
 #pragma once
-// Stream ids for derive_seed(seed, stream): every split draws from its own stream of the run's
-// seed, so training, validation and evaluation data never overlap by construction and each
-// evaluation length gets the same samples whatever other lengths are asked for.
-// make_task() takes the run's seed itself (mqmtar derives its vocabulary from it).
+// Stream ids for derive_seed(seed, stream): each split draws from its own stream, so splits never
+// overlap and each evaluation length gets the same samples whatever others are asked for.
 #include <cstdint>
 
 namespace lengen {

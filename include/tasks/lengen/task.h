@@ -1,6 +1,5 @@
 #pragma once
-// A task turns (rng, source length) into integer symbol sequences. Symbols are
-// 0..num_symbols()-1; lengen/sequence.h maps them to model tokens. No tensors here.
+// A task turns (rng, source length) into symbol sequences 0..num_symbols()-1. No tensors here.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,9 +28,8 @@ struct Sample {
   Framing framing = Framing::kTargetAfterSource;
 };
 
-// Per target symbol, the source indices whose symbols answer it: the keys attention should find
-// (docs/method.md, "Attention on the target"). An empty list: nothing in the source answers that
-// symbol (mqmtar's QSEP).
+// Per target symbol, the source indices that answer it (the keys attention should find); empty
+// where nothing does (mqmtar's QSEP).
 using AnswerSources = std::vector<std::vector<int64_t>>;
 
 // Task parameters by name (all numeric), e.g. {"vocab": 32} or {"write_prob": 0.1}.
@@ -48,23 +46,19 @@ class Task {
   // One sample of source length `length` (>= min_length()); its source has source_length(length)
   // symbols.
   virtual Sample sample(Rng& rng, int64_t length) const = 0;
-  // Symbols in a source of length `length`: `length` itself, except where a task keeps the
-  // reference's convention (flip-flop drops the read's bit, mqmtar appends its queries, n-back
-  // starts with a "nothing" symbol). nullopt where files from the reference hold sources of other
-  // sizes for one length (local count's runs), so a file's lengths are not checked against it.
+  // Symbols in a source of length `length` (tasks keeping the reference's convention differ);
+  // nullopt where the reference's files vary it, so a file's lengths are not checked.
   virtual std::optional<int64_t> source_length(int64_t length) const { return length; }
   // How this task's samples are laid out; every sample it makes carries it.
   virtual Framing framing() const { return Framing::kTargetAfterSource; }
-  // The task as one split sees it (training, validation, one evaluation length, a data file):
-  // a task that draws something once per split (mqmtar's key and value vocabularies) returns a
-  // copy whose draws come from `split_seed`; nullptr when the task draws nothing per split.
+  // A copy whose per-split draws (mqmtar's vocabularies) come from `split_seed`; nullptr when
+  // the task draws nothing per split.
   virtual std::unique_ptr<Task> for_split(uint64_t /*split_seed*/) const { return nullptr; }
   // Which source positions answer each target symbol of `sample`; nullopt when the task names no
   // answering key.
   virtual std::optional<AnswerSources> answer_sources(const Sample&) const { return std::nullopt; }
-  // The target symbol that opens each answer of a target holding several (mqmtar's QSEP before
-  // each queried value); nullopt when a target is one answer. Answer accuracy counts the answers
-  // whose every symbol is right.
+  // The target symbol opening each answer of a multi-answer target (mqmtar's QSEP); nullopt when
+  // a target is one answer.
   virtual std::optional<int32_t> answer_marker() const { return std::nullopt; }
   // The resolved parameters (defaults filled in), for config files and logs.
   virtual TaskParams params() const = 0;

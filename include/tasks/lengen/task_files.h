@@ -1,7 +1,6 @@
 #pragma once
-// Data files as the reference generator writes them: parallel NAME.src / NAME.trg files, one
-// sample per line, symbols as integers separated by single spaces. Evaluation splits are
-// named test_{i}_{L} (i: index, L: source length).
+// The reference generator's data files: NAME.src / NAME.trg, one sample a line, integers
+// separated by single spaces; evaluation splits are test_{i}_{L} (L: source length).
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -41,18 +40,13 @@ class SampleWriter {
 
 void write_samples(const std::string& stem, const std::vector<Sample>& samples);
 
-// Reads NAME.src / NAME.trg. Empty lines, anything but integers separated by single spaces,
-// symbols outside [0, num_symbols) and files of different line counts throw UserError
-// "FILE:LINE: what is wrong". Samples of a task that labels every source symbol
-// (Framing::kLabelPerPosition) must have as many labels as symbols. With `content_hash`, the
-// hash of the bytes read (NAME.src then NAME.trg, as ContentHash::add_file of each gives it): what
-// a run records of files is what it read, even when they are rewritten meanwhile.
+// Reads NAME.src / NAME.trg; malformed lines throw UserError "FILE:LINE: what is wrong". With
+// `content_hash`, the hash of the bytes read, so a run records what it actually read.
 std::vector<Sample> read_samples(const std::string& stem, int64_t num_symbols,
                                  Framing framing = Framing::kTargetAfterSource,
                                  std::string* content_hash = nullptr);
 
-// The hash of a split's files (STEM.src then STEM.trg, by content), as read_samples' content_hash
-// gives it: what results.json and data.json record of a split.
+// The hash of a split's files, as read_samples' content_hash gives it.
 std::string split_files_hash(const std::string& stem);
 
 struct EvalSplit {
@@ -62,8 +56,7 @@ struct EvalSplit {
 
 std::string eval_split_stem(const std::string& dir, int64_t index, int64_t length);
 
-// The test_{i}_{L} splits in `dir`, sorted by L (then i). A .src without its .trg, a .trg
-// without its .src, or a missing directory, throws UserError.
+// The test_{i}_{L} splits in `dir`, sorted by L (then i); UserError for an unpaired file.
 std::vector<EvalSplit> list_eval_splits(const std::string& dir);
 
 }  // namespace lengen

@@ -1,7 +1,6 @@
 #pragma once
-// Where training samples come from: generated on the fly from a task, or read from
-// .src/.trg files. Sample k of step s depends only on (seed, s, k), so resuming at any
-// step, or splitting a batch across data-parallel ranks, draws exactly the same data.
+// Training samples, generated or from .src/.trg files. Sample k of step s depends only on
+// (seed, s, k), so a resume or a data-parallel split draws exactly the same data.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,8 +10,7 @@
 
 namespace lengen {
 
-// `task` as the split drawn from `split_seed` sees it (Task::for_split): the split's own copy
-// where the task draws something once per split, else `task` itself, which must outlive this.
+// `task` as the split drawn from `split_seed` sees it (Task::for_split); `task` must outlive it.
 class SplitTask {
  public:
   SplitTask(const Task& task, uint64_t split_seed) : own_(task.for_split(split_seed)), task_(own_ ? *own_ : task) {}
@@ -37,12 +35,10 @@ std::unique_ptr<TrainingData> generated_data(const Task& task, int64_t len_min, 
 // Samples drawn uniformly (with replacement) from a fixed set, e.g. train.src/.trg.
 std::unique_ptr<TrainingData> file_data(std::vector<Sample> samples, uint64_t seed);
 
-// Throws UserError naming `length` (as "WHAT LENGTH is shorter than ...") when it is below
-// task.min_length().
+// UserError "WHAT LENGTH is shorter than ..." when `length` is below task.min_length().
 void check_generated_length(const Task& task, int64_t length, const std::string& what = "length");
 
-// A fixed set of `count` samples of one exact source length (validation and evaluation); `seed` is
-// the split's seed (SplitTask). A length below task.min_length() throws UserError naming it.
+// A fixed set of `count` samples of one exact source length (validation and evaluation).
 std::vector<Sample> fixed_samples(const Task& task, int64_t length, int64_t count, uint64_t seed);
 
 }  // namespace lengen

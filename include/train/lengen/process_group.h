@@ -1,7 +1,5 @@
 #pragma once
-// Data-parallel process groups on PyTorch's c10d: a TCPStore for the rendezvous (rank 0
-// serves it), Gloo for CPU tensors and NCCL for CUDA ones when LibTorch has it. Configured
-// like torchrun: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT.
+// Data-parallel process groups on c10d (TCPStore, Gloo or NCCL), configured like torchrun.
 #include <torch/types.h>
 
 #include <chrono>
@@ -16,8 +14,7 @@
 
 namespace lengen {
 
-// A worker died, timed out or could not be reached: every rank stops with this error
-// instead of waiting forever.
+// A worker died, timed out or could not be reached: every rank stops instead of waiting.
 class DataParallelError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -25,8 +22,7 @@ class DataParallelError : public std::runtime_error {
 
 // Gradients are summed in flat buffers of about this size: few collectives, bounded memory.
 constexpr int64_t kDefaultBucketBytes = 25 << 20;
-// Long enough for a rank that validates or checkpoints while the others wait; a dead
-// worker is usually noticed at once (its connections close), a hung one after this.
+// Long enough for a rank that validates or checkpoints while the others wait.
 constexpr std::chrono::seconds kDefaultDistTimeout{60};
 
 struct ProcessGroupOptions {
@@ -38,8 +34,7 @@ struct ProcessGroupOptions {
   std::chrono::milliseconds timeout = kDefaultDistTimeout;  // rendezvous and each collective
   int64_t bucket_bytes = kDefaultBucketBytes;
   torch::DeviceType device = torch::kCPU;  // where the training tensors live
-  // What every rank must share (lengen/rank_agreement.h), compared with rank 0's before any
-  // tensor moves; `difference` names how rank `rank`'s differs. Empty: nothing is compared.
+  // What every rank must share, compared with rank 0's first; `difference` names how it differs.
   std::string agreement;
   std::function<std::string(const std::string& rank_zero, const std::string& here, int rank)> difference;
 };
@@ -47,13 +42,11 @@ struct ProcessGroupOptions {
 // False when lengen was built without Gloo's headers: then only single-process training.
 bool data_parallel_available();
 
-// Joins the group, waiting up to options.timeout for every rank to arrive. Throws UserError when
-// they do not, when a rank's agreement differs from rank 0's (on that rank and on rank 0, each in
-// one line), or when this build cannot join.
+// Joins the group, waiting up to options.timeout for every rank. UserError when they do not
+// arrive or agree, or this build cannot join.
 std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& options);
 
-// The options torchrun's variables describe (LENGEN_DIST_TIMEOUT: seconds), or nullopt
-// when WORLD_SIZE is unset or 1. A malformed or missing variable is a UserError naming it.
+// The options torchrun's variables describe, or nullopt when WORLD_SIZE is unset or 1.
 std::optional<ProcessGroupOptions> process_group_options_from_env(torch::DeviceType device = torch::kCPU);
 
 // join_process_group(process_group_options_from_env()), or nullptr for a single process.

@@ -1,8 +1,6 @@
 #pragma once
-// What the ranks of a data-parallel group must share before they train together: the resolved
-// config (but for train.threads, a per-machine setting), the --data files by content and --resume.
-// Ranks started by hand with different ones would be averaged into one model that is none of
-// theirs; the process group compares them at setup (ProcessGroupOptions::agreement).
+// What the ranks of a data-parallel group must share (config but train.threads, the --data
+// files by content, --resume), compared at setup.
 #include <string>
 
 #include "lengen/config.h"

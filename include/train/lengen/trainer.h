@@ -39,9 +39,7 @@ struct TrainResult {
 // run_dir with content unless resume or force (UserError, nothing touched).
 TrainResult train(const Config& config, const TrainOptions& options);
 
-// Throws UserError unless train.batch_size splits evenly over `world` data-parallel workers.
-// Checked before the workers meet, so that every rank fails alike instead of racing a peer
-// that has already exited.
+// UserError unless train.batch_size splits evenly over `world` workers; checked before they meet.
 void check_batch_splits_over(const TrainConfig& train, int world);
 
 }  // namespace lengen
