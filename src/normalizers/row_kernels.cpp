@@ -76,10 +76,10 @@ int64_t indices_above(const float* x, int64_t end, float floor, int32_t* keys) {
 
 // The loader's choice among LENGEN_ROW_KERNEL's clones, asked the way GCC's resolver asks.
 const char* row_kernel_clone() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && __GNUC__ >= 12
+#if defined(LENGEN_ROW_CLONES_X86_64_V3)
   if (__builtin_cpu_supports("x86-64-v3")) return "x86-64-v3 (AVX2)";
   return "baseline x86-64";
-#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#elif defined(LENGEN_ROW_CLONES_AVX2)
   return __builtin_cpu_supports("avx2") ? "avx2" : "baseline x86-64";
 #else
   return "portable";

@@ -37,8 +37,10 @@ void for_each_row_range(int64_t rows, int64_t n, const RangeFn& range_fn) {
 // 256-bit registers (BENCHMARKS.md). Not "arch=haswell": GCC dispatches that clone on the CPU
 // model (exactly Intel Haswell), so every other CPU would run the baseline copy.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && __GNUC__ >= 12
+#define LENGEN_ROW_CLONES_X86_64_V3
 #define LENGEN_ROW_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default"), flatten))
 #elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define LENGEN_ROW_CLONES_AVX2
 #define LENGEN_ROW_KERNEL __attribute__((target_clones("avx2", "default"), flatten))
 #else
 #define LENGEN_ROW_KERNEL
