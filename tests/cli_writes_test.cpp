@@ -545,19 +545,6 @@ TEST_F(CliWrites, ASweepResumesAnEvaluatedButUnfinishedRun) {
   EXPECT_NE(third.out.find("skip a (finished)"), std::string::npos) << third.out;
 }
 
-// A run named like one of the sweep folder's own files is refused before anything is written.
-TEST_F(CliWrites, RunNamesCannotBeTheSweepsOwnFiles) {
-  for (const std::string name : {"a.log", "a.failure.txt", "sweep.json", "a.config.json", "report.md",
-                                 "exact_match.csv", ".lengen_outputs"}) {
-    SCOPED_TRACE(name);
-    std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}, {"name": ")" << name
-                                    << R"("}]})";
-    expect_one_line_refusal(lengen("sweep " + at("sweep.json") + " --out " + at("out")),
-                            "taken by the sweep folder's own files");
-    EXPECT_FALSE(fs::exists(at("out")));
-  }
-}
-
 // A sweep writes its side files only where they are its own: a user's NAME.log or sweep.json in
 // the --out folder stops it before it writes anything.
 TEST_F(CliWrites, ASweepLeavesTheUsersFilesInItsFolderAlone) {

@@ -54,8 +54,7 @@ int free_port() {
 }
 
 // Runs body(group) on `world` ranks, one thread each, all in this process.
-void on_ranks(int world, const std::function<void(DataParallel&)>& body,
-              int64_t bucket_bytes = kDefaultBucketBytes) {
+void on_ranks(int world, const std::function<void(DataParallel&)>& body) {
   const int port = free_port();
   std::vector<std::thread> threads;
   for (int rank = 0; rank < world; ++rank) {
@@ -65,7 +64,6 @@ void on_ranks(int world, const std::function<void(DataParallel&)>& body,
       options.world_size = world;
       options.master_port = port;
       options.timeout = std::chrono::seconds(20);
-      options.bucket_bytes = bucket_bytes;
       auto group = join_process_group(options);
       body(*group);
     });
@@ -85,28 +83,20 @@ TEST(ProcessGroup, BucketedAllReduceSumsMixedShapesAndDtypes) {
   const std::vector<torch::Dtype> dtypes = {torch::kFloat, torch::kFloat, torch::kDouble,
                                             torch::kFloat, torch::kFloat, torch::kLong};
   constexpr int kWorld = 2;
-  // 64-byte buckets: several buckets per dtype, and the 1000-element tensor alone in one.
-  for (int64_t bucket_bytes : {int64_t{64}, kDefaultBucketBytes}) {
-    SCOPED_TRACE(bucket_bytes);
-    on_ranks(
-        kWorld,
-        [&](DataParallel& group) {
-          std::vector<torch::Tensor> tensors;
-          for (size_t i = 0; i < shapes.size(); ++i)
-            tensors.push_back(rank_values(group.rank(), shapes[i], dtypes[i]));
-          tensors.insert(tensors.begin() + 2, torch::Tensor());  // a parameter without a gradient
-          group.all_reduce_sum(tensors);
-          EXPECT_FALSE(tensors[2].defined());
-          tensors.erase(tensors.begin() + 2);
-          for (size_t i = 0; i < shapes.size(); ++i) {
-            auto expected = rank_values(0, shapes[i], dtypes[i]) + rank_values(1, shapes[i], dtypes[i]);
-            EXPECT_EQ(tensors[i].sizes(), expected.sizes());
-            EXPECT_EQ(tensors[i].scalar_type(), dtypes[i]);
-            EXPECT_TRUE(torch::equal(tensors[i], expected)) << "tensor " << i << " on rank " << group.rank();
-          }
-        },
-        bucket_bytes);
-  }
+  on_ranks(kWorld, [&](DataParallel& group) {
+    std::vector<torch::Tensor> tensors;
+    for (size_t i = 0; i < shapes.size(); ++i) tensors.push_back(rank_values(group.rank(), shapes[i], dtypes[i]));
+    tensors.insert(tensors.begin() + 2, torch::Tensor());  // a parameter without a gradient
+    group.all_reduce_sum(tensors);
+    EXPECT_FALSE(tensors[2].defined());
+    tensors.erase(tensors.begin() + 2);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      auto expected = rank_values(0, shapes[i], dtypes[i]) + rank_values(1, shapes[i], dtypes[i]);
+      EXPECT_EQ(tensors[i].sizes(), expected.sizes());
+      EXPECT_EQ(tensors[i].scalar_type(), dtypes[i]);
+      EXPECT_TRUE(torch::equal(tensors[i], expected)) << "tensor " << i << " on rank " << group.rank();
+    }
+  });
 }
 
 TEST(ProcessGroup, BroadcastCopiesRankZerosTensors) {
@@ -119,8 +109,7 @@ TEST(ProcessGroup, BroadcastCopiesRankZerosTensors) {
         group.broadcast(tensors);
         EXPECT_TRUE(torch::equal(weight, rank_values(0, {5, 4}, torch::kFloat)));
         EXPECT_TRUE(torch::equal(bias, rank_values(0, {4}, torch::kFloat)));
-      },
-      64);
+      });
 }
 
 // Sets environment variables for one test and restores them after.

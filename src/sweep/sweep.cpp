@@ -23,8 +23,6 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 constexpr const char* kNameKey = "name";
-const std::string kSideFileEnds[] = {
-    kSweepConfigSuffix, kSweepLogSuffix, kSweepFailureSuffix, ".md", ".csv", ".dat", ".gp", ".png", ".svg"};
 
 nlohmann::json plain(const ordered_json& value) { return nlohmann::json::parse(value.dump()); }
 
@@ -40,16 +38,6 @@ std::string sanitize(std::string text) {
 bool is_plain_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
          name.find('\0') == std::string::npos;
-}
-
-// A run folder named like one of the sweep folder's own files (the sweep's, the report's, lengen's
-// hidden bookkeeping) would be written over by them, or they over it.
-bool is_side_file_name(const std::string& name) {
-  const auto ends_with = [&name](const std::string& end) {
-    return name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
-  };
-  return name.front() == '.' || name == kSweepManifestName ||
-         std::any_of(std::begin(kSideFileEnds), std::end(kSideFileEnds), ends_with);
 }
 
 // One choice on an axis or one list entry, as the part of a run it adds: its name component,
@@ -223,16 +211,12 @@ std::vector<SweepRun> list_runs(const ordered_json& json, const std::vector<Swee
   return runs;
 }
 
-// A run's name becomes its folder's, OUT/NAME, beside the sweep folder's own files; its side files
-// add up to 20 bytes to the name, and a file name holds at most 255.
+// A run's name becomes its folder's, OUT/NAME; its side files add up to 20 bytes to the name,
+// and a file name holds at most 255.
 void check_run_name(const SweepRun& run, const std::string& source) {
-  const std::string problem =
-      !is_plain_name(run.name)      ? "is not a plain folder name"
-      : run.name.size() > 200       ? "has more than the 200 bytes a run folder's name may have"
-      : is_side_file_name(run.name) ? "is taken by the sweep folder's own files (sweep.json, "
-                                      "NAME.config.json, NAME.log, NAME.failure.txt, the "
-                                      "report's *.md, *.csv, *.png, ..., hidden names)"
-                                    : "";
+  const std::string problem = !is_plain_name(run.name)  ? "is not a plain folder name"
+                              : run.name.size() > 200 ? "has more than the 200 bytes a run folder's name may have"
+                                                      : "";
   if (!problem.empty())
     throw UserError(source + ": run name '" + run.name.substr(0, 60) + "' " + problem +
                     "; give the run another \"name\"");

@@ -83,26 +83,17 @@ std::string short_message(const std::exception& error) {
 
 double seconds(std::chrono::milliseconds duration) { return duration.count() / 1000.0; }
 
-// Indexes of the tensors that share one flat buffer, in the callers' order: every rank
-// passes the same tensors, so every rank builds the same buckets.
-std::vector<std::vector<size_t>> make_buckets(const std::vector<torch::Tensor>& tensors,
-                                              int64_t bucket_bytes) {
-  std::vector<std::vector<size_t>> buckets;
-  std::map<std::pair<int, std::string>, std::pair<size_t, int64_t>> open;  // (dtype, device) -> bucket, bytes
+// Indexes of the tensors that share one flat buffer (one per dtype and device), in the callers'
+// order: every rank passes the same tensors, so every rank builds the same buckets.
+std::vector<std::vector<size_t>> make_buckets(const std::vector<torch::Tensor>& tensors) {
+  std::map<std::pair<int, std::string>, std::vector<size_t>> buckets;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const auto& tensor = tensors[i];
-    if (!tensor.defined()) continue;
-    const auto key = std::make_pair(static_cast<int>(tensor.scalar_type()), tensor.device().str());
-    const int64_t bytes = tensor.numel() * static_cast<int64_t>(tensor.element_size());
-    auto it = open.find(key);
-    if (it == open.end() || it->second.second + bytes > bucket_bytes) {
-      it = open.insert_or_assign(key, std::make_pair(buckets.size(), int64_t{0})).first;
-      buckets.emplace_back();
-    }
-    buckets[it->second.first].push_back(i);
-    it->second.second += bytes;
+    if (!tensors[i].defined()) continue;
+    buckets[{static_cast<int>(tensors[i].scalar_type()), tensors[i].device().str()}].push_back(i);
   }
-  return buckets;
+  std::vector<std::vector<size_t>> list;
+  for (auto& [key, indexes] : buckets) list.push_back(std::move(indexes));
+  return list;
 }
 
 class C10dGroup final : public DataParallel {
@@ -140,7 +131,7 @@ class C10dGroup final : public DataParallel {
   template <typename Collective>
   void run_bucketed(std::vector<torch::Tensor>& tensors, const char* what, Collective collective) {
     torch::NoGradGuard no_grad;
-    const auto buckets = make_buckets(tensors, options_.bucket_bytes);
+    const auto buckets = make_buckets(tensors);
     std::vector<std::vector<torch::Tensor>> flats(buckets.size());
     try {
       std::vector<decltype(collective(flats[0]))> works;

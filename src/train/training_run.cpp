@@ -39,35 +39,28 @@ void check_training_lengths(const Task& task, const Config& config, const std::s
   const std::optional<int64_t> max_size = task.source_length(config.task.len_max);
   const std::optional<int64_t> min_size = task.source_length(config.task.len_min);
   if (!max_size || !min_size) return;  // the source length does not follow the task length
+  const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir);
   const auto [shortest, longest] = std::minmax_element(
       samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.src.size() < b.src.size(); });
-  const auto refuse = [&](auto sample, const char* end, const char* than, int64_t size, const char* key,
-                          int64_t value) {
+  // `sample` at the `end` of the data must have `size` symbols (at most or at least, by `sign`).
+  const auto check = [&](auto sample, const char* end, int64_t size, const char* key, int64_t value, int sign) {
+    const auto have = static_cast<int64_t>(sample->src.size());
+    if (sign * (have - size) <= 0 && (recorded || have == size)) return;
     throw UserError(fmt::format(
         "{}.src: the {} source (line {}) has {} symbols, {} the {} of a source at {}={}; set {} to the training "
         "data's {} length",
-        stem, end, sample - samples.begin() + 1, sample->src.size(), than, size, key, value, key, end));
+        stem, end, sample - samples.begin() + 1, have, have > size ? "more than" : "fewer than", size, key, value,
+        key, end));
   };
-  const auto longest_size = static_cast<int64_t>(longest->src.size());
-  const auto shortest_size = static_cast<int64_t>(shortest->src.size());
-  if (longest_size > *max_size)
-    refuse(longest, "longest", "more than", *max_size, "task.len_max", config.task.len_max);
-  if (shortest_size < *min_size)
-    refuse(shortest, "shortest", "fewer than", *min_size, "task.len_min", config.task.len_min);
-  if (const std::optional<TrainLengths> recorded = recorded_train_lengths(data_dir)) {
-    if (recorded->min != config.task.len_min || recorded->max != config.task.len_max) {
-      throw UserError(fmt::format(
-          "--data {} holds training data drawn at task lengths {}..{} ({}), but the config has "
-          "task.len_min={}, task.len_max={}; set them to {} and {}",
-          data_dir, recorded->min, recorded->max, (std::filesystem::path(data_dir) / kDataRecordName).string(),
-          config.task.len_min, config.task.len_max, recorded->min, recorded->max));
-    }
-    return;
+  check(longest, "longest", *max_size, "task.len_max", config.task.len_max, 1);
+  check(shortest, "shortest", *min_size, "task.len_min", config.task.len_min, -1);
+  if (recorded && (recorded->min != config.task.len_min || recorded->max != config.task.len_max)) {
+    throw UserError(fmt::format(
+        "--data {} holds training data drawn at task lengths {}..{} ({}), but the config has "
+        "task.len_min={}, task.len_max={}; set them to {} and {}",
+        data_dir, recorded->min, recorded->max, (std::filesystem::path(data_dir) / kDataRecordName).string(),
+        config.task.len_min, config.task.len_max, recorded->min, recorded->max));
   }
-  if (longest_size < *max_size)
-    refuse(longest, "longest", "fewer than", *max_size, "task.len_max", config.task.len_max);
-  if (shortest_size > *min_size)
-    refuse(shortest, "shortest", "more than", *min_size, "task.len_min", config.task.len_min);
 }
 
 // With `data_dir`, `files_hash` gets the hash of the training files' bytes as read.
@@ -159,31 +152,6 @@ void check_step_fits_in_memory(const Config& config, const Task& task, int world
       "one training step", "lower train.batch_size or task.len_max (or the model's size)");
 }
 
-// NAME.unreadable for a checkpoint set aside, or NAME.unreadable.2, .3, ... beside one kept
-// there before: an earlier one is never replaced.
-std::string set_aside_name(const std::string& checkpoint) {
-  std::error_code error;
-  std::string name = checkpoint + ".unreadable";
-  for (int n = 2; fs::exists(fs::symlink_status(name, error)); ++n)
-    name = checkpoint + ".unreadable." + std::to_string(n);
-  return name;
-}
-
-// A best.pt written after the checkpoint this run resumes from is of steps it will not take.
-void remove_best_of_steps_not_taken(const RunFolder& run, const TrainingProgress& resumed) {
-  if (!fs::exists(run.best_checkpoint_path())) return;
-  int64_t step = 0;
-  try {
-    step = read_checkpoint_record(run.best_checkpoint_path()).step;
-  } catch (const CheckpointUnreadable&) {
-    return;
-  }
-  if (step == resumed.best_step) return;
-  fs::remove(run.best_checkpoint_path());
-  spdlog::info("removed {} (step {}): written after step {}, which the run resumes from",
-               run.best_checkpoint_path(), step, resumed.step);
-}
-
 // Loads the newest checkpoint that can be read; an unreadable newer one (cut short by a full
 // disk, damaged) is renamed to NAME.unreadable by the `writer`, kept but out of the way.
 TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& model,
@@ -198,13 +166,12 @@ TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& mo
       TrainingProgress progress = load_checkpoint(*it, model, &optimizer);
       if (writer) {
         for (const std::string& damaged : unreadable) {
-          const std::string aside = set_aside_name(damaged);
+          const std::string aside = damaged + ".unreadable";
           spdlog::warn("{} is unreadable; kept as {}, resuming from {} instead", damaged, aside, *it);
           std::error_code ignored;
           fs::rename(damaged, aside, ignored);
         }
         spdlog::info("resuming {} from step {} ({})", run.path(), progress.step, *it);
-        remove_best_of_steps_not_taken(run, progress);
       }
       return progress;
     } catch (const CheckpointUnreadable& e) {

@@ -20,8 +20,6 @@ class DataParallelError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Gradients are summed in flat buffers of about this size: few collectives, bounded memory.
-constexpr int64_t kDefaultBucketBytes = 25 << 20;
 // Long enough for a rank that validates or checkpoints while the others wait.
 constexpr std::chrono::seconds kDefaultDistTimeout{60};
 
@@ -32,7 +30,6 @@ struct ProcessGroupOptions {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   std::chrono::milliseconds timeout = kDefaultDistTimeout;  // rendezvous and each collective
-  int64_t bucket_bytes = kDefaultBucketBytes;
   torch::DeviceType device = torch::kCPU;  // where the training tensors live
   // What every rank must share, compared with rank 0's first; `difference` names how it differs.
   std::string agreement;
