@@ -5,6 +5,7 @@
 #include <cmath>
 #include <utility>
 
+#include "lengen/fused_layers.h"
 #include "lengen/precision.h"
 
 namespace lengen {
@@ -13,9 +14,7 @@ RMSNormImpl::RMSNormImpl(int64_t dim) { weight_ = register_parameter("weight", t
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
   // In fp32 or better whatever the input dtype: the mean of squares overflows or loses digits in bf16.
-  auto xf = to_at_least_fp32(x);
-  auto normed = xf * torch::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + 1e-6);
-  return (normed * (1.0 + weight_)).to(x.dtype());
+  return rms_norm(to_at_least_fp32(x), weight_, 1e-6).to(x.dtype());
 }
 
 MlpImpl::MlpImpl(int64_t d_model, int64_t d_mlp) {
@@ -28,7 +27,7 @@ MlpImpl::MlpImpl(int64_t d_model, int64_t d_mlp) {
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-  return down_(torch::gelu(gate_(x), "tanh") * up_(x));
+  return down_(gated_gelu(gate_(x), up_(x)));
 }
 
 BlockImpl::BlockImpl(const ModelConfig& config) {
