@@ -1,12 +1,13 @@
 // entmax's Newton threshold search (the fused CPU kernel for integer e = 1/(alpha-1): alpha 1.25,
 // 4/3, and 1.5 and 2 when alpha is a tensor) on what the golden table's short rows do not reach:
 // long rows that span many of the kernel's float blocks and lane tails, ties, and rows with a
-// single finite score. The reference is the composed-ATen path in double (bisection to the last
-// bit).
+// single finite score; and the bracketing solver of the other alphas on short attention rows.
+// The reference is the composed-ATen path in double (bisection to the last bit).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <limits>
+#include <vector>
 
 #include "lengen/normalizers.h"
 
@@ -89,6 +90,32 @@ TEST(EntmaxNewton, OneFiniteScoreTakesAllTheMassAndMaskedRowsAreZero) {
       EXPECT_TRUE(torch::isfinite(p).all().item<bool>()) << dtype << " alpha " << alpha;
       EXPECT_EQ(max_error(p, expected), 0.0) << dtype << " alpha " << alpha;
     }
+  }
+}
+
+// Alpha above 2 (e = 1/(alpha-1) < 1): f has an unbounded slope at each support edge. On the
+// first row (an attention row of a random model, alpha 3) Halley's steps alternate near the two
+// ends of the bracket; on the second a score sits 6e-8 inside the support's edge, where Halley's
+// first step is 2e-7 long with f at 0.26. Either way a threshold off by 1e-3 or more would be
+// hidden by the renormalisation. Plus many short rows of close scores, as at initialisation.
+TEST(EntmaxBracketing, ShortRowsOfCloseScoresMatchTheAtenPath) {
+  const std::vector<double> row = {0.122327946, 0.971219838, 0.224125668, 0.765421152, 0.758793712,
+                                   -0.891712248, 0.766289711, -0.361818224, 0.780853212, -0.437853873,
+                                   -0.172589719, 0.388966173, -0.832850516, -0.652163088, 0.122428276,
+                                   -0.0818144977, -0.030105425, 0.065685533, 0.100859642};
+  torch::manual_seed(12);
+  torch::Tensor z = ragged_scores(2000, 40, 0.5);
+  z[0].narrow(0, 0, 19).copy_(torch::tensor(row, torch::kDouble));
+  z[0].narrow(0, 19, 21).fill_(-kInf);
+  // float(-0.421453327) - 0.5 rounds to within 3e-8 below -0.921453297: alpha 3's support edge.
+  const std::vector<double> edge = {-2.42145324, -0.886993349, -2.11113691, -0.921453297, -0.421453327};
+  z[1].narrow(0, 0, 5).copy_(torch::tensor(edge, torch::kDouble));
+  z[1].narrow(0, 5, 35).fill_(-kInf);
+  for (double alpha : {1.7, 2.5, 3.0}) {
+    SCOPED_TRACE("alpha " + std::to_string(alpha));
+    const torch::Tensor expected = aten_reference(z, alpha);
+    EXPECT_LT(max_error(entmax(z, as_tensor(alpha)), expected), 1e-12);
+    EXPECT_LT(max_error(entmax(z.to(torch::kFloat), as_tensor(alpha)), expected), 2e-3);
   }
 }
 

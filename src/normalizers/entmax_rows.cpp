@@ -269,6 +269,10 @@ void entmax_row_bracketing(const T* x, T* y, int64_t n, T max, double alpha_minu
   double lower = -1;
   double upper = -std::pow(static_cast<double>(candidates.size()), -alpha_minus_1);
   double t = lower;
+  // Halley's steps can land on alternate sides of the root, each near a bracket end, so that the
+  // bracket shrinks by little per step (f has an infinite slope at every support edge when
+  // alpha > 2): a step is bisection whenever the last two did not halve the bracket.
+  double width_one_back = upper - lower, width_two_back = 2 * width_one_back;
   for (int step = 0; step < kMaxSolverSteps; ++step) {
     size_t kept = 0;
     double f = -1, f1 = 0, f2 = 0;
@@ -289,8 +293,15 @@ void entmax_row_bracketing(const T* x, T* y, int64_t n, T max, double alpha_minu
     (f >= 0 ? lower : upper) = t;
     if (std::abs(f) <= tolerance) break;
     const double halley = t - 2 * f * f1 / (2 * f1 * f1 - f * f2);
-    const double next = (halley > lower && halley < upper) ? halley : (lower + upper) / 2;
-    const bool converged = std::abs(next - t) <= tolerance * std::abs(t);
+    const bool shrinking = upper - lower <= width_two_back / 2;
+    width_two_back = width_one_back;
+    width_one_back = upper - lower;
+    const double next = (shrinking && halley > lower && halley < upper) ? halley : (lower + upper) / 2;
+    // A step within tolerance ends the search only where f is at the rounding error of its sum:
+    // next to a support edge, f's unbounded slope and curvature make Halley's step tiny far from
+    // the root.
+    const bool converged = std::abs(next - t) <= tolerance * std::abs(t) &&
+                           std::abs(f) <= tolerance * static_cast<double>(candidates.size());
     t = next;
     if (converged) break;
   }
