@@ -346,27 +346,6 @@ TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
 
 }
 
-// Data and a sweep never share a folder: each one's files would be taken for part of the other.
-TEST_F(CliData, DataAndSweepsKeepToTheirOwnFolders) {
-  ASSERT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0) << err_;
-  std::ofstream(out("base.json")) << R"({"task": {"name": "copy", "params": {"vocab": 4}, "len_min": 2,
-      "len_max": 4}, "model": {"layers": 1, "d_model": 16, "heads": 2, "d_head": 8, "d_mlp": 32},
-      "train": {"steps": 2, "batch_size": 4, "warmup": 1, "threads": 1}})";
-  std::ofstream(out("seeds.json")) << R"({"base": "base.json", "grid": {"train.seed": [1]}})";
-  EXPECT_EQ(lengen("sweep " + out("seeds.json") + " --out " + out("d") + " --dry-run"), 2);
-  EXPECT_NE(err_.find("--out " + out("d") + " is a data folder lengen data wrote"), std::string::npos)
-      << err_;
-  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
-  EXPECT_FALSE(fs::exists(out("d/sweep.json")));
-
-  fs::create_directories(out("sweep"));
-  std::ofstream(out("sweep/sweep.json")) << "{}";
-  EXPECT_EQ(run("--task copy --param vocab=4 --eval-lengths 4 --eval-size 2 --out " + out("sweep")), 2);
-  EXPECT_NE(err_.find("--out " + out("sweep") + " is a sweep's folder"), std::string::npos) << err_;
-  EXPECT_FALSE(fs::exists(out("sweep/data.json")));
-  EXPECT_FALSE(fs::exists(out("sweep/test_0_4.src")));
-}
-
 // Training on --data with test splits evaluates those splits: other eval.lengths are not
 // evaluated, and the run says so (the same lengths say nothing).
 TEST_F(CliData, EvalLengthsBesideTestSplitsAreNamed) {

@@ -155,7 +155,7 @@ TEST_F(CliEvalFaults, AnotherModelsCheckpointIsRefusedNamingTheKeyOrParameter) {
   expect_refused("eval " + run_dir() + " --checkpoint " + (*dir_ / "random.pt").string(),
                  "is unreadable or truncated");
   expect_refused("eval " + run_dir() + " --checkpoint /dev/null",
-                 "checkpoint /dev/null is not a regular file (a folder, FIFO or device)");
+                 "checkpoint /dev/null is not a file");
 }
 
 // Another run's checkpoint whose tensors fit (softmax and sparsemax hold the same parameters) is
@@ -195,17 +195,6 @@ TEST_F(CliEvalFaults, ANonFiniteLossFailsTheEvaluation) {
   const std::string path = (*dir_ / "nan.pt").string();
   archive.save_to(path);
   expect_refused("eval " + run_dir() + " --checkpoint " + path, "non-finite loss");
-}
-
-TEST_F(CliEvalFaults, AResultsFileThatIsNotOneStopsTheEvaluationBeforeItRuns) {
-  const std::string path = RunFolder(run_dir()).results_path();
-  const std::string saved = results_text();
-  std::ofstream(path) << "{\"task\": \"copy\", \"results\": []}\n";
-  expect_refused("eval " + run_dir() + " --lengths 4", path + ": not a lengen results file");
-  const CliResult result = lengen("eval " + run_dir() + " --lengths 4");
-  EXPECT_EQ(result.out.find("exact match"), std::string::npos) << "evaluated first:\n" << result.out;
-  std::ofstream(path) << saved;
-  ASSERT_EQ(results_text(), saved);
 }
 
 TEST_F(CliEvalFaults, ResultsSayWhatProducedThemAndFileResultsStayApart) {

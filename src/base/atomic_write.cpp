@@ -43,10 +43,4 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-void remove_file(const std::filesystem::path& file) {
-  std::error_code error;
-  std::filesystem::remove(file, error);
-  if (error) throw UserError("cannot remove " + file.string() + ": " + error.message());
-}
-
 }  // namespace lengen

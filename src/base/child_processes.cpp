@@ -82,15 +82,14 @@ std::string describe_exit(int status) {
   return "stopped with status " + std::to_string(status);
 }
 
-std::vector<std::string> environment_with(const std::vector<std::string>& replaced,
-                                          const std::vector<std::string>& added) {
+std::vector<std::string> environment_with(const std::vector<std::string>& entries) {
+  const auto name = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
   std::vector<std::string> result;
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    const std::string name = text.substr(0, text.find('='));
-    if (std::find(replaced.begin(), replaced.end(), name) == replaced.end()) result.push_back(text);
+    const auto same_name = [&](const std::string& added) { return name(added) == name(*entry); };
+    if (std::none_of(entries.begin(), entries.end(), same_name)) result.push_back(*entry);
   }
-  result.insert(result.end(), added.begin(), added.end());
+  result.insert(result.end(), entries.begin(), entries.end());
   return result;
 }
 

@@ -2,34 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <set>
-#include <utility>
 
 namespace lengen {
-
-namespace {
-
-using FileId = std::pair<dev_t, ino_t>;
-
-// The lock files this process holds: flock locks one open file against another even within a
-// process, so a probe of one of them would find it held.
-std::set<FileId>& held_here() {
-  static std::set<FileId> held;
-  return held;
-}
-
-FileId id_of(int fd) {
-  struct stat file {};
-  ::fstat(fd, &file);
-  return {file.st_dev, file.st_ino};
-}
-
-}  // namespace
 
 FolderLock::FolderLock(const std::string& dir, WhenHeld when_held, const std::string& file_name) {
   const std::string path = dir + "/" + file_name;
@@ -44,11 +22,9 @@ FolderLock::FolderLock(const std::string& dir, WhenHeld when_held, const std::st
       throw FolderInUse(dir + " is in use by another lengen process; wait for it to end");
     throw UserError("cannot lock " + dir + ": " + std::strerror(reason));
   }
-  held_here().insert(id_of(fd_));
 }
 
 FolderLock::~FolderLock() {
-  held_here().erase(id_of(fd_));
   ::close(fd_);  // the only descriptor of this open file: closing it releases the flock
 }
 
@@ -56,8 +32,7 @@ bool FolderLock::held_elsewhere(const std::string& dir, const std::string& file_
   const int fd = ::open((dir + "/" + file_name).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   // A shared lock: taken on a file opened read-only, wherever flock works.
-  const bool held =
-      held_here().count(id_of(fd)) == 0 && ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   ::close(fd);
   return held;
 }

@@ -1,7 +1,6 @@
 #include "lengen/json_file.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -31,19 +30,15 @@ std::string parse_error_reason(const nlohmann::json::parse_error& error) {
   return colon == std::string::npos ? message : message.substr(colon + 2);
 }
 
-// Watches the parse: JSON keeps the last of two equal keys without a word, which hides a
-// mistake, and nesting past kMaxJsonDepth is stopped before it is built.
+// Watches the parse: JSON keeps the last of two equal keys without a word, which hides a mistake.
 template <typename Json>
 class ParseChecks {
  public:
   ParseChecks(std::string source, std::string key_noun)
       : source_(std::move(source)), key_noun_(std::move(key_noun)) {}
 
-  bool operator()(int depth, typename Json::parse_event_t event, Json& parsed) {
+  bool operator()(int /*depth*/, typename Json::parse_event_t event, Json& parsed) {
     using Event = typename Json::parse_event_t;
-    if ((event == Event::object_start || event == Event::array_start) && depth >= kMaxJsonDepth) {
-      throw UserError(source_ + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-    }
     if (event == Event::object_start) objects_.push_back({});
     if (event == Event::object_end) objects_.pop_back();
     if (event == Event::key && !objects_.empty()) {
@@ -75,12 +70,6 @@ class ParseChecks {
 
 template <typename Json>
 Json parse_checked(const std::string& text, const std::string& source, const std::string& key_noun) {
-  // The JSON reader takes a NUL for the end of its input: what follows one would be ignored.
-  const size_t nul = text.find('\0');
-  if (nul != std::string::npos) {
-    throw UserError(source + ":" + text_position(text, nul + 1) +
-                    ": invalid JSON: a NUL byte (JSON is text)");
-  }
   try {
     return Json::parse(text, ParseChecks<Json>(source, key_noun), /*allow_exceptions=*/true,
                        /*ignore_comments=*/true);
@@ -103,25 +92,13 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
   return parse_checked<nlohmann::json>(text, source, key_noun);
 }
 
-nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source,
-                                               const std::string& key_noun) {
-  return parse_checked<nlohmann::ordered_json>(text, source, key_noun);
-}
-
 std::string read_text_file(const std::string& path, const std::string& what) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) throw UserError(path + ": no such " + what);
-  if (std::filesystem::is_directory(path, error)) throw UserError(path + ": is a directory, not a " + what);
   // A FIFO would block until some writer came and a device (/dev/zero) never ends: only a regular
-  // file (or a link to one) is read, and only one of a size a JSON file of lengen's can have.
-  if (!std::filesystem::is_regular_file(path, error)) {
-    throw UserError(path + ": not a regular file (a FIFO, device or socket), not a " + what);
-  }
-  constexpr std::uintmax_t kLargest = std::uintmax_t{1} << 30;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (!error && size > kLargest) {
-    throw UserError(path + ": larger than 1 GiB, which no " + what + " of lengen's is");
-  }
+  // file (or a link to one) is read.
+  if (!std::filesystem::is_regular_file(path, error))
+    throw UserError(path + ": not a regular file (a directory, FIFO or device), not a " + what);
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -134,7 +111,7 @@ nlohmann::json read_json_file(const std::string& path) {
 }
 
 nlohmann::ordered_json read_ordered_json_file(const std::string& path) {
-  return parse_ordered_json_text(read_text_file(path, "JSON file"), path);
+  return parse_checked<nlohmann::ordered_json>(read_text_file(path, "JSON file"), path, "key");
 }
 
 }  // namespace lengen

@@ -241,9 +241,6 @@ void run_step_bench(const StepBenchOptions& options) {
   const std::vector<NamedMethod> methods =
       baseline_and_only(named_methods(), options.only, "bench step --only", "method");
   set_compute_threads(options.threads);
-  if (options.device == DeviceChoice::kCuda && !torch::cuda::is_available()) {
-    throw UserError("bench step --device cuda: this LibTorch has no CUDA device");
-  }
   const torch::Device device = resolve_device(options.device);  // auto: the device it chose is reported
   if (!device.is_cuda()) check_step_memory(options, methods.size());
   const Batch batch = to_device(step_batch(options), device);

@@ -161,31 +161,11 @@ void replace_old_files(const DataOptions& options, const OutputPlan& plan) {
   }
 }
 
-// A progress line on stderr (lengen/progress_line.h), at most every kProgressInterval.
-class Progress {
- public:
-  Progress(bool enabled, int64_t total) : line_(total, enabled), total_(total) {}
-
-  // One more sample of `split` written.
-  void advance(const std::string& split) {
-    ++done_;
-    if (Clock::now() < next_) return;
-    next_ = Clock::now() + kProgressInterval;
-    line_.show(fmt::format("lengen data: {}, {}/{} samples ({:.0f}%)", split, done_, total_,
-                           100.0 * done_ / total_));
-  }
-  void finish() { line_.finish(); }
-
- private:
-  ProgressLine line_;
-  int64_t total_, done_ = 0;
-  Clock::time_point next_ = Clock::now() + kProgressInterval;
-};
-
 // Writes `sample(k)` for k < count as STEM.src/.trg. Ctrl-C or SIGTERM, asked after every sample,
 // ends the split being written without its .part files; the splits already written stay whole.
 void write_split(const std::string& stem, int64_t count, const std::string& label, const DataOptions& options,
-                 Progress& progress, const std::function<Sample(int64_t)>& sample) {
+                 const std::function<void(const std::string&)>& advance,
+                 const std::function<Sample(int64_t)>& sample) {
   SampleWriter writer(stem);
   for (int64_t k = 0; k < count; ++k) {
     if (stop_signal_received()) {
@@ -194,7 +174,7 @@ void write_split(const std::string& stem, int64_t count, const std::string& labe
                           (options.force ? " (the files it was replacing are removed too)" : ""));
     }
     writer.write(sample(k));
-    progress.advance(label);
+    advance(label);
   }
   writer.commit();
 }
@@ -203,7 +183,17 @@ void write_splits(const Task& task, const DataOptions& options, const OutputPlan
   const StopSignals stop_signals;
   const auto start = Clock::now();
   const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
-  Progress progress(options.progress || (isatty(fileno(stderr)) && total >= kAutoProgressSamples), total);
+  // A progress line on stderr, at most every kProgressInterval.
+  ProgressLine progress(total,
+                        options.progress || (isatty(fileno(stderr)) && total >= kAutoProgressSamples));
+  int64_t done = 0;
+  auto next = Clock::now() + kProgressInterval;
+  const auto advance = [&](const std::string& split) {
+    if (++done; Clock::now() < next) return;
+    next = Clock::now() + kProgressInterval;
+    progress.show(
+        fmt::format("lengen data: {}, {}/{} samples ({:.0f}%)", split, done, total, 100.0 * done / total));
+  };
   std::cout << "lengen data: " << task.name();
   for (const auto& [name, value] : task.params()) std::cout << fmt::format(" {}={:g}", name, value);
   std::cout << ", seed " << options.seed << ", into " << options.out << "\n";
@@ -212,7 +202,7 @@ void write_splits(const Task& task, const DataOptions& options, const OutputPlan
     const SplitTask split(task, derive_seed(options.seed, kTrainStream));
     Rng rng(derive_seed(options.seed, kTrainStream));
     write_split(
-        (fs::path(options.out) / "train").string(), options.train, "train", options, progress,
+        (fs::path(options.out) / "train").string(), options.train, "train", options, advance,
         [&](int64_t) { return split->sample(rng, uniform_int(rng, options.len_min, options.len_max)); });
     std::cout << "  train.src/.trg: " << options.train << " samples, lengths " << options.len_min << ".."
               << options.len_max << "\n";
@@ -226,7 +216,7 @@ void write_splits(const Task& task, const DataOptions& options, const OutputPlan
     const uint64_t eval_seed = derive_seed(options.seed, kEvalStream(length));
     const SplitTask split(task, eval_seed);
     const uint64_t sample_seed = derive_seed(eval_seed, static_cast<uint64_t>(length));
-    write_split(stem, options.eval_size, "length " + std::to_string(length), options, progress,
+    write_split(stem, options.eval_size, "length " + std::to_string(length), options, advance,
                 [&](int64_t k) {
                   Rng rng(derive_seed(sample_seed, static_cast<uint64_t>(k)));
                   return split->sample(rng, length);
@@ -249,7 +239,6 @@ void run_data(const DataOptions& options) {
   check_options(*task, options);
   // Data files in a run folder (or its checkpoints/) would be taken for the run's.
   check_out_is_not_in_a_run(options.out);
-  check_out_is_not_a_sweep_folder(options.out);
   // The output folder has one writer at a time: two `lengen data` writing one folder would mix
   // their splits under one data.json.
   const auto lock = lock_output_folder(options.out);

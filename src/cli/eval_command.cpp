@@ -72,16 +72,10 @@ void run_eval(const EvalArgs& args) {
                       args.data_dir);
     }
     overrides.push_back(option.key + "=" + option.value);
-    if (option.key != "eval.samples") continue;
-    // --samples means every length, the long ones included: a --set of those keys beside it is two
-    // answers to one question.
-    for (const std::string& assignment : args.overrides) {
-      const std::string key = assignment.substr(0, assignment.find('='));
-      if (key == "eval.long_from" || key == "eval.long_samples")
-        throw UserError("--samples (every length, the long ones included) and --set " + assignment +
-                        " both set " + key + "; give one of them");
-    }
-    overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
+    // --samples means every length, the long ones included (a --set of those keys beside it is
+    // refused by load_config as a key given twice).
+    if (option.key == "eval.samples")
+      overrides.insert(overrides.end(), {"eval.long_from=0", "eval.long_samples=0"});
   }
   const Config config = load_run_config(args, overrides);
   sleep_idle_threads_for(static_cast<int>(config.train.threads));

@@ -53,20 +53,10 @@ int free_port() {
 // The rendezvous variables torchrun sets for a worker, replacing any this process inherited;
 // the workers after rank 0 leave bad input for rank 0 to name.
 std::vector<std::string> worker_environment(int rank, int world_size, int port) {
-  const std::vector<std::pair<std::string, std::string>> variables = {
-      {"RANK", std::to_string(rank)},
-      {"WORLD_SIZE", std::to_string(world_size)},
-      {"LOCAL_RANK", std::to_string(rank)},
-      {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
-      {"MASTER_ADDR", "127.0.0.1"},
-      {"MASTER_PORT", std::to_string(port)},
-      {kQuietUserErrorsVariable, rank == 0 ? "0" : "1"}};
-  std::vector<std::string> names, entries;
-  for (const auto& [name, value] : variables) {
-    names.push_back(name);
-    entries.push_back(name + "=" + value);
-  }
-  return environment_with(names, entries);
+  const std::string r = std::to_string(rank), n = std::to_string(world_size);
+  return environment_with({"RANK=" + r, "WORLD_SIZE=" + n, "LOCAL_RANK=" + r, "LOCAL_WORLD_SIZE=" + n,
+                           "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port),
+                           std::string(kQuietUserErrorsVariable) + (rank == 0 ? "=0" : "=1")});
 }
 
 bool is_user_error(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == kUserErrorExitCode; }

@@ -1,7 +1,5 @@
 // The `lengen` command: one subcommand per job. User errors end with one line and exit 2.
 #include <c10/util/Exception.h>
-#include <spdlog/fmt/fmt.h>
-#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,11 +15,9 @@
 #include "lengen/allocator.h"
 #include "lengen/blas_kernels.h"
 #include "lengen/errors.h"
-#include "lengen/named_entries.h"
 #include "lengen/stop_signals.h"
 #include "lengen/thread_waits.h"
 #include "lengen/trainer.h"
-#include "lengen/utf8.h"
 
 namespace lengen::cli {
 namespace {
@@ -56,12 +53,8 @@ std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::Pa
     for (const CLI::App* sub : command->get_subcommands([](CLI::App*) { return true; }))
       names.push_back(sub->get_name());
     if (names.empty()) break;
-    if (std::find(names.begin(), names.end(), argv[i]) == names.end()) {
-      const std::string suggestion = closest_match(argv[i], names);
-      return "unknown " + (command == &app ? "" : typed + " ") + "command '" + argv[i] + "'" +
-             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
-             "; commands: " + joined_names(names);
-    }
+    if (std::find(names.begin(), names.end(), argv[i]) == names.end())
+      return unknown_name_message((command == &app ? "" : typed + " ") + "command", argv[i], names);
     command = command->get_subcommand(argv[i]);
     typed += " " + std::string(argv[i]);
   }
@@ -77,25 +70,6 @@ std::string parse_error_line(CLI::App& app, int argc, char** argv, const CLI::Pa
   if (const size_t at = text.find(twice); at != std::string::npos)
     text = text.substr(0, at) + "given " + text.substr(at + twice.size()) + " times; give it once";
   return text + " (see " + typed + " --help)";
-}
-
-// "cannot create directories PATH: File name too long" from libstdc++'s "filesystem error: ...
-// [PATH]"; a dangling link says so, where the system's "File exists" would mislead.
-std::string filesystem_error_line(const fs::filesystem_error& error) {
-  std::string what = error.what();
-  const std::string prefix = "filesystem error: ";
-  if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
-  std::string reason = error.code().message();
-  const size_t reason_at = what.find(": " + reason);
-  if (error.path1().empty() || reason_at == std::string::npos) return what;
-  std::string paths = error.path1().string();
-  if (!error.path2().empty()) paths += " and " + error.path2().string();
-  std::error_code ignored;
-  if (fs::is_symlink(error.path1(), ignored) && !fs::exists(error.path1(), ignored)) {
-    reason =
-        "it is a link to " + fs::read_symlink(error.path1(), ignored).string() + ", which does not exist";
-  }
-  return what.substr(0, reason_at) + " " + paths + ": " + reason;
 }
 
 void add_commands(CLI::App& app) {
@@ -114,32 +88,22 @@ void add_commands(CLI::App& app) {
   refuse_empty_values(app);
 }
 
-// Whether lengen can record the arguments and the working folder (else prints why): they end up in
-// JSON files, which hold UTF-8 only, and one-line rows of tables and logs.
+// Arguments and the working folder end up in JSON files, which hold UTF-8 only: refused before
+// anything is written, not as an internal error after training.
 bool arguments_recordable(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool control =
-        std::any_of(arg.begin(), arg.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
-    if (is_utf8(arg) && !control) continue;
-    std::string shown;
-    for (const unsigned char byte : arg)
-      shown += byte < 0x80 ? std::string(1, static_cast<char>(byte)) : fmt::format("\\x{:02x}", byte);
-    std::cerr << "lengen: error: argument " << i << " '" << printable(shown) << "' "
-              << (control ? "holds a control character (a newline, tab or escape)" : "is not UTF-8 text")
-              << "; lengen writes paths and settings into JSON files and one-line rows of tables and logs "
-                 "(rename the file or folder)\n";
-    return false;
-  }
-  // Run folders are recorded by their absolute paths, which hold the working folder's.
-  const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const std::string& arg) {
-    return arg == "--help" || arg == "-h" || arg == "--version";
-  });
   std::error_code no_cwd;
-  if (argc > 1 && !asks_for_help && !is_utf8(fs::current_path(no_cwd).string())) {
-    std::cerr << "lengen: error: the working folder's path is not UTF-8 text; lengen records paths in JSON "
-                 "files, which hold UTF-8 only (run it from another folder, or rename this one)\n";
-    return false;
+  std::vector<std::string> texts(argv + 1, argv + argc);
+  texts.push_back(fs::current_path(no_cwd).string());
+  for (const std::string& text : texts) {
+    try {
+      (void)nlohmann::json(text).dump();
+    } catch (const nlohmann::json::type_error&) {
+      std::cerr << "lengen: error: "
+                << nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                << " is not UTF-8 text; lengen records paths and settings in JSON files (rename the file or "
+                   "folder)\n";
+      return false;
+    }
   }
   return true;
 }
@@ -169,7 +133,9 @@ int run_command(CLI::App& app, int argc, char** argv) {
   } catch (const fs::filesystem_error& e) {
     // A path the user gave that cannot be created, read or replaced (permissions, a file
     // where a folder is needed, a full disk).
-    std::cerr << "lengen: error: " << printable(filesystem_error_line(e)) << "\n";
+    std::string what = e.what();  // "filesystem error: cannot create directories: REASON [PATH]"
+    if (what.rfind("filesystem error: ", 0) == 0) what.erase(0, 18);
+    std::cerr << "lengen: error: " << printable(what) << "\n";
     return kUserErrorExitCode;
   } catch (const c10::Error& e) {
     // LibTorch's own errors carry a backtrace over many lines: the first line says what failed.

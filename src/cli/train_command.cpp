@@ -12,11 +12,9 @@
 #include "lengen/config_io.h"
 #include "lengen/device.h"
 #include "lengen/evaluation.h"
-#include "lengen/folder_lock.h"
 #include "lengen/process_group.h"
 #include "lengen/rank_agreement.h"
 #include "lengen/run_folder.h"
-#include "lengen/run_start.h"
 #include "lengen/stop_signals.h"
 #include "lengen/task_files.h"
 #include "lengen/thread_waits.h"
@@ -57,17 +55,7 @@ void run_train(const TrainArgs& args) {
   const bool resumes_a_run =
       args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path());
   if (!resumes_a_run && !scaled.empty()) spdlog::info("{}", scaled);
-  if (resumes_a_run) {
-    keep_the_runs_schedule(run, args.overrides, config);
-    try {
-      check_resume_keeps_inputs(args.out, config, args.data_dir);
-    } catch (const UserError&) {
-      // A run another process is training has moved on from what was just compared: that it is
-      // in use is the reason to give (one rank of a data-parallel group finds rank 0 holding it).
-      { const FolderLock probe(args.out); }  // throws FolderInUse
-      throw;
-    }
-  }
+  if (resumes_a_run) keep_the_runs_schedule(run, args.overrides, config);  // checked under the run's lock
   // From here to the end of the final evaluation a stop signal is a request to stop (the
   // trainer checkpoints, the evaluation gives up), never a kill mid-write.
   const StopSignals stop_signals;

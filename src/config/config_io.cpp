@@ -3,11 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "config_field.h"
@@ -115,27 +112,10 @@ void set_section(Config& config, const std::string& prefix, const json& object, 
                     (object.contains("grid") ? "grid" : "list") +
                     "\"), not a config: run it with `lengen sweep " + source + " --out DIR`");
   }
-  // A key set inside its section and again by its dotted path ({"train": {"steps": 30},
-  // "train.steps": 20}) would take whichever came last, unsaid.
-  std::map<std::string, std::string> set_as;
-  for (const auto& [name, value] : object.items()) {
-    for (const std::string& key : keys_set_by(prefix.empty() ? name : prefix + "." + name, value)) {
-      const auto [earlier, fresh] = set_as.emplace(key, name);
-      if (!fresh)
-        throw UserError(source + ": config key '" + key + "' is set twice (as \"" + earlier->second +
-                        "\" and as \"" + name + "\"); set it once");
-    }
-  }
   for (const auto& [name, value] : object.items()) {
     set_config_value(config, prefix.empty() ? name : prefix + "." + name, value, source);
   }
 }
-
-json parse_json(const std::string& text, const std::string& source) {
-  return parse_json_text(text, source, "config key");
-}
-
-std::string read_file(const std::string& path) { return read_text_file(path, "config file"); }
 
 // The value text of an override as JSON: strings raw (or as a quoted JSON string), lists without
 // their brackets if need be, anything else as JSON.
@@ -238,12 +218,12 @@ Config config_from_json_with_overrides(const json& json_config, const json& as_w
 }
 
 Config config_from_string(const std::string& text, const std::string& source) {
-  return config_from_json(parse_json(text, source), source);
+  return config_from_json(parse_json_text(text, source, "config key"), source);
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides, std::string* scaled) {
   Config config;
-  set_section(config, "", parse_json(read_file(path), path), path);
+  set_section(config, "", parse_json_text(read_text_file(path, "config file"), path, "config key"), path);
   const TrainConfig as_written = config.train;
   // A key set twice would take its last value without a word: which one was meant is not known.
   // So would one set by its path and again inside a section's object (train.steps, train={...}).

@@ -76,12 +76,6 @@ class EvaluationProgress {
   std::chrono::steady_clock::time_point next_ = start_ + std::chrono::seconds(2);  // short ones stay quiet
 };
 
-// What trained the evaluated model, as results.json records it: the task, train and model sections.
-nlohmann::json trained_with_of(const Config& config) {
-  const nlohmann::json resolved = config_to_json(config);
-  return {{"task", resolved["task"]}, {"train", resolved["train"]}, {"model", resolved["model"]}};
-}
-
 // "" when each test file `entry` was measured on is in `data_dir` now with the same content; else
 // what is not ("data/test_1_16 is gone", "data/test_0_8 changed since").
 std::string files_not_in(const ResultEntry& entry, const std::string& data_dir) {
@@ -126,22 +120,11 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
   } else if (which == "best") {
     path = run.best_checkpoint_path();
   }
-  if (fs::exists(path) && !fs::is_regular_file(path)) {
-    throw UserError("checkpoint " + path + " is not a regular file (a folder, FIFO or device)");
-  }
   if (!fs::is_regular_file(path)) {
-    // A word that is not a path is most likely a misremembered choice ("first", "latest").
-    const bool a_word = path.find('/') == std::string::npos && fs::path(path).extension() != ".pt";
-    throw UserError("checkpoint " + path + " does not exist" +
-                    (a_word ? std::string(" (the checkpoint is last, best or the path of a .pt file)") : ""));
+    throw UserError("checkpoint " + path +
+                    " is not a file (the checkpoint is last, best or the path of a .pt file)");
   }
   return path;
-}
-
-// The UserError evaluate_run would throw for an unreadable RUN/results.json, before it evaluates.
-static void check_results_file_accepts(const std::string& run_dir) {
-  const std::string results_path = RunFolder(run_dir).results_path();
-  if (fs::exists(results_path)) read_results_file(results_path);
 }
 
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
@@ -169,8 +152,6 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   // One key per folder however it is typed: "d", "d/" and a link to d are the same files.
   const std::string absolute_data_dir = data_dir.empty() ? "" : resolved_path(data_dir);
   evaluation.data_dir = absolute_data_dir;
-  // Read before the evaluation: a results.json that is not one stops it before minutes of work.
-  check_results_file_accepts(run_dir);
   const std::string results_path = RunFolder(run_dir).results_path();
   model->to(device);
   model->set_query_chunk(config.model.prefill_chunk);
@@ -257,7 +238,10 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   existing.train_len_max = config.task.len_max;
   existing.seed = config.train.seed;
   if (!evaluation.run_id.empty()) existing.run_id = evaluation.run_id;
-  existing.trained_with = trained_with_of(config);
+  // What trained the evaluated model: the task, train and model sections.
+  const nlohmann::json resolved = config_to_json(config);
+  existing.trained_with = {
+      {"task", resolved["task"]}, {"train", resolved["train"]}, {"model", resolved["model"]}};
   existing.method = {attention.normalizer, attention.scaling, attention.positions};
   const bool on_files = !evaluation.data_dir.empty();
   ResultsByDecode& results = on_files ? existing.results_on_files[evaluation.data_dir] : existing.results;

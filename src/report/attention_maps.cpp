@@ -325,20 +325,10 @@ std::string attention_page(const std::vector<RunMaps>& runs, const std::vector<i
 std::string write_attention_maps(const std::vector<std::string>& run_dirs,
                                  const AttentionMapOptions& options) {
   if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
-  check_out_folder(options.out_dir, "folder");
+  // The path first (a file there, the root); the folder's list is read holding its lock.
+  check_output_folder_path(options.out_dir);
   check_out_is_not_anothers(options.out_dir, run_dirs);
   const std::vector<std::string> names = unique_run_names(run_dirs);
-  // Each run's maps go into OUT/NAME: a run folder of that name there (a sweep's run) is another
-  // run's, unless it is the run drawn.
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string folder = options.out_dir + "/" + names[i];
-    std::error_code error;
-    if (RunFolder(folder).is_lengen_run() && !fs::equivalent(folder, run_dirs[i], error)) {
-      throw UserError("--out " + options.out_dir + " holds a run folder " + names[i] +
-                      " of another run, where the maps of " + run_dirs[i] +
-                      " would go and be taken for its; choose another --out");
-    }
-  }
   std::vector<RunMaps> runs;
   for (size_t i = 0; i < run_dirs.size(); ++i) {
     runs.push_back(capture_run(run_dirs[i], options));
@@ -372,8 +362,6 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
       }
     }
   }
-  // The folder's list is read holding its lock; only the path is checked before (a file there, the root).
-  check_output_folder_path(options.out_dir);
   // One page at a time in OUT, and none of an earlier page's maps left beside this one's.
   const auto writing = lock_output_folder(options.out_dir);
   check_output_files(options.out_dir, files);

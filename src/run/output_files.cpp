@@ -50,14 +50,6 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
   const std::set<std::string> listed = read_list(list_path);
   std::error_code error;
   for (const std::string& name : names) {
-    // A folder the name goes through (a run's maps in OUT/RUN/) that is a file of the user's.
-    for (fs::path above = fs::path(name).parent_path(); !above.empty(); above = above.parent_path()) {
-      const fs::file_status status = fs::symlink_status(fs::path(dir) / above, error);
-      if (fs::exists(status) && !fs::is_directory(status)) {
-        throw UserError((fs::path(dir) / above).string() + " is not a folder, and lengen writes " + name +
-                        " there; move it or choose another --out");
-      }
-    }
     const fs::path path = fs::path(dir) / name;
     if (fs::exists(fs::symlink_status(path, error)) && listed.count(name) == 0) {
       throw UserError(path.string() + " exists and lengen did not write it (it is not listed in " +
@@ -108,40 +100,17 @@ void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std
                   ": what is written there would be taken for that run's; choose another --out");
 }
 
-namespace {
-
-bool is_sweep_folder(const std::string& out_dir) {
-  std::error_code error;
-  return fs::exists(fs::path(out_dir) / kSweepManifestName, error);
-}
-
-void check_out_is_not(bool is, const std::string& out_dir, const std::string& what) {
-  if (is) throw UserError("--out " + out_dir + " is " + what + "; choose another --out");
-}
-
-}  // namespace
-
 void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
   check_out_is_not_in_a_run(out_dir, own_runs);
   std::error_code error;
   // A sweep's folder holds its report: one of other runs written there would pass for the sweep's.
   const bool own_folder = std::any_of(own_runs.begin(), own_runs.end(),
                                       [&](const std::string& own) { return fs::equivalent(out_dir, own, error); });
-  check_out_is_not(is_sweep_folder(out_dir) && !own_folder, out_dir,
-                   "the folder of a sweep not described here: what is written there would be taken for its "
-                   "report");
-  check_out_is_not_a_data_folder(out_dir);
-}
-
-void check_out_is_not_a_sweep_folder(const std::string& out_dir) {
-  check_out_is_not(is_sweep_folder(out_dir), out_dir,
-                   "a sweep's folder: data written there would sit among the sweep's runs");
-}
-
-void check_out_is_not_a_data_folder(const std::string& out_dir) {
-  std::error_code error;
-  check_out_is_not(fs::exists(fs::path(out_dir) / "data.json", error) && listed_output_file(out_dir, "data.json"),
-                   out_dir, "a data folder lengen data wrote: what is written there would be taken for part of the data");
+  if (fs::exists(fs::path(out_dir) / kSweepManifestName, error) && !own_folder) {
+    throw UserError("--out " + out_dir +
+                    " is the folder of a sweep not described here: what is written there would be taken for "
+                    "its report; choose another --out");
+  }
 }
 
 void remove_listed_output_files(const std::string& dir,
@@ -154,7 +123,7 @@ void remove_listed_output_files(const std::string& dir,
   for (const std::string& name : read_list(list_path)) {
     if (which && !which(name)) continue;
     removed.push_back(name);
-    remove_file(fs::path(dir) / name);
+    fs::remove(fs::path(dir) / name);
     for (fs::path above = fs::path(name).parent_path(); !above.empty(); above = above.parent_path())
       folders.insert(fs::path(dir) / above);
   }
@@ -168,14 +137,11 @@ void remove_listed_output_files(const std::string& dir,
     release_output_files(dir, removed);
     return;
   }
-  fs::remove(list_path, error);
-  if (error) throw UserError("cannot remove " + list_path.string() + ": " + error.message());
+  fs::remove(list_path);
 }
 
 std::unique_ptr<FolderLock> lock_output_folder(const std::string& dir) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) throw UserError("cannot create " + dir + ": " + error.message());
+  fs::create_directories(dir);
   return std::make_unique<FolderLock>(dir);
 }
 

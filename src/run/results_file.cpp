@@ -141,10 +141,7 @@ Json to_json(const TargetAttention& target) {
 }
 
 std::string training_data_label(const Json& record) {
-  if (record.is_null()) return "generated";
-  if (!record.is_object()) return "";
-  const auto hash = record.find("hash");
-  return "files " + (hash != record.end() && hash->is_string() ? hash->get<std::string>() : std::string("?"));
+  return record.is_null() ? "generated" : "files " + record.value("hash", std::string("?"));
 }
 
 Json to_json(const ResultEntry& entry) {

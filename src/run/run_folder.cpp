@@ -1,8 +1,9 @@
 #include "lengen/run_folder.h"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -42,18 +43,10 @@ void check_out_folder(const std::string& path, const std::string& what) {
   if (fs::exists(path, error) && !fs::is_directory(path, error)) {
     throw UserError("--out " + path + " is a file, not a " + what);
   }
-  for (fs::path above = fs::path(path).parent_path(); !above.empty() && above != above.parent_path();
-       above = above.parent_path()) {
-    if (fs::exists(above, error) && !fs::is_directory(above, error)) {
-      throw UserError("--out " + path + ": " + above.string() + " is a file, not a folder");
-    }
-  }
 }
 
 std::string RunFolder::checkpoint_path(int64_t step) const {
-  char name[32];
-  std::snprintf(name, sizeof(name), "step_%08lld.pt", static_cast<long long>(step));
-  return checkpoint_dir() + "/" + name;
+  return checkpoint_dir() + fmt::format("/step_{:08d}.pt", step);
 }
 
 std::vector<std::string> RunFolder::checkpoints() const {
@@ -76,11 +69,6 @@ int64_t RunFolder::latest_step() const {
   const std::string latest = latest_checkpoint();
   if (latest.empty()) return 0;
   return std::stoll(fs::path(latest).filename().string().substr(5, 8));
-}
-
-bool RunFolder::training_completed(int64_t steps) const {
-  const std::string latest = latest_checkpoint();
-  return !latest.empty() && latest == checkpoint_path(steps);
 }
 
 void RunFolder::prune_checkpoints(int64_t keep) const {
@@ -124,10 +112,6 @@ std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder
 
 void RunFolder::remove_for_restart() const {
   std::error_code error;
-  if (!is_lengen_run()) {
-    throw UserError(path_ + " is not a lengen run folder (no " + kRunRecordName +
-                    "); --force only replaces run folders lengen wrote");
-  }
   // A linked checkpoints/ points out of the run folder: what lies behind it is not this run's to delete.
   if (fs::is_symlink(checkpoint_dir(), error)) {
     throw UserError(checkpoint_dir() + " is a link to " + fs::read_symlink(checkpoint_dir(), error).string() +
@@ -135,15 +119,15 @@ void RunFolder::remove_for_restart() const {
   }
   // Only the names training and evaluation write; anything else a user put there stays.
   for (const auto& entry : fs::directory_iterator(path_)) {
-    if (std::regex_match(entry.path().filename().string(), kRunFile)) remove_file(entry.path());
+    if (std::regex_match(entry.path().filename().string(), kRunFile)) fs::remove(entry.path());
   }
   // A report or attention page of the run it was is not one of the new run's.
   remove_listed_output_files(path_);
   if (fs::is_directory(checkpoint_dir(), error)) {
     for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
-      if (std::regex_match(entry.path().filename().string(), kCheckpointFile)) remove_file(entry.path());
+      if (std::regex_match(entry.path().filename().string(), kCheckpointFile)) fs::remove(entry.path());
     }
-    if (fs::is_empty(checkpoint_dir(), error)) remove_file(checkpoint_dir());
+    if (fs::is_empty(checkpoint_dir(), error)) fs::remove(checkpoint_dir());
   }
 }
 
@@ -155,13 +139,8 @@ JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {
     std::string kept;
     for (std::string line; std::getline(in, line);) {
       const auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      // The last line cut short by a kill (no newline after it, a record begun) goes; another line
-      // that is no JSON (a note of the user's) stays, as the report reads past it.
-      if (record.is_discarded() && in.eof() && text.back() != '\n' && line.rfind('{', 0) == 0) continue;
-      if (record.is_object() && record.contains("step") && record["step"].is_number_integer() &&
-          record["step"].get<int64_t>() > keep_through_step)
-        continue;
-      kept += line + "\n";
+      // A last line cut short by a kill, and the records after the checkpoint's step, go.
+      if (record.is_object() && record.value("step", int64_t{0}) <= keep_through_step) kept += line + "\n";
     }
     write_file_atomically(path, kept);
   }

@@ -39,11 +39,6 @@ void check_resume_data(const RunFolder& run, const std::string& data_dir) {
   };
   if (saved.is_object() ? now.is_object() && now.value("hash", "") == saved.value("hash", "") : now.is_null())
     return;
-  if (saved.is_object() && now.is_object() && saved.value("dir", "") == now.value("dir", "")) {
-    throw UserError("cannot resume " + run.path() + ": the files in --data " + now.value("dir", std::string("?")) +
-                    " changed since it started (train.src and train.trg had hash " +
-                    saved.value("hash", std::string("?")) + ", now " + now.value("hash", std::string("?")) + ")");
-  }
   throw UserError("cannot resume " + run.path() + ": it was trained on " + text(saved) + ", not on " + text(now));
 }
 
@@ -96,24 +91,14 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
   // Only a folder lengen made is continued or started over, and a user's folder is refused before
   // its lock is taken: the lock file would be written into it. A copied config.json makes no run.
   if (run.has_content() && !run.is_lengen_run()) {
-    throw UserError((start.resume ? "cannot resume " + run.path() + ": it" : run.path()) +
-                    " is not a lengen run folder (no " + kRunRecordName + ")" +
-                    (start.resume  ? "; lengen resumes only runs it started"
-                     : start.force ? "; --force only replaces run folders lengen wrote"
-                                   : " and holds files; lengen trains into a new folder or a run of its own") +
-                    ": choose another --out");
+    throw UserError(run.path() + " is not a lengen run folder (no " + kRunRecordName +
+                    ") and holds files; lengen trains, resumes or --forces only runs it started: choose "
+                    "another --out");
   }
   std::unique_ptr<FolderLock> lock;
   if (start.resume) {
-    if (!fs::exists(run.config_path())) {
-      // --force would delete checkpoints a lost config.json leaves behind: not the advice then.
-      throw UserError(
-          "cannot resume " + run.path() + ": it has no config.json " +
-          (run.checkpoints().empty()
-               ? std::string("(start it without --resume)")
-               : "but has checkpoints: put its config.json back (the config it was started with, as "
-                 "`lengen config show CONFIG --set ...` prints it) to resume them"));
-    }
+    if (!fs::exists(run.config_path()))
+      throw UserError("cannot resume " + run.path() + ": it has no config.json");
     // Checked under the lock: a run another process is training is neither compared nor touched
     // (and is named as in use, even before its first checkpoint).
     if (writer) lock = std::make_unique<FolderLock>(run.path());
@@ -136,7 +121,7 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
         throw UserError("run folder " + run.path() +
                         " already exists; use --resume to continue it or --force to start over");
       }
-      if (writer) run.remove_for_restart();  // refuses a folder without lengen's record
+      if (writer) run.remove_for_restart();  // a lengen run: refused above otherwise
     }
   }
   return lock;

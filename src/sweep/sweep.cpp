@@ -36,8 +36,7 @@ std::string sanitize(std::string text) {
 // A run's folder is OUT/NAME: a name that is empty, "." or ".." or holds a slash would put it
 // elsewhere, and `--force` on it would delete the sweep folder or its parent.
 bool is_plain_name(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
 }
 
 // One choice on an axis or one list entry, as the part of a run it adds: its name component,
@@ -211,53 +210,6 @@ std::vector<SweepRun> list_runs(const ordered_json& json, const std::vector<Swee
   return runs;
 }
 
-// A run's name becomes its folder's, OUT/NAME; its side files add up to 20 bytes to the name,
-// and a file name holds at most 255.
-void check_run_name(const SweepRun& run, const std::string& source) {
-  const std::string problem = !is_plain_name(run.name)  ? "is not a plain folder name"
-                              : run.name.size() > 200 ? "has more than the 200 bytes a run folder's name may have"
-                                                      : "";
-  if (!problem.empty())
-    throw UserError(source + ": run name '" + run.name.substr(0, 60) + "' " + problem +
-                    "; give the run another \"name\"");
-}
-
-}  // namespace
-
-std::string override_name(const std::string& key, const nlohmann::json& value) {
-  const std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
-  if (value.is_string()) return sanitize(value.get<std::string>());
-  if (value.is_boolean()) return sanitize(last + "-" + value.dump());
-  if (value.is_array()) {
-    std::string joined;
-    for (const auto& item : value)
-      joined += (joined.empty() ? "" : "_") + (item.is_string() ? item.get<std::string>() : item.dump());
-    return sanitize(last + joined);
-  }
-  return sanitize(last + value.dump());
-}
-
-Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, const std::string& source) {
-  check_sweep_keys(json, source);
-  Sweep sweep;
-  sweep.description = json.value("description", "");
-  sweep.base = base_config(json, base_dir, source);
-  std::vector<SweepOverride> common;
-  if (json.contains("set")) common = overrides_of(json["set"], source + ": \"set\"");
-  sweep.runs = grid_runs(json, common, source);
-  for (SweepRun& run : list_runs(json, common, source)) sweep.runs.push_back(std::move(run));
-  if (sweep.runs.empty()) sweep.runs.push_back({"", common});
-  for (auto& run : sweep.runs) {
-    if (run.name.empty()) run.name = "run";
-    check_each_key_set_once(run, source);
-  }
-  make_names_unique(sweep.runs, source);
-  for (const auto& run : sweep.runs) check_run_name(run, source);
-  return sweep;
-}
-
-namespace {
-
 // Two runs that resolve to one config (train.seed 1 and 1.0, a default written out, an alpha that
 // softmax does not read) are one model trained twice, which the report would count as two seeds.
 void check_runs_differ(const Sweep& sweep, const std::string& source) {
@@ -282,16 +234,42 @@ void check_runs_differ(const Sweep& sweep, const std::string& source) {
 
 }  // namespace
 
-Sweep load_sweep_json(const ordered_json& json, const std::string& base_dir, const std::string& source,
+std::string override_name(const std::string& key, const nlohmann::json& value) {
+  const std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+  if (value.is_string()) return sanitize(value.get<std::string>());
+  if (value.is_boolean()) return sanitize(last + "-" + value.dump());
+  if (value.is_array()) {
+    std::string joined;
+    for (const auto& item : value)
+      joined += (joined.empty() ? "" : "_") + (item.is_string() ? item.get<std::string>() : item.dump());
+    return sanitize(last + joined);
+  }
+  return sanitize(last + value.dump());
+}
+
+Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, const std::string& source,
                       const std::vector<std::string>& command_line_set) {
-  Sweep sweep = sweep_from_json(json, base_dir, source);
+  check_sweep_keys(json, source);
+  Sweep sweep;
   sweep.command_line_set = command_line_set;
+  sweep.description = json.value("description", "");
+  sweep.base = base_config(json, base_dir, source);
+  std::vector<SweepOverride> common;
+  if (json.contains("set")) common = overrides_of(json["set"], source + ": \"set\"");
+  sweep.runs = grid_runs(json, common, source);
+  for (SweepRun& run : list_runs(json, common, source)) sweep.runs.push_back(std::move(run));
+  if (sweep.runs.empty()) sweep.runs.push_back({"", common});
+  for (auto& run : sweep.runs) {
+    if (run.name.empty()) run.name = "run";
+    check_each_key_set_once(run, source);
+  }
+  make_names_unique(sweep.runs, source);
   check_runs_differ(sweep, source);
   return sweep;
 }
 
 Sweep load_sweep(const std::string& path) {
-  return load_sweep_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
+  return sweep_from_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
 }
 
 Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) {
@@ -436,8 +414,8 @@ Sweep load_sweep(const SweepSource& source) {
   std::vector<std::string> typed;  // the --set keys, whose train.steps scales a run's schedule
   for (const std::string& assignment : source.set) typed.push_back(key_and_text(assignment, "--set").first);
   if (!source.path.empty())
-    return load_sweep_json(json, fs::path(source.path).parent_path().string(), source.path, typed);
-  return load_sweep_json(json, ".", "lengen sweep --base " + source.base, typed);
+    return sweep_from_json(json, fs::path(source.path).parent_path().string(), source.path, typed);
+  return sweep_from_json(json, ".", "lengen sweep --base " + source.base, typed);
 }
 
 }  // namespace lengen

@@ -24,12 +24,11 @@ namespace lengen {
 
 namespace {
 
-// Trained to the train.steps of its config.json, then evaluated. A run evaluated after an
-// interruption is resumed, not skipped.
+// Trained to the train.steps of its config.json (training checkpoints its last step), then
+// evaluated. A run evaluated after an interruption is resumed, not skipped.
 bool is_finished(const RunFolder& folder) {
   if (!fs::exists(folder.results_path()) || !fs::exists(folder.config_path())) return false;
-  return folder.training_completed(
-      read_json_file(folder.config_path()).at("train").at("steps").get<int64_t>());
+  return folder.latest_step() == read_json_file(folder.config_path()).at("train").at("steps").get<int64_t>();
 }
 
 // How a finished run's config.json differs from the config the sweep asks for ("KEY is A there,
@@ -170,11 +169,7 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
 void check_sweep_out(const std::string& out) {
   check_out_is_not_root(out);
   check_out_folder(out, "sweep folder");
-  if (RunFolder(out).is_lengen_run()) {
-    throw UserError("--out " + out + " is a run folder; a sweep writes its runs into a folder of its own");
-  }
-  check_out_is_not_in_a_run(out);  // nor inside one (its checkpoints/)
-  check_out_is_not_a_data_folder(out);
+  check_out_is_not_in_a_run(out);  // a run folder, or inside one (its checkpoints/)
 }
 
 // The runs still to train, each with its config written; finished ones are skipped and ones

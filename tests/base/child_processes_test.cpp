@@ -50,9 +50,7 @@ const bool kIsChild = [] {
 ChildCommand child(const std::string& role, const std::string& output_path = "",
                    std::vector<std::string> variables = {}) {
   variables.push_back("LENGEN_TEST_CHILD=" + role);
-  std::vector<std::string> names;
-  for (const auto& variable : variables) names.push_back(variable.substr(0, variable.find('=')));
-  return {{running_program_path()}, environment_with(names, variables), output_path};
+  return {{running_program_path()}, environment_with(variables), output_path};
 }
 
 // Waits for `pid` alone (no test leaves other children behind).

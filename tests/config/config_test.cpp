@@ -405,25 +405,6 @@ TEST(ConfigTest, TaskParamOverridesKeepTheOtherParams) {
   EXPECT_EQ(config.task.params, (TaskParams{{"vocab", 16}, {"max_reps", 4}}));
 }
 
-// A key set inside its section and again by its dotted path would take the last, unsaid.
-TEST(ConfigTest, AKeyNestedAndDottedIsRefused) {
-  const auto first_error = [](const std::string& text) {
-    try {
-      config_from_string(text, "test.json");
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  EXPECT_EQ(
-      first_error(R"({"train": {"steps": 30}, "train.steps": 20})"),
-      R"(test.json: config key 'train.steps' is set twice (as "train" and as "train.steps"); set it once)");
-  EXPECT_NE(first_error(R"({"task": {"params": {"vocab": 8}}, "task.params.vocab": 9})")
-                .find("'task.params.vocab'"),
-            std::string::npos);
-  EXPECT_EQ(first_error(R"({"train": {"steps": 300}, "train.lr": 0.01})"), "");
-}
-
 TEST(ConfigTest, OverrideErrors) {
   EXPECT_EQ(override_error("train.lr=abc"),
             "--set train.lr=abc: config key 'train.lr' must be a number, got \"abc\"");

@@ -35,19 +35,6 @@ class JsonFileTest : public testing::TempFolderTest {
 
 using testing::user_error_message;
 
-TEST_F(JsonFileTest, DeepNestingIsRefusedBeforeItIsBuilt) {
-  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  const std::string path = write("deep.json", deep);
-  EXPECT_EQ(user_error_message([&] { read_json_file(path); }),
-            path + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  EXPECT_THAT(user_error_message([&] { load_config(path); }), HasSubstr("nested deeper than"));
-  std::string objects;
-  for (int i = 0; i < 1000; ++i) objects += "{\"a\":";
-  objects += "1" + std::string(1000, '}');
-  EXPECT_THAT(user_error_message([&] { load_config(write("objects.json", objects)); }),
-              HasSubstr("nested deeper than"));
-}
-
 TEST_F(JsonFileTest, SweepsAndRunFilesTakeCommentsAndReportLines) {
   write("base.json", "// the base\n{\"task\": {\"name\": \"copy\"}}\n");
   const std::string sweep = write("sweep.json",
@@ -64,20 +51,11 @@ TEST_F(JsonFileTest, SweepsAndRunFilesTakeCommentsAndReportLines) {
             (root_ / "twice.json").string() + ": duplicate key 'a'");
 }
 
-// The JSON reader would stop at a NUL and ignore what follows: a NUL anywhere is refused, named
-// by its line and column.
-TEST_F(JsonFileTest, ANulByteIsRefusedNotAnEndOfInput) {
-  const std::string path = write("nul.json", std::string("{\"train\": {\"steps\": 4}}\n\0{\"x\": 1}", 33));
-  EXPECT_EQ(user_error_message([&] { read_json_file(path); }),
-            path + ":2:1: invalid JSON: a NUL byte (JSON is text)");
-  EXPECT_THAT(user_error_message([&] { load_config(path); }), HasSubstr(":2:1: invalid JSON: a NUL byte"));
-}
-
 TEST_F(JsonFileTest, ADirectoryOrAMissingFileIsNamed) {
   EXPECT_EQ(user_error_message([&] { read_json_file(root_.string()); }),
-            root_.string() + ": is a directory, not a JSON file");
+            root_.string() + ": not a regular file (a directory, FIFO or device), not a JSON file");
   const std::string sweep = write("sweep.json", "{\"base\": \".\"}");
-  EXPECT_THAT(user_error_message([&] { load_sweep(sweep); }), HasSubstr("is a directory"));
+  EXPECT_THAT(user_error_message([&] { load_sweep(sweep); }), HasSubstr("not a regular file (a directory"));
   EXPECT_EQ(user_error_message([&] { read_json_file((root_ / "none.json").string()); }),
             (root_ / "none.json").string() + ": no such JSON file");
 }
@@ -87,7 +65,7 @@ TEST_F(JsonFileTest, AFifoOrADeviceIsRefusedBeforeItIsRead) {
   const std::string fifo = (root_ / "config.fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(user_error_message([&] { read_json_file(fifo); }),
-            fifo + ": not a regular file (a FIFO, device or socket), not a JSON file");
+            fifo + ": not a regular file (a directory, FIFO or device), not a JSON file");
   EXPECT_THAT(user_error_message([&] { load_config("/dev/zero"); }),
               HasSubstr("/dev/zero: not a regular file"));
 }

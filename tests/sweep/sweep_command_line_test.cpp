@@ -148,7 +148,7 @@ TEST_F(SweepCommandLine, DocsExampleExpandsAsDocumented) {
   const size_t start = docs.find("```json\n") + 8;
   const ordered_json example = ordered_json::parse(docs.substr(start, docs.find("```", start) - start));
   const Sweep sweep =
-      load_sweep_json(example, std::string(LENGEN_SOURCE_DIR) + "/configs/sweeps", "docs/sweeps.md");
+      sweep_from_json(example, std::string(LENGEN_SOURCE_DIR) + "/configs/sweeps", "docs/sweeps.md");
   ASSERT_EQ(sweep.runs.size(), 13u);
   EXPECT_EQ(sweep.runs[0].name, "softmax-nape-seed1");
   EXPECT_EQ(sweep.runs[11].name, "asentmax-rope-seed3");

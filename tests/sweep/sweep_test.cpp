@@ -43,7 +43,7 @@ TEST(SweepExpansion, GridIsACartesianProductInFileOrderWithReadableNames) {
       "train.seed": [1, 2]
     },
     "list": [{"model.attention.normalizer": "sparsemax", "task.params.vocab": 8},
-             {"description": "a b"}, {"description": "a_b"}]
+             {"model.attention.positions": "a b"}, {"model.attention.positions": "a_b"}]
   })");
   const Sweep sweep = sweep_from_json(json, ".");
   EXPECT_EQ(sweep.description, "methods x positions x seeds");
@@ -114,7 +114,7 @@ TEST(SweepExpansion, AConfigAndASweepFileAreToldApart) {
 }
 
 // A key set in two places (the later value would win while the name keeps the earlier one) is
-// refused; runs the user names apart may share settings.
+// refused, and so are two runs of one config.
 TEST(SweepExpansion, KeysSetTwiceAndRepeatedRunsAreRefused) {
   EXPECT_EQ(
       expansion_error(
@@ -140,7 +140,11 @@ TEST(SweepExpansion, KeysSetTwiceAndRepeatedRunsAreRefused) {
             std::string::npos);
   EXPECT_EQ(expansion_error(R"({"base": {}, "list": []})"),
             "sweep: \"list\" must be a non-empty list of override objects");
-  EXPECT_EQ(expansion_error(R"({"base": {}, "list": [{"name": "a"}, {"name": "b"}]})"), "");
+  EXPECT_EQ(expansion_error(R"({"base": {}, "list": [{"name": "a", "train.seed": 2}, {"name": "b"}]})"), "");
+  // Two runs of one config are one model trained twice.
+  EXPECT_NE(
+      expansion_error(R"({"base": {}, "list": [{"name": "a"}, {"name": "b"}]})").find("train the same config"),
+      std::string::npos);
 }
 
 TEST(SweepExpansion, ShardsTakeEveryNthRun) {

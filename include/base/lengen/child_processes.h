@@ -47,8 +47,7 @@ int exit_code_of(int status);
 // "exited with code 3", "was killed by signal 9 (Killed)".
 std::string describe_exit(int status);
 
-// This process's environment without the names in `replaced`, with `added` appended.
-std::vector<std::string> environment_with(const std::vector<std::string>& replaced,
-                                          const std::vector<std::string>& added);
+// This process's environment with `entries` (NAME=VALUE) in place of the inherited ones of their names.
+std::vector<std::string> environment_with(const std::vector<std::string>& entries);
 
 }  // namespace lengen

@@ -27,8 +27,8 @@ class FolderLock {
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
 
-  // Whether another process holds the lock DIR/`file_name` now; creates nothing (read-only
-  // folders are probed too), false without the file.
+  // Whether a FolderLock (of any process, this one too) holds DIR/`file_name` now; creates
+  // nothing (read-only folders are probed too), false without the file.
   static bool held_elsewhere(const std::string& dir, const std::string& file_name = kFileName);
 
  private:

@@ -27,16 +27,12 @@ void check_output_folder_path(const std::string& dir);
 // True when DIR/.lengen_outputs lists `name`.
 bool listed_output_file(const std::string& dir, const std::string& name);
 
-// UserError "--out DIR is ..." unless `out_dir` is one of `own_runs` or a folder of no run, sweep
-// or data, where a page would be taken for theirs.
+// UserError "--out DIR is ..." unless `out_dir` is one of `own_runs` or a folder of no run or
+// sweep, where a page would be taken for theirs.
 void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs);
 
 // The run-folder half of it, for commands whose --out is no run's (data, sweep).
 void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs = {});
-
-// Data and sweeps keep apart: each one's files would be taken for part of the other.
-void check_out_is_not_a_sweep_folder(const std::string& out_dir);
-void check_out_is_not_a_data_folder(const std::string& out_dir);
 
 // Removes the listed files (only those `which` accepts, when given) and folders they leave empty.
 void remove_listed_output_files(const std::string& dir,

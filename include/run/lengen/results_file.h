@@ -107,7 +107,7 @@ struct ResultsFile {
   nlohmann::json extra = nlohmann::json::object();
 };
 
-// A run.json's training data as results.json names it: "generated", "files HASH" or "".
+// A run.json's training data as results.json names it: "generated" or "files HASH".
 std::string training_data_label(const nlohmann::json& record);
 
 nlohmann::json to_json(const ResultsFile& results);

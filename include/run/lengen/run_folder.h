@@ -33,8 +33,6 @@ class RunFolder {
   std::string latest_checkpoint() const;
   // The step of the newest checkpoint (from its name), or 0 when there is none.
   int64_t latest_step() const;
-  // Whether training ran to `steps`: training always checkpoints its last step.
-  bool training_completed(int64_t steps) const;
   // Deletes all but the newest `keep` step checkpoints (best.pt is kept).
   void prune_checkpoints(int64_t keep) const;
 
@@ -46,7 +44,7 @@ class RunFolder {
   // The id its record holds, or "" (no record).
   std::string run_id() const;
   // Empties the run for `--force`: deletes the files training and evaluation write and the pages
-  // in .lengen_outputs, keeping the record, the lock and anything else. UserError if not a run.
+  // in .lengen_outputs, keeping the record, the lock and anything else. Call it on a lengen run only.
   void remove_for_restart() const;
 
  private:
@@ -56,8 +54,7 @@ class RunFolder {
 // The nearest lengen run folder at or above `folder` (a canonical path); empty when there is none.
 std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder);
 
-// UserError "--out PATH is a file, not a WHAT" (or "--out PATH: ABOVE is a file, not a folder")
-// unless `path` is a folder or can become one.
+// UserError "--out PATH is a file, not a WHAT".
 void check_out_folder(const std::string& path, const std::string& what);
 
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first

@@ -29,14 +29,12 @@ struct Sweep {
   std::vector<std::string> command_line_set = {};
 };
 
-// Parses and expands a sweep; `base_dir` resolves a relative "base" path. Values are checked per
-// run by run_config.
+// Parses and expands a sweep, refusing two runs that resolve to one config; `base_dir` resolves a
+// relative "base" path. Values are checked per run by run_config.
 Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
-                      const std::string& source = "sweep");
+                      const std::string& source = "sweep",
+                      const std::vector<std::string>& command_line_set = {});
 Sweep load_sweep(const std::string& path);
-// sweep_from_json, then the check that no two runs resolve to one config (load_sweep's checks).
-Sweep load_sweep_json(const nlohmann::ordered_json& json, const std::string& base_dir,
-                      const std::string& source, const std::vector<std::string>& command_line_set = {});
 
 // The run's resolved config, validated (UserError naming the run); `scaled`, when given, gets the
 // line that says how a command-line train.steps scaled it.
