@@ -36,8 +36,10 @@ bool is_finished(const RunFolder& folder) {
 std::string finished_difference(const Config& wanted, const RunFolder& folder) {
   const nlohmann::json there = comparable_config_json(read_json_file(folder.config_path()));
   const nlohmann::json here = comparable_config_json(wanted);
-  const std::string key = first_config_difference(there, here, {"train.threads", "eval", "description"});
+  std::string key = first_config_difference(there, here, {"train.threads", "eval", "description"});
   if (key.empty()) return "";
+  // train.steps before the intervals scaled from it, which the user did not type.
+  if (there.at("train").at("steps") != here.at("train").at("steps")) key = "train.steps";
   return key + " is " + config_value_text(there, key) + " there, " + config_value_text(here, key) +
          " in the sweep";
 }

@@ -305,6 +305,11 @@ TEST_F(SweepCli, RunsRecordsFailuresSkipsFinishedAndResumes) {
   EXPECT_NE(err_.find((out / "seed1").string() + " finished with another config (train.lr"),
             std::string::npos)
       << err_;
+  // Fewer steps from the command line also scale the intervals; the line names train.steps.
+  ASSERT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + " --set train.steps=2 --dry-run"), 2) << err_;
+  EXPECT_NE(out_.find("seed1  [finished with another config: train.steps is 6 there, 2 in the sweep]"),
+            std::string::npos)
+      << out_;
   EXPECT_EQ(run_cli("sweep " + changed + " --out " + out.string()), 2) << out_ << err_;
   EXPECT_NE(err_.find((out / "seed1").string() + " finished with another config (train.lr"),
             std::string::npos)
