@@ -1,7 +1,6 @@
 #include "lengen/fused_layers.h"
 
 #include <ATen/Dispatch.h>
-#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -57,8 +56,8 @@ Floats sigmoid(const Floats& z) {
   return z > 0 ? inverse : t * inverse;
 }
 
-// Elements [begin, end): y = gelu(g) u, or with dy the gradients dg and du. The vector loop runs on
-// float; `Step(i)` does one element, `VectorStep(i)` kFloats of them.
+// Elements [begin, end), kFloats at a time by `vector_step(i)` on float, the rest (all of them on
+// double) one at a time by `step(i)`.
 template <class T, class Step, class VectorStep>
 void elementwise(int64_t begin, int64_t end, const Step& step, const VectorStep& vector_step) {
   int64_t i = begin;
@@ -173,13 +172,6 @@ void rms_norm_backward(const double* x, const double* s, const double* r, const 
   rms_norm_backward_rows(x, s, r, dy, dx, dw, d, b, e);
 }
 
-// Runs `range(begin, end)` over [0, count) in parallel, each item `elements_each` elements wide.
-template <class Range>
-void in_parallel(int64_t count, int64_t elements_each, const Range& range) {
-  at::parallel_for(0, count, std::max<int64_t>(1, detail::kElementsPerTask / std::max<int64_t>(elements_each, 1)),
-                   range);
-}
-
 class GatedGelu : public torch::autograd::Function<GatedGelu> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& gate_in, const torch::Tensor& up_in) {
@@ -188,7 +180,7 @@ class GatedGelu : public torch::autograd::Function<GatedGelu> {
     AT_DISPATCH_FLOATING_TYPES(gate.scalar_type(), "gated_gelu", [&] {
       const scalar_t *g = gate.data_ptr<scalar_t>(), *u = up.data_ptr<scalar_t>();
       scalar_t* out = y.data_ptr<scalar_t>();
-      in_parallel(gate.numel(), 1, [&](int64_t b, int64_t e) {
+      detail::for_each_row_range(gate.numel(), 1, [&](int64_t b, int64_t e) {
         gated_gelu_forward(g, u, out, b, e);
       });
     });
@@ -203,7 +195,7 @@ class GatedGelu : public torch::autograd::Function<GatedGelu> {
     AT_DISPATCH_FLOATING_TYPES(gate.scalar_type(), "gated_gelu_backward", [&] {
       const scalar_t *g = gate.data_ptr<scalar_t>(), *u = up.data_ptr<scalar_t>(), *d = dy.data_ptr<scalar_t>();
       scalar_t *dg = dgate.data_ptr<scalar_t>(), *du = dup.data_ptr<scalar_t>();
-      in_parallel(gate.numel(), 1, [&](int64_t b, int64_t e) {
+      detail::for_each_row_range(gate.numel(), 1, [&](int64_t b, int64_t e) {
         gated_gelu_backward(g, u, d, dg, du, b, e);
       });
     });
@@ -222,7 +214,7 @@ class RmsNorm : public torch::autograd::Function<RmsNorm> {
     AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "rms_norm", [&] {
       const scalar_t *xd = x.data_ptr<scalar_t>(), *s = scale.data_ptr<scalar_t>();
       scalar_t *yd = y.data_ptr<scalar_t>(), *rd = r.data_ptr<scalar_t>();
-      in_parallel(rows, d, [&](int64_t b, int64_t e) {
+      detail::for_each_row_range(rows, d, [&](int64_t b, int64_t e) {
         rms_norm_forward(xd, s, yd, rd, d, eps, b, e);
       });
     });
@@ -239,7 +231,7 @@ class RmsNorm : public torch::autograd::Function<RmsNorm> {
       const scalar_t *xd = x.data_ptr<scalar_t>(), *s = scale.data_ptr<scalar_t>(), *rd = r.data_ptr<scalar_t>(),
                      *dyd = dy.data_ptr<scalar_t>();
       scalar_t *dxd = dx.data_ptr<scalar_t>(), *dwd = dw_rows.data_ptr<scalar_t>();
-      in_parallel(rows, d, [&](int64_t b, int64_t e) {
+      detail::for_each_row_range(rows, d, [&](int64_t b, int64_t e) {
         rms_norm_backward(xd, s, rd, dyd, dxd, dwd, d, b, e);
       });
     });
