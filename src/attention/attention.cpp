@@ -177,23 +177,32 @@ torch::Tensor AttentionImpl::attend_fused(const torch::Tensor& q, const torch::T
   return fused_attention(q, k, v, query_positions, key_positions, plan, stats);
 }
 
+// q.k^T / sqrt(d_head) plus the position bias, -inf where a key is not visible: the scale applied
+// to q, and the bias and the mask as one term added in place, so that only one pass over the
+// [B, H, Tq, Tk] scores runs before the normalizer and none in the backward. With d_head a power
+// of 4 (16, the shipped models') the scale is a power of 2: the same bits as the product scaled,
+// biased and masked in turn.
+torch::Tensor AttentionImpl::scores_of(const torch::Tensor& q, const torch::Tensor& k,
+                                       const torch::Tensor& query_positions,
+                                       const torch::Tensor& key_positions) const {
+  const AutocastScope fp32_scores(q.device().type(), false);
+  const torch::Tensor q_scaled = to_at_least_fp32(q) * (1.0 / std::sqrt(double(d_head_)));
+  torch::Tensor scores = torch::matmul(q_scaled, to_at_least_fp32(k).transpose(-2, -1));
+  const auto visible =
+      ((key_positions.unsqueeze(1) <= query_positions.unsqueeze(2)) & (key_positions.unsqueeze(1) >= 0))
+          .unsqueeze(1);  // [B, 1, Tq, Tk]
+  const torch::Tensor bias = positions_.bias(query_positions, key_positions, scores.scalar_type());
+  const torch::Tensor hidden = torch::full({}, -std::numeric_limits<double>::infinity(), scores.options());
+  return scores.add_(torch::where(visible, bias.defined() ? bias : torch::zeros({}, scores.options()), hidden));
+}
+
 torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                     const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                                     HeadStats* stats) {
   // Scores and weights in fp32 or better whatever the activations' dtype (docs/method.md, "The
   // decoder"): fp32 under bf16 autocast too, which would otherwise run this product in bf16, and
   // double for a double model.
-  torch::Tensor scores;
-  {
-    const AutocastScope fp32_scores(q.device().type(), false);
-    scores = torch::matmul(to_at_least_fp32(q), to_at_least_fp32(k).transpose(-2, -1)) /
-             std::sqrt(double(d_head_));
-  }
-  auto bias = positions_.bias(query_positions, key_positions, scores.scalar_type());
-  if (bias.defined()) scores = scores + bias;
-  auto visible =
-      (key_positions.unsqueeze(1) <= query_positions.unsqueeze(2)) & (key_positions.unsqueeze(1) >= 0);
-  scores = scores.masked_fill(visible.logical_not().unsqueeze(1), -std::numeric_limits<float>::infinity());
+  const torch::Tensor scores = scores_of(q, k, query_positions, key_positions);
   torch::Tensor alpha;
   if (learned_alpha_) alpha = learned_alpha_->forward().view({1, -1, 1, 1});
   auto weights = normalizer_(scores, alpha);

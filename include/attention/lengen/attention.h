@@ -65,6 +65,8 @@ class AttentionImpl : public torch::nn::Module {
   const PositionEncoding& positions() const { return positions_; }
 
  private:
+  torch::Tensor scores_of(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& query_positions,
+                          const torch::Tensor& key_positions) const;
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& query_positions, const torch::Tensor& key_positions,
                        HeadStats* stats);
