@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "batched_matmul.h"
 #include "fused_attention.h"
 #include "lengen/attention_choices.h"
 #include "lengen/autocast.h"
@@ -187,7 +188,7 @@ torch::Tensor AttentionImpl::scores_of(const torch::Tensor& q, const torch::Tens
                                        const torch::Tensor& key_positions) const {
   const AutocastScope fp32_scores(q.device().type(), false);
   const torch::Tensor q_scaled = to_at_least_fp32(q) * (1.0 / std::sqrt(double(d_head_)));
-  torch::Tensor scores = torch::matmul(q_scaled, to_at_least_fp32(k).transpose(-2, -1));
+  torch::Tensor scores = batched_matmul(q_scaled, to_at_least_fp32(k), /*transpose_b=*/true);
   const auto visible =
       ((key_positions.unsqueeze(1) <= query_positions.unsqueeze(2)) & (key_positions.unsqueeze(1) >= 0))
           .unsqueeze(1);  // [B, 1, Tq, Tk]
@@ -208,7 +209,7 @@ torch::Tensor AttentionImpl::attend(const torch::Tensor& q, const torch::Tensor&
   auto weights = normalizer_(scores, alpha);
   if (stats != nullptr) add_stats(weights, query_positions >= 0, stats);
   if (weight_observer_) weight_observer_(weights, query_positions, key_positions);
-  return torch::matmul(weights.to(v.dtype()), v);
+  return batched_matmul(weights.to(v.dtype()), v, /*transpose_b=*/false);
 }
 
 }  // namespace lengen
