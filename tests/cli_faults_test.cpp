@@ -304,12 +304,6 @@ TEST_F(CliFaults, ASweepDryRunRefusesWhatTheSweepRefuses) {
   const CliResult on_file = lengen("sweep " + at("seeds.json") + " --out " + at("a_file") + " --dry-run");
   EXPECT_EQ(on_file.code, 2) << on_file.out << on_file.err;
   EXPECT_NE(on_file.err.find("is a file, not a sweep folder"), std::string::npos) << on_file.err;
-  const std::string run = at("run");
-  ASSERT_EQ(lengen("train " + base() + " --out " + run).code, 0);
-  const CliResult on_run = lengen("sweep " + at("seeds.json") + " --out " + run + " --dry-run");
-  EXPECT_EQ(on_run.code, 2) << on_run.out << on_run.err;
-  EXPECT_EQ(on_run.err_lines(), 1) << on_run.err;
-  EXPECT_NE(on_run.err.find("is a run folder"), std::string::npos) << on_run.err;
   expect_one_line_refusal(lengen("sweep " + at("seeds.json") + " --out / --dry-run"),
                           "--out / is the filesystem root");
 }

@@ -237,8 +237,6 @@ void write_splits(const Task& task, const DataOptions& options, const OutputPlan
 void run_data(const DataOptions& options) {
   auto task = make_task(options.task, parse_params(options.params), options.seed);
   check_options(*task, options);
-  // Data files in a run folder (or its checkpoints/) would be taken for the run's.
-  check_out_is_not_in_a_run(options.out);
   // The output folder has one writer at a time: two `lengen data` writing one folder would mix
   // their splits under one data.json.
   const auto lock = lock_output_folder(options.out);

@@ -100,6 +100,8 @@ void set_field(Config& config, const ConfigField& field, const json& value, cons
   field.set(config, value);
 }
 
+void set_config_value(Config& config, const std::string& key, const json& value, const std::string& source);
+
 // Sets every key of a JSON object whose keys live under `prefix` ("" for the top level).
 void set_section(Config& config, const std::string& prefix, const json& object, const std::string& source) {
   if (!object.is_object()) {
@@ -114,6 +116,21 @@ void set_section(Config& config, const std::string& prefix, const json& object, 
   }
   for (const auto& [name, value] : object.items()) {
     set_config_value(config, prefix.empty() ? name : prefix + "." + name, value, source);
+  }
+}
+
+// Sets one key (e.g. "train.lr") from a JSON value, with the same checks as a config file.
+void set_config_value(Config& config, const std::string& key, const json& value, const std::string& source) {
+  if (const ConfigField* field = config::find_field(key)) {
+    set_field(config, *field, value, source);
+  } else if (const ConfigField* map_field = map_field_of_entry(key)) {
+    json entries = map_field->get(config);
+    entries[key.substr(map_field->key.size() + 1)] = value;
+    set_field(config, *map_field, entries, source);
+  } else if (is_section(key)) {
+    set_section(config, key, value, source);
+  } else {
+    throw UserError(source + ": " + unknown_key_message(key));
   }
 }
 
@@ -142,20 +159,6 @@ json override_value(ValueType type, const std::string& text, const std::string& 
 json override_json(const std::string& key, const std::string& text) {
   const ConfigField* field = config::find_field(key);
   return override_value(field ? field->type : ValueType::kNumber, text, "--set " + key + "=" + text);
-}
-
-void set_config_value(Config& config, const std::string& key, const json& value, const std::string& source) {
-  if (const ConfigField* field = config::find_field(key)) {
-    set_field(config, *field, value, source);
-  } else if (const ConfigField* map_field = map_field_of_entry(key)) {
-    json entries = map_field->get(config);
-    entries[key.substr(map_field->key.size() + 1)] = value;
-    set_field(config, *map_field, entries, source);
-  } else if (is_section(key)) {
-    set_section(config, key, value, source);
-  } else {
-    throw UserError(source + ": " + unknown_key_message(key));
-  }
 }
 
 std::vector<std::string> keys_set_by(const std::string& key, const json& value) {

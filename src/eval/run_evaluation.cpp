@@ -138,7 +138,6 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   const FolderLock lock(run_dir);
   RunEvaluation evaluation;
   const auto record = read_run_record(run_dir);
-  if (record) evaluation.run_id = record->run_id;
   // Provenance in absolute paths: results.json is read from other folders than the one it was
   // written from.
   evaluation.checkpoint = fs::absolute(resolve_checkpoint(run_dir, checkpoint)).lexically_normal().string();
@@ -222,8 +221,8 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
   entry.attention_on_target = result.attention_on_target;
   entry.checkpoint = fs::path(evaluation.checkpoint).filename().string();
   entry.step = evaluation.step;
-  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step,       evaluation.weights_hash,
-                            evaluation.schedule,   evaluation.trained_on, evaluation.run_id};
+  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash,
+                            evaluation.schedule, evaluation.trained_on};
   entry.data = data;
   if (entry.decode == name_of(DecodeMode::kGreedy)) entry.decode_cap = evaluation.decode_cap;
   return entry;
@@ -237,7 +236,6 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   existing.train_len_min = config.task.len_min;
   existing.train_len_max = config.task.len_max;
   existing.seed = config.train.seed;
-  if (!evaluation.run_id.empty()) existing.run_id = evaluation.run_id;
   // What trained the evaluated model: the task, train and model sections.
   const nlohmann::json resolved = config_to_json(config);
   existing.trained_with = {

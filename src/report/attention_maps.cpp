@@ -327,7 +327,6 @@ std::string write_attention_maps(const std::vector<std::string>& run_dirs,
   if (options.max_cells < 8) throw UserError(fmt::format("--max-cells {} is below 8", options.max_cells));
   // The path first (a file there, the root); the folder's list is read holding its lock.
   check_output_folder_path(options.out_dir);
-  check_out_is_not_anothers(options.out_dir, run_dirs);
   const std::vector<std::string> names = unique_run_names(run_dirs);
   std::vector<RunMaps> runs;
   for (size_t i = 0; i < run_dirs.size(); ++i) {

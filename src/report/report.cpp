@@ -68,11 +68,7 @@ bool is_report_page(const std::string& name) {
 // Every page of an earlier report in OUT is checked before any is removed: a file of the user's
 // under a report's name (report.md, a layer's table) stops the report before anything is written.
 void replace_earlier_report(const std::string& out_dir) {
-  std::vector<std::string> pages = {"report.md"};
-  for (const MetricSpec& spec : kLengthMetrics) {
-    for (const char* extension : {".csv", ".dat", ".gp", ".png", ".svg"})
-      pages.push_back(spec.file + extension);
-  }
+  std::vector<std::string> pages;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(out_dir, error)) {
     if (is_report_page(entry.path().filename().string())) pages.push_back(entry.path().filename().string());
@@ -243,7 +239,6 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
       ", " + collected.decode + (options.on_files ? ", on --data files" : ", on generated data");
   // Multiples of the training length only where the runs share it.
   page.train_len_max = common_train_len_max(runs);
-  check_out_is_not_anothers(page.out_dir, {dir});
   // The folder's list is read holding its lock; only the path is checked before (a file there, the root).
   check_output_folder_path(page.out_dir);
   // One report at a time in OUT, and none of an earlier report's pages left beside this one's (a

@@ -1,14 +1,11 @@
 #include "lengen/output_files.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
-#include "lengen/run_folder.h"
-#include "lengen/sweep_manifest.h"
 
 namespace fs = std::filesystem;
 
@@ -39,9 +36,13 @@ bool listed_output_file(const std::string& dir, const std::string& name) {
   return read_list(fs::path(dir) / kOutputListName).count(name) > 0;
 }
 
-void check_output_folder_path(const std::string& dir) {
-  check_out_is_not_root(dir);
-  check_out_folder(dir, "folder");
+void check_output_folder_path(const std::string& dir, const std::string& what) {
+  std::error_code error;
+  const fs::path absolute = fs::absolute(dir, error).lexically_normal();
+  if (!error && absolute == absolute.root_path())
+    throw UserError("--out " + dir + " is the filesystem root; choose a folder to write into");
+  if (fs::exists(dir, error) && !fs::is_directory(dir, error))
+    throw UserError("--out " + dir + " is a file, not a " + what);
 }
 
 void check_output_files(const std::string& dir, const std::vector<std::string>& names) {
@@ -69,60 +70,18 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
   write_list(fs::path(dir) / kOutputListName, listed);
 }
 
-// Takes `names` off the list: files lengen removed and does not write again.
-static void release_output_files(const std::string& dir, const std::vector<std::string>& names) {
-  std::set<std::string> listed = read_list(fs::path(dir) / kOutputListName);
-  const size_t before = listed.size();
-  for (const std::string& name : names) listed.erase(name);
-  if (listed.size() != before) write_list(fs::path(dir) / kOutputListName, listed);
-}
-
-void check_out_is_not_root(const std::string& dir) {
-  std::error_code error;
-  const fs::path absolute = fs::absolute(dir, error).lexically_normal();
-  if (!error && absolute == absolute.root_path()) {
-    throw UserError("--out " + dir + " is the filesystem root; choose a folder to write into");
-  }
-}
-
-void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs) {
-  std::error_code error;
-  // Where the files would land: a link to (or into) a run folder is that run folder.
-  const fs::path out = resolved_path(out_dir);
-  const fs::path folder = run_folder_at_or_above(out);
-  const bool own = std::any_of(own_runs.begin(), own_runs.end(),
-                               [&](const std::string& run) { return fs::equivalent(folder, run, error); });
-  if (folder.empty() || (folder == out && own)) return;
-  throw UserError("--out " + out_dir +
-                  (folder != out         ? " is inside the run folder " + folder.string()
-                   : own_runs.empty()    ? std::string(" is a run folder")
-                                         : std::string(" is the run folder of another run than the one described")) +
-                  ": what is written there would be taken for that run's; choose another --out");
-}
-
-void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs) {
-  check_out_is_not_in_a_run(out_dir, own_runs);
-  std::error_code error;
-  // A sweep's folder holds its report: one of other runs written there would pass for the sweep's.
-  const bool own_folder = std::any_of(own_runs.begin(), own_runs.end(),
-                                      [&](const std::string& own) { return fs::equivalent(out_dir, own, error); });
-  if (fs::exists(fs::path(out_dir) / kSweepManifestName, error) && !own_folder) {
-    throw UserError("--out " + out_dir +
-                    " is the folder of a sweep not described here: what is written there would be taken for "
-                    "its report; choose another --out");
-  }
-}
-
 void remove_listed_output_files(const std::string& dir,
                                 const std::function<bool(const std::string&)>& which) {
   const fs::path list_path = fs::path(dir) / kOutputListName;
   std::error_code error;
   if (!fs::exists(list_path, error)) return;
   std::set<fs::path> folders;
-  std::vector<std::string> removed;
+  std::set<std::string> kept;
   for (const std::string& name : read_list(list_path)) {
-    if (which && !which(name)) continue;
-    removed.push_back(name);
+    if (which && !which(name)) {
+      kept.insert(name);
+      continue;
+    }
     fs::remove(fs::path(dir) / name);
     for (fs::path above = fs::path(name).parent_path(); !above.empty(); above = above.parent_path())
       folders.insert(fs::path(dir) / above);
@@ -133,11 +92,7 @@ void remove_listed_output_files(const std::string& dir,
     if (fs::is_directory(fs::symlink_status(*folder, error)) && fs::is_empty(*folder, error))
       fs::remove(*folder, error);
   }
-  if (which) {
-    release_output_files(dir, removed);
-    return;
-  }
-  fs::remove(list_path);
+  kept.empty() ? (void)fs::remove(list_path) : write_list(list_path, kept);
 }
 
 std::unique_ptr<FolderLock> lock_output_folder(const std::string& dir) {

@@ -70,7 +70,7 @@ ResultEntry entry_from_json(const Json& json) {
     const Json& model = json.at("model");
     entry.model = ModelRecord{model.at("checkpoint").get<std::string>(), model.at("step").get<int64_t>(),
                               model.at("weights_hash").get<std::string>(), model.value("schedule", ""),
-                              model.value("trained_on", ""), model.value("run_id", "")};
+                              model.value("trained_on", "")};
   }
   if (json.contains("data")) entry.data = json.at("data");
   if (json.contains("decode_cap")) entry.decode_cap = number_at(json, "decode_cap");
@@ -176,7 +176,6 @@ Json to_json(const ResultEntry& entry) {
                      {"weights_hash", entry.model->weights_hash}};
     if (!entry.model->schedule.empty()) json["model"]["schedule"] = entry.model->schedule;
     if (!entry.model->trained_on.empty()) json["model"]["trained_on"] = entry.model->trained_on;
-    if (!entry.model->run_id.empty()) json["model"]["run_id"] = entry.model->run_id;
   }
   if (!entry.data.is_null()) json["data"] = entry.data;
   if (entry.decode_cap) json["decode_cap"] = *entry.decode_cap;
@@ -193,7 +192,6 @@ Json to_json(const ResultsFile& results) {
                     {{"normalizer", results.method.normalizer},
                      {"scaling", results.method.scaling},
                      {"positions", results.method.positions}}}});
-  if (!results.run_id.empty()) json["run_id"] = results.run_id;
   if (!results.trained_with.is_null()) json["trained_with"] = results.trained_with;
   if (!results.results.empty()) json["results"] = results_to_json(results.results);
   if (!results.results_on_files.empty()) {
@@ -210,7 +208,6 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     results.train_len_min = json.at("train_len_min").get<int64_t>();
     results.train_len_max = json.at("train_len_max").get<int64_t>();
     results.seed = json.at("seed").get<uint64_t>();
-    results.run_id = json.value("run_id", "");
     if (json.contains("trained_with") && json.at("trained_with").is_object())
       results.trained_with = json.at("trained_with");
     const Json& method = json.at("method");

@@ -30,19 +30,10 @@ const std::regex kRunFile(R"((config\.json|log\.jsonl|results\.json)(\.\d+-\d+\.
 
 }  // namespace
 
-static bool is_step_checkpoint_name(const std::string& name) { return std::regex_match(name, kStepCheckpoint); }
-
 std::string resolved_path(const std::string& path) {
   std::error_code error;
   const fs::path resolved = fs::weakly_canonical(fs::absolute(path), error);
   return (error ? fs::absolute(path).lexically_normal() : resolved).string();
-}
-
-void check_out_folder(const std::string& path, const std::string& what) {
-  std::error_code error;
-  if (fs::exists(path, error) && !fs::is_directory(path, error)) {
-    throw UserError("--out " + path + " is a file, not a " + what);
-  }
 }
 
 std::string RunFolder::checkpoint_path(int64_t step) const {
@@ -53,8 +44,8 @@ std::vector<std::string> RunFolder::checkpoints() const {
   std::vector<std::string> paths;
   if (!fs::is_directory(checkpoint_dir())) return paths;
   for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
-    const std::string name = entry.path().filename().string();
-    if (is_step_checkpoint_name(name) && entry.is_regular_file()) paths.push_back(entry.path().string());
+    if (std::regex_match(entry.path().filename().string(), kStepCheckpoint) && entry.is_regular_file())
+      paths.push_back(entry.path().string());
   }
   std::sort(paths.begin(), paths.end());  // zero-padded steps sort by name
   return paths;
@@ -95,19 +86,6 @@ bool RunFolder::has_content() const {
 bool RunFolder::is_lengen_run() const {
   std::error_code error;
   return fs::is_directory(path_, error) && read_run_record(path_).has_value();
-}
-
-std::string RunFolder::run_id() const {
-  const auto record = read_run_record(path_);
-  return record ? record->run_id : "";
-}
-
-std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder) {
-  for (std::filesystem::path at = folder; !at.empty(); at = at.parent_path()) {
-    if (RunFolder(at.string()).is_lengen_run()) return at;
-    if (at == at.parent_path()) break;
-  }
-  return {};
 }
 
 void RunFolder::remove_for_restart() const {

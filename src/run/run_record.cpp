@@ -40,7 +40,8 @@ std::string new_run_id() {
 }
 
 void check_checkpoint_belongs(const std::string& path, const TrainingProgress& progress, const RunFolder& run) {
-  const std::string id = run.run_id();
+  const auto record = read_run_record(run.path());
+  const std::string id = record ? record->run_id : "";
   if (!progress.run_id.empty() && !id.empty() && progress.run_id != id) {
     throw UserError("checkpoint " + path + " was written by another run (run id " + progress.run_id +
                     "), not by " + run.path() + " (run id " + id +

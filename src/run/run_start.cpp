@@ -42,18 +42,6 @@ void check_resume_data(const RunFolder& run, const std::string& data_dir) {
   throw UserError("cannot resume " + run.path() + ": it was trained on " + text(saved) + ", not on " + text(now));
 }
 
-// train.steps may grow on a resume, not shrink below the newest checkpoint: the run would end
-// at once and its config.json would name fewer steps than it trained.
-void check_resume_steps(const RunFolder& run, int64_t steps) {
-  // No checkpoint: 0 (resume_from_intact_checkpoint names the missing checkpoint).
-  const int64_t trained = run.latest_step();
-  if (trained > steps) {
-    throw UserError("cannot resume " + run.path() + " with train.steps " + std::to_string(steps) +
-                    ": it has trained " + std::to_string(trained) +
-                    " steps already (train.steps may grow on a resume, not shrink)");
-  }
-}
-
 }  // namespace
 
 nlohmann::json training_data_record(const std::string& data_dir, const std::string& files_hash) {
@@ -66,11 +54,15 @@ nlohmann::json training_data_record(const std::string& data_dir) {
   return training_data_record(data_dir, split_files_hash(data_dir + "/train"));
 }
 
-void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
-                               const std::string& data_dir) {
-  const RunFolder run(run_dir);
-  // Steps first: a resume that shortens the run is named as such, before what else it would change.
-  check_resume_steps(run, config.train.steps);
+// Steps first: train.steps may grow on a resume, not shrink below the newest checkpoint (the run
+// would end at once, its config.json naming fewer steps than it trained); then data and config.
+static void check_resume_keeps_inputs(const RunFolder& run, const Config& config,
+                                      const std::string& data_dir) {
+  if (const int64_t trained = run.latest_step(); trained > config.train.steps) {
+    throw UserError("cannot resume " + run.path() + " with train.steps " +
+                    std::to_string(config.train.steps) + ": it has trained " + std::to_string(trained) +
+                    " steps already (train.steps may grow on a resume, not shrink)");
+  }
   check_resume_data(run, data_dir);
   // A task parameter's default written out changes nothing (an unread key changed is refused: the
   // checkpoint's model section is compared as written).
@@ -85,9 +77,7 @@ void check_resume_keeps_inputs(const std::string& run_dir, const Config& config,
 
 std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, const Config& config,
                                                      const RunStart& start, bool writer) {
-  check_out_folder(run.path(), "run folder");
-  // A run inside another run's folder (its checkpoints/) would pass for part of that run.
-  check_out_is_not_in_a_run(run.path(), {run.path()});
+  check_output_folder_path(run.path(), "run folder");
   // Only a folder lengen made is continued or started over, and a user's folder is refused before
   // its lock is taken: the lock file would be written into it. A copied config.json makes no run.
   if (run.has_content() && !run.is_lengen_run()) {
@@ -104,25 +94,21 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
     if (writer) lock = std::make_unique<FolderLock>(run.path());
     if (run.checkpoints().empty())
       throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
-    check_resume_keeps_inputs(run.path(), config, start.data_dir);
+    check_resume_keeps_inputs(run, config, start.data_dir);
   } else {
     if (writer) {
       fs::create_directories(run.path());
       lock = std::make_unique<FolderLock>(run.path());
     }
-    if (run.has_content()) {
-      if (!start.force && run.is_lengen_run() && run.checkpoints().empty()) {
-        // A start that failed before its first checkpoint: nothing to resume.
-        throw UserError(
-            "run folder " + run.path() +
-            " was started but holds no checkpoint (a start that failed); use --force to start it over");
-      }
-      if (!start.force) {
-        throw UserError("run folder " + run.path() +
-                        " already exists; use --resume to continue it or --force to start over");
-      }
-      if (writer) run.remove_for_restart();  // a lengen run: refused above otherwise
+    if (run.has_content() && !start.force) {
+      // A start that failed before its first checkpoint has nothing to resume.
+      throw UserError("run folder " + run.path() +
+                      (run.is_lengen_run() && run.checkpoints().empty()
+                           ? " was started but holds no checkpoint (a start that failed); use --force to "
+                             "start it over"
+                           : " already exists; use --resume to continue it or --force to start over"));
     }
+    if (run.has_content() && writer) run.remove_for_restart();  // a lengen run: refused above otherwise
   }
   return lock;
 }

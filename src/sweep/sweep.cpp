@@ -268,10 +268,6 @@ Sweep sweep_from_json(const ordered_json& json, const std::string& base_dir, con
   return sweep;
 }
 
-Sweep load_sweep(const std::string& path) {
-  return sweep_from_json(read_ordered_json_file(path), fs::path(path).parent_path().string(), path);
-}
-
 Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) {
   nlohmann::json merged = sweep.base, as_written = sweep.base;
   std::set<std::string> command_line_keys;

@@ -167,13 +167,6 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   return manifest;
 }
 
-// What --out must be before anything of a sweep's is written into it (refused alike by a dry run).
-void check_sweep_out(const std::string& out) {
-  check_out_is_not_root(out);
-  check_out_folder(out, "sweep folder");
-  check_out_is_not_in_a_run(out);  // a run folder, or inside one (its checkpoints/)
-}
-
 // The runs still to train, each with its config written; finished ones are skipped and ones
 // with an invalid config fail at once.
 std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine,
@@ -232,7 +225,7 @@ SweepTally run_sweep(const SweepOptions& args) {
   const Sweep sweep = load_sweep(args.source);
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), args.shard);
   check_run_configs(sweep, mine);
-  check_sweep_out(args.out);
+  check_output_folder_path(args.out, "sweep folder");  // refused alike by a dry run
   SweepTally tally;
   if (args.dry_run) {
     if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);

@@ -359,10 +359,4 @@ std::optional<ProcessGroupOptions> process_group_options_from_env(torch::DeviceT
   return options;
 }
 
-std::unique_ptr<DataParallel> join_process_group_from_env(torch::DeviceType device) {
-  auto options = process_group_options_from_env(device);
-  if (!options) return nullptr;
-  return join_process_group(*options);
-}
-
 }  // namespace lengen

@@ -46,10 +46,6 @@ void apply_override(Config& config, const std::string& assignment);
 // The JSON value that `--set key=text` gives `key`, typed as apply_override types it, unchecked.
 nlohmann::json override_json(const std::string& key, const std::string& text);
 
-// Sets one key (e.g. "train.lr") from a JSON value, with the same checks as a config file.
-void set_config_value(Config& config, const std::string& key, const nlohmann::json& value,
-                      const std::string& source = "config");
-
 // The keys that setting `key` to `value` sets ("train" = {"steps": 30} sets "train.steps").
 std::vector<std::string> keys_set_by(const std::string& key, const nlohmann::json& value);
 

@@ -60,7 +60,6 @@ int64_t sequences_per_batch(const EvalConfig& eval, const std::vector<Sample>& s
 std::string resolve_checkpoint(const std::string& run_dir, const std::string& which);
 
 struct RunEvaluation {
-  std::string run_id;  // of the evaluated run folder (its run.json); empty without one
   std::string checkpoint;
   int64_t step = 0;
   std::string weights_hash;  // of the evaluated model (lengen/checkpoint.h)

@@ -18,21 +18,12 @@ void check_output_files(const std::string& dir, const std::vector<std::string>& 
 // check_output_files, then lists `names` before they are written. Hold lock_output_folder.
 void claim_output_files(const std::string& dir, const std::vector<std::string>& names);
 
-// UserError "--out DIR is the filesystem root; ..." (an --out built from an unset variable).
-void check_out_is_not_root(const std::string& dir);
-
-// What check_output_files checks of DIR itself: not the root, and a folder or one it can become.
-void check_output_folder_path(const std::string& dir);
+// What check_output_files checks of DIR itself: not the root (an --out built from an unset
+// variable), and a folder or one it can become ("--out DIR is a file, not a WHAT").
+void check_output_folder_path(const std::string& dir, const std::string& what = "folder");
 
 // True when DIR/.lengen_outputs lists `name`.
 bool listed_output_file(const std::string& dir, const std::string& name);
-
-// UserError "--out DIR is ..." unless `out_dir` is one of `own_runs` or a folder of no run or
-// sweep, where a page would be taken for theirs.
-void check_out_is_not_anothers(const std::string& out_dir, const std::vector<std::string>& own_runs);
-
-// The run-folder half of it, for commands whose --out is no run's (data, sweep).
-void check_out_is_not_in_a_run(const std::string& out_dir, const std::vector<std::string>& own_runs = {});
 
 // Removes the listed files (only those `which` accepts, when given) and folders they leave empty.
 void remove_listed_output_files(const std::string& dir,

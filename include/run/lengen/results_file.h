@@ -55,8 +55,7 @@ struct ModelRecord {
   int64_t step = 0;
   std::string weights_hash;
   std::string schedule;    // its schedule history (lengen/schedule_history.h)
-  std::string trained_on;  // training_data_label of the run's record
-  std::string run_id = {};  // the run whose evaluation wrote it (each "" when not written)
+  std::string trained_on;  // training_data_label of the run's record ("" when not written)
 };
 
 // One length scored in one decode mode.
@@ -97,7 +96,6 @@ struct ResultsFile {
   int64_t train_len_min = 0;
   int64_t train_len_max = 0;
   uint64_t seed = 0;
-  std::string run_id;  // of the run folder that wrote it; "" in files written without one
   // The task, train and model config sections of the checkpoint's run; the report groups by them.
   nlohmann::json trained_with;
   Method method;

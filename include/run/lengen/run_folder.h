@@ -2,7 +2,6 @@
 // A run folder (run.json, config.json, log.jsonl, checkpoints/, results.json, .lengen_lock). Only
 // names of exactly these forms are read, pruned or deleted; a user's files are left alone.
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -41,8 +40,6 @@ class RunFolder {
 
   // True when lengen made this folder as a run folder: it holds a run record.
   bool is_lengen_run() const;
-  // The id its record holds, or "" (no record).
-  std::string run_id() const;
   // Empties the run for `--force`: deletes the files training and evaluation write and the pages
   // in .lengen_outputs, keeping the record, the lock and anything else. Call it on a lengen run only.
   void remove_for_restart() const;
@@ -50,12 +47,6 @@ class RunFolder {
  private:
   std::string path_;
 };
-
-// The nearest lengen run folder at or above `folder` (a canonical path); empty when there is none.
-std::filesystem::path run_folder_at_or_above(const std::filesystem::path& folder);
-
-// UserError "--out PATH is a file, not a WHAT".
-void check_out_folder(const std::string& path, const std::string& what);
 
 // Appends JSON lines; on resume, lines logged after the checkpoint's step are dropped first
 // so the log tells one consistent history.

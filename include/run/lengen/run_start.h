@@ -19,17 +19,14 @@ struct RunStart {
 };
 
 // A new run: refuses a folder with content unless --force on a lengen run folder, which it
-// empties. A resumed run: check_resume_keeps_inputs. The `writer` gets the run's lock back.
+// empties. A resume: refuses fewer train.steps than its newest checkpoint, other data, or a config
+// that differs in a key a resume may not change. The `writer` gets the run's lock back.
 std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, const Config& config,
                                                    const RunStart& start, bool writer);
 
 // Writes run.json (a new run id, or the resumed run's) and config.json. `data_record` is
 // training_data_record of the data as training read it.
 void write_run_start(const RunFolder& run, const Config& config, bool resume, const nlohmann::json& data_record);
-
-// UserError when a resume has fewer train.steps than its newest checkpoint, other data, or a
-// config that differs in a key a resume may not change.
-void check_resume_keeps_inputs(const std::string& run_dir, const Config& config, const std::string& data_dir);
 
 // What a run trains on, as run.json records it: generated data (null), or the --data folder
 // (resolved_path) and the hash of its train.src and train.trg; or of `files_hash`, the bytes read.

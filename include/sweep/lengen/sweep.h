@@ -34,7 +34,6 @@ struct Sweep {
 Sweep sweep_from_json(const nlohmann::ordered_json& json, const std::string& base_dir,
                       const std::string& source = "sweep",
                       const std::vector<std::string>& command_line_set = {});
-Sweep load_sweep(const std::string& path);
 
 // The run's resolved config, validated (UserError naming the run); `scaled`, when given, gets the
 // line that says how a command-line train.steps scaled it.

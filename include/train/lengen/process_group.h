@@ -46,7 +46,4 @@ std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& opti
 // The options torchrun's variables describe, or nullopt when WORLD_SIZE is unset or 1.
 std::optional<ProcessGroupOptions> process_group_options_from_env(torch::DeviceType device = torch::kCPU);
 
-// join_process_group(process_group_options_from_env()), or nullptr for a single process.
-std::unique_ptr<DataParallel> join_process_group_from_env(torch::DeviceType device = torch::kCPU);
-
 }  // namespace lengen
