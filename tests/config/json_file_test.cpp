@@ -40,9 +40,9 @@ TEST_F(JsonFileTest, SweepsAndRunFilesTakeCommentsAndReportLines) {
   const std::string sweep = write("sweep.json",
                                   "{\n  // two seeds\n  \"base\": \"base.json\",\n"
                                   "  \"grid\": {\"train.seed\": [1, 2]} /* block */\n}\n");
-  EXPECT_EQ(load_sweep(SweepSource{sweep}).runs.size(), 2u);
+  EXPECT_EQ(load_sweep(SweepSource{sweep, "", {}, {}}).runs.size(), 2u);
   const std::string broken = write("broken.json", "{\n  \"base\": \"base.json\",\n  \"grid\": {,}\n}\n");
-  const std::string message = user_error_message([&] { load_sweep(SweepSource{broken}); });
+  const std::string message = user_error_message([&] { load_sweep(SweepSource{broken, "", {}, {}}); });
   EXPECT_THAT(message, StartsWith(broken + ":3:12: invalid JSON: "));
   EXPECT_THAT(message, ::testing::Not(HasSubstr("json.exception")));
   const std::string results = write("results.json", "{\"a\": 1, /* note */ \"b\": 2}");
@@ -55,7 +55,7 @@ TEST_F(JsonFileTest, ADirectoryOrAMissingFileIsNamed) {
   EXPECT_EQ(user_error_message([&] { read_json_file(root_.string()); }),
             root_.string() + ": not a regular file (a directory, FIFO or device), not a JSON file");
   const std::string sweep = write("sweep.json", "{\"base\": \".\"}");
-  EXPECT_THAT(user_error_message([&] { load_sweep(SweepSource{sweep}); }),
+  EXPECT_THAT(user_error_message([&] { load_sweep(SweepSource{sweep, "", {}, {}}); }),
               HasSubstr("not a regular file (a directory"));
   EXPECT_EQ(user_error_message([&] { read_json_file((root_ / "none.json").string()); }),
             (root_ / "none.json").string() + ": no such JSON file");

@@ -39,7 +39,7 @@ TEST(ShippedConfigs, EveryConfigAndSweepIsValid) {
     for (const fs::path& path : json_files_under(folder)) {
       SCOPED_TRACE(path.string());
       if (is_sweep(path)) {
-        const Sweep sweep = load_sweep(SweepSource{path.string()});
+        const Sweep sweep = load_sweep(SweepSource{path.string(), "", {}, {}});
         ASSERT_FALSE(sweep.runs.empty());
         for (const SweepRun& run : sweep.runs)
           expect_runnable(run_config(sweep, run), path.string() + ":" + run.name);

@@ -47,7 +47,7 @@ TEST_F(SweepCommandLine, ExpandsAsTheSweepFileWithThatBaseAndGrid) {
     "grid": {"model.attention.normalizer": ["softmax", "entmax15"], "train.seed": [1, 2],
              "eval.lengths": [[4, 8], [4]]},
     "set": {"train.lr": 0.002}})";
-  const Sweep from_file = load_sweep(SweepSource{(root_ / "sweep.json").string()});
+  const Sweep from_file = load_sweep(SweepSource{(root_ / "sweep.json").string(), "", {}, {}});
   SweepSource source;
   source.base = config_;
   source.grid = {"model.attention.normalizer=softmax,entmax15", "train.seed=1,2", "eval.lengths=[4,8],[4]"};
