@@ -677,6 +677,17 @@ TEST_F(CliWrites, AReportComparesConfigsAsTrained) {
   EXPECT_EQ(page.find("alibi_heads"), std::string::npos) << page;
 }
 
+// A whole-number task parameter that tells rows apart reads as written ("vocab=40", not "40.0").
+TEST_F(CliWrites, AReportNamesAWholeNumberParameterAsWritten) {
+  std::ofstream(at("defaults.json")) << testing::without_task_params(testing::tiny_copy_json());
+  ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/v32") + " --set task.params.vocab=32").code, 0);
+  ASSERT_EQ(lengen("train " + at("defaults.json") + " --out " + at("runs/v40") + " --set task.params.vocab=40").code, 0);
+  ASSERT_EQ(lengen("report " + at("runs")).code, 0);
+  const std::string page = text_of(root_ / "runs" / "report.md");
+  EXPECT_NE(page.find("task.params.vocab=40 "), std::string::npos) << page;
+  EXPECT_EQ(page.find("vocab=40.0"), std::string::npos) << page;
+}
+
 // A task parameter that another run's task does not have labels that run with nothing, not "=?".
 TEST_F(CliWrites, AReportLabelsNoRowWithAParameterItsTaskLacks) {
   std::ofstream(at("defaults.json")) << testing::without_task_params(testing::tiny_copy_json());

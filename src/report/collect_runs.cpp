@@ -4,6 +4,7 @@
 #include <spdlog/fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -34,10 +35,14 @@ struct ReadRun {
   std::map<std::string, std::string> config;
 };
 
-// A config as "key.path" -> its value's JSON text (strings unquoted), for comparing runs.
+// A config as "key.path" -> its value's JSON text (strings unquoted, whole numbers without ".0":
+// task parameters are stored as numbers, and a table names num_queries=4), for comparing runs.
 void flatten(const nlohmann::json& value, const std::string& path, std::map<std::string, std::string>& out) {
   if (value.is_object()) {
     for (const auto& [key, child] : value.items()) flatten(child, path.empty() ? key : path + "." + key, out);
+  } else if (value.is_number_float() && std::abs(value.get<double>()) < 1e15 &&
+             value.get<double>() == std::trunc(value.get<double>())) {
+    out[path] = std::to_string(static_cast<int64_t>(value.get<double>()));
   } else {
     out[path] = value.is_string() ? value.get<std::string>() : value.dump();
   }
