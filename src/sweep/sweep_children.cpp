@@ -30,7 +30,7 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// "exact match 1.000 at 16 (1x), 0.250 at 256" from the run's results.json; "" when it holds
+// "exact match 100.0% at 16 (1x), 25.0% at 256" from the run's results.json; "" when it holds
 // neither length (a run that failed, or results another run wrote).
 std::string exact_match_summary(const PendingRun& run) {
   nlohmann::json results;
@@ -43,7 +43,7 @@ std::string exact_match_summary(const PendingRun& run) {
     const auto entry = results.value(nlohmann::json::json_pointer("/results/" + run.decode + "/" +
                                                                   std::to_string(length) + "/exact_match"),
                                      nlohmann::json());
-    return entry.is_number() ? fmt::format("{:.3f}", entry.get<double>()) : "-";
+    return entry.is_number() ? fmt::format("{:.1f}%", 100 * entry.get<double>()) : "-";
   };
   if (!results.is_object() || run.first_length <= 0) return "";
   const std::string first = at(run.first_length), longest = at(run.longest_length);
