@@ -8,6 +8,8 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <string>
+#include <thread>
 
 #include "cli_folder_test.h"
 
@@ -46,6 +48,17 @@ TEST_F(TwoThreadRun, TrainsAfterStartingItselfAgain) {
              "env -u OMP_WAIT_POLICY -u OPENBLAS_THREAD_TIMEOUT");
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_TRUE(std::filesystem::exists(root_ / "run" / "results.json"));
+}
+
+// More threads than the machine has cores (a config from a larger machine) train, with one warning.
+TEST_F(TwoThreadRun, MoreThreadsThanCoresTrainWithAWarning) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores == 0) GTEST_SKIP() << "the core count is unknown";
+  const std::string threads = std::to_string(cores + 1);
+  const CliResult result = lengen("train " + base() + " --out " + at("run") + " --set train.threads=" + threads);
+  ASSERT_EQ(result.code, 0) << result.err;
+  const std::string said = result.out + result.err;
+  EXPECT_NE(said.find(threads + " compute threads on " + std::to_string(cores) + " cores"), std::string::npos) << said;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "lengen/compute_threads.h"
 
 #include <dlfcn.h>
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include <condition_variable>
@@ -54,6 +55,10 @@ void set_compute_threads(int threads) {
                     " compute threads: this process may not hold that many (its memory or process limit, "
                     "ulimit -v / -u); use fewer (train.threads, --threads)");
   }
+  // A config written on a larger machine: more threads than cores take turns on them, slower than fewer.
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores > 0 && static_cast<unsigned>(threads) > cores)
+    spdlog::warn("{} compute threads on {} cores: they share the cores and run slower than {}", threads, cores, cores);
   torch::set_num_threads(threads);
   // Looked up at run time: LibTorch may be linked against another BLAS, or none.
   using SetThreads = void (*)(int);
