@@ -11,6 +11,7 @@
 
 #include "lengen/atomic_write.h"
 #include "lengen/errors.h"
+#include "report/report_parts.h"
 #include "user_error_message.h"
 
 namespace lengen {
@@ -349,6 +350,25 @@ TEST_F(Report, ARunWithoutResultsInTheDecodeModeIsNamedNotCounted) {
   const std::string md = write_report(dir_.string(), options);
   EXPECT_NE(md.find("3 evaluated run(s); decode: teacher_forced"), std::string::npos) << md;
   EXPECT_NE(md.find("softmax-seed1 (no teacher_forced results)"), std::string::npos) << md;
+}
+
+// gnuplot leaves out a legend wider than the figure: a figure of long variant labels is made wide
+// enough to hold them, one of short labels keeps a slide's 1000 x 600.
+TEST_F(Report, APlotIsWideEnoughForItsLegend) {
+  MetricTable table;
+  table.lengths = {16, 32};
+  const std::string long_variant(150, 'x');
+  table.groups = {RunGroup{Method{"softmax", "none", "nape"}, ""},
+                  RunGroup{Method{"entmax15", "asentmax", "nape"}, "train.lr=" + long_variant}};
+  table.cells = {{Summary{50, 0, 1}, Summary{0, 0, 1}}, {Summary{90, 0, 1}, Summary{80, 0, 1}}};
+  PlotAxes axes;
+  axes.title = "copy: exact match (%)";
+  ASSERT_FALSE(plot_table(table, dir_.string(), "wide", axes, ""));
+  const auto size_at = read("wide.gp").find("size ") + 5;
+  EXPECT_GE(std::stoi(read("wide.gp").substr(size_at)), 11 * static_cast<int>(group_label(table.groups[1]).size()));
+  table.groups[1].variant = "";
+  ASSERT_FALSE(plot_table(table, dir_.string(), "narrow", axes, ""));
+  EXPECT_NE(read("narrow.gp").find("size 1000,600"), std::string::npos) << read("narrow.gp");
 }
 
 TEST_F(Report, WritesMarkdownCsvAndPlots) {

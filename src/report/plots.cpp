@@ -24,8 +24,18 @@ bool run_quietly(const std::string& command) {
   return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-// A slide's width, with the legend's rows below the data.
-constexpr const char* kPlotSize = "1000,600";
+// A slide's width, with the legend's rows below the data; wider and taller when the legend needs
+// it, since gnuplot leaves out a legend that does not fit (long variant labels).
+std::string plot_size(const std::vector<std::string>& labels) {
+  size_t longest = 0;
+  for (const std::string& label : labels) longest = std::max(longest, label.size());
+  // gnuplot reserves about 11 pixels a character of its default font, plus the line sample.
+  const size_t entry_width = 11 * longest + 160;
+  const size_t columns = 2 * entry_width <= 1000 ? 2 : 1;
+  const size_t rows = (labels.size() + columns - 1) / columns;
+  return std::to_string(std::max<size_t>(1000, entry_width + 40)) + "," +
+         std::to_string(std::max<size_t>(600, 460 + 22 * rows));
+}
 
 // Okabe and Ito's colours, told apart also by readers with colour-blindness, then black.
 constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
@@ -114,21 +124,24 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
                         "# " + axes.x_label + " | " + axes.y_label + ": mean | std\n" + data.str());
   if (plotted.empty()) return false;
 
+  std::vector<std::string> labels;
+  for (size_t m : plotted) labels.push_back(group_label(table.groups[m]));
+  const std::string size = plot_size(labels);
   std::ostringstream script;
   script << "# " << axes.y_label << " against " << axes.x_label << "; run `gnuplot " << name
          << ".gp` in this folder.\n"
-         << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot)) << " noenhanced size "
-         << kPlotSize << "\n"
+         << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot)) << " noenhanced size " << size
+         << "\n"
          << "set output '" << name << ".png'\n"
          << plot_frame(axes) << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
-    const std::string label = group_label(table.groups[plotted[i]]);
+    const std::string& label = labels[i];
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i
            << (axes.error_bars ? " using 1:2:3 with yerrorlines" : " using 1:2 with lines")
            << " linewidth 2 linecolor rgb '" << line_colour(label, axes.colour_keys) << "' title "
            << gnuplot_quoted(label);
   }
-  script << "\nset terminal svg noenhanced size " << kPlotSize << "\nset output '" << name
+  script << "\nset terminal svg noenhanced size " << size << "\nset output '" << name
          << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());
   return !gnuplot.empty() && run_gnuplot(gnuplot, dir, name);
