@@ -113,12 +113,15 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
   return lock;
 }
 
-void write_run_start(const RunFolder& run, const Config& config, bool resume, const nlohmann::json& data_record) {
+std::string write_run_start(const RunFolder& run, const Config& config, bool resume,
+                            const nlohmann::json& data_record) {
   fs::create_directories(run.checkpoint_dir());
   // A resumed run keeps its id (its checkpoints carry it) and names where its files are now.
   const auto before = resume ? read_run_record(run.path()) : std::nullopt;
-  write_run_record(run.path(), {before && !before->run_id.empty() ? before->run_id : new_run_id(), data_record});
+  const std::string run_id = before && !before->run_id.empty() ? before->run_id : new_run_id();
+  write_run_record(run.path(), {run_id, data_record});
   write_file_atomically(run.config_path(), config_to_json(config).dump(2) + "\n");
+  return run_id;
 }
 
 }  // namespace lengen

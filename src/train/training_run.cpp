@@ -247,8 +247,8 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   // Written once the checkpoint resumes: a resume that cannot leaves the run as it found it.
   if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
   if (writer_) {
-    write_run_start(run_, config, options.resume, data_record);
-    progress_.run_id = read_run_record(run_.path())->run_id;  // every checkpoint it writes carries it
+    // Every checkpoint it writes carries the run's id.
+    progress_.run_id = write_run_start(run_, config, options.resume, data_record);
   }
   progress_.schedule = continued_schedule(progress_.schedule, progress_.step, tc.steps);
   last_good_checkpoint_ = run_.latest_checkpoint();

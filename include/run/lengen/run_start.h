@@ -25,8 +25,9 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
                                                    const RunStart& start, bool writer);
 
 // Writes run.json (a new run id, or the resumed run's) and config.json. `data_record` is
-// training_data_record of the data as training read it.
-void write_run_start(const RunFolder& run, const Config& config, bool resume, const nlohmann::json& data_record);
+// training_data_record of the data as training read it. Returns the run id it recorded.
+std::string write_run_start(const RunFolder& run, const Config& config, bool resume,
+                            const nlohmann::json& data_record);
 
 // What a run trains on, as run.json records it: generated data (null), or the --data folder
 // (resolved_path) and the hash of its train.src and train.trg; or of `files_hash`, the bytes read.
