@@ -92,7 +92,10 @@ void remove_listed_output_files(const std::string& dir,
     if (fs::is_directory(fs::symlink_status(*folder, error)) && fs::is_empty(*folder, error))
       fs::remove(*folder, error);
   }
-  kept.empty() ? (void)fs::remove(list_path) : write_list(list_path, kept);
+  if (kept.empty())
+    fs::remove(list_path);
+  else
+    write_list(list_path, kept);
 }
 
 std::unique_ptr<FolderLock> lock_output_folder(const std::string& dir) {
