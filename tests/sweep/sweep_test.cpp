@@ -207,21 +207,30 @@ class SweepCli : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
-  static void wait_for(const fs::path& path) {
-    for (int i = 0; i < 12000 && !fs::exists(path); ++i) usleep(10000);
+  // Polls `done` for up to 2 minutes; whether it came true.
+  template <class Done>
+  static bool wait_until(const Done& done) {
+    for (int i = 0; i < 12000; ++i) {
+      if (done()) return true;
+      usleep(10000);
+    }
+    return done();
   }
 
-  // Whether `dir` holds a step checkpoint; waits up to 2 minutes for one (a fast run keeps only its
-  // newest few, so no one step's file is sure to be seen).
+  static void wait_for(const fs::path& path) {
+    wait_until([&] { return fs::exists(path); });
+  }
+
+  // Whether `dir` holds a step checkpoint, waiting for one (a fast run keeps only its newest few, so
+  // no one step's file is sure to be seen).
   static bool wait_for_a_checkpoint(const fs::path& dir) {
-    for (int i = 0; i < 12000; ++i) {
+    return wait_until([&] {
       std::error_code error;
       for (const auto& entry : fs::directory_iterator(dir, error)) {
         if (entry.path().filename().string().rfind("step_", 0) == 0) return true;
       }
-      usleep(10000);
-    }
-    return false;
+      return false;
+    });
   }
 
   // What a background sweep and its first run have printed so far, for a failure message.
