@@ -93,9 +93,13 @@ TEST(BenchCli, StepReportsItsFloor) {
   model.heads = 2;
   model.d_head = 8;
   model.d_mlp = 64;
-  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36, 16), 473088.0);
+  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36, 16, 8), 473088.0);
   // The output layer runs at the target positions only: 4 of 16 leave 2*4*16*36 of its 18432.
-  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36, 4), 3.0 * (157696.0 - 18432.0 + 4608.0));
+  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36, 4, 8), 3.0 * (157696.0 - 18432.0 + 4608.0));
+  // The last block answering the last 2 rows of each sequence: keys and values 2*16*(2*16*16) =
+  // 16384 at all 16 rows, the rest 2*4*(2*16*16 + 3*16*64) = 28672 and q.k^T, p.v 2*2*4*8*16 =
+  // 2048 at 4, the output layer 4608 at 4.
+  EXPECT_DOUBLE_EQ(training_step_flops(model, 2, 8, 36, 4, 2), 3.0 * (16384.0 + 28672.0 + 2048.0 + 4608.0));
   const auto results = nlohmann::json::parse(run_cli(
       "bench step --json --repeats 1 --layers 1 --d-model 16 --heads 2 --d-head 8 --batch 2 --length 8 "
       "--only ASEntmax"));
@@ -151,7 +155,8 @@ TEST(BenchCli, StepTakesItsShapeFromAConfig) {
     EXPECT_EQ(entry["vocab"], vocab_size(task->num_symbols()));
     EXPECT_EQ(entry["targets"], targets);
     EXPECT_DOUBLE_EQ(entry["flops"].get<double>(),
-                     training_step_flops(copy.model, copy.train.batch_size, tokens, entry["vocab"].get<int64_t>(), targets));
+                     training_step_flops(copy.model, copy.train.batch_size, tokens, entry["vocab"].get<int64_t>(),
+                                         targets, tokens - first_selected_row(batch.loss_mask)));
   }
 }
 

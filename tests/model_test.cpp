@@ -81,6 +81,28 @@ TEST_P(ModelCombinations, LeftPaddingDoesNotChangeAnySequence) {
   EXPECT_TRUE(torch::allclose(batched[0], model->forward(long_row)[0], 1e-5, 1e-5));
 }
 
+// Without grad the last block answers only the rows from the first selected one on (the rows
+// before it serve as keys): the same logits as the full pass at the selected rows.
+TEST_P(ModelCombinations, SelectedRowsWithoutGradEqualTheFullForward) {
+  auto model = make_model();
+  torch::NoGradGuard no_grad;
+  auto tokens = testing::random_tokens(2, 10, kVocab, 11);
+  auto mask = torch::zeros({2, 10}, torch::kBool);
+  mask.narrow(1, 6, 4).fill_(true);
+  mask[1][4] = true;  // the first selected row of the batch is another sequence's
+  mask[0][7] = false;
+  for (auto [kernel, tolerance] :
+       {std::pair{AttentionKernel::kDense, 1e-5}, std::pair{AttentionKernel::kFused, 5e-5}}) {
+    model->set_attention_kernel(kernel);
+    auto expected = model->forward(tokens).index({mask});
+    auto selected = model->forward_selected(tokens, {}, mask);
+    ASSERT_EQ(selected.sizes(), expected.sizes());
+    EXPECT_TRUE(torch::allclose(selected, expected, tolerance, tolerance))
+        << (kernel == AttentionKernel::kDense ? "dense" : "fused") << ": max diff "
+        << (selected - expected).abs().max().item<double>();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllChoices, ModelCombinations,
                          ::testing::Combine(::testing::ValuesIn(normalizer_names()),
                                             ::testing::ValuesIn(scaling_names()),
@@ -116,7 +138,9 @@ TEST(Model, TargetOnlyLossEqualsTheMaskedMeanOverAllPositions) {
   auto targets = testing::random_tokens(batch, length, kVocab, 14);
   auto mask = torch::zeros({batch, length}, torch::kBool);
   mask.narrow(1, 4, 4).fill_(true);
-  mask[2][1] = true;  // not one block per row: the selected rows follow the mask row-major
+  // Not one block per row: the selected rows follow the mask row-major. The last block answers
+  // rows 3-7 only (the first selected row on), so rows 0-2 reach the loss as its keys alone.
+  mask[2][3] = true;
   auto gradients_of = [&](const torch::Tensor& loss) {
     model->zero_grad();
     loss.backward();

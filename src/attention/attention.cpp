@@ -101,15 +101,19 @@ AttentionImpl::AttentionImpl(const ModelConfig& config)
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& positions,
-                                     LayerCache* cache, HeadStats* stats) {
-  const int64_t batch = x.size(0), length = x.size(1);
+                                     LayerCache* cache, HeadStats* stats, int64_t first_query) {
+  TORCH_CHECK(cache == nullptr || first_query == 0, "a forward with a cache answers every row");
+  const int64_t batch = x.size(0), queries = x.size(1) - first_query;
   auto split_heads = [&](const torch::Tensor& t) {
-    return t.view({batch, length, heads_, d_head_}).transpose(1, 2);  // [B, H, T, d_head]
+    return t.view({batch, t.size(1), heads_, d_head_}).transpose(1, 2);  // [B, H, T, d_head]
   };
-  auto q = positions_.rotate(split_heads(q_proj_(x)), positions);
+  // Rows before first_query give keys and values only, like a cache's.
+  const torch::Tensor query_x = x.narrow(1, first_query, queries);
+  const torch::Tensor query_positions = positions.narrow(1, first_query, queries);
+  auto q = positions_.rotate(split_heads(q_proj_(query_x)), query_positions);
   auto k = positions_.rotate(split_heads(k_proj_(x)), positions);
   auto v = split_heads(v_proj_(x));
-  auto factor = scaling_(x, positions);
+  auto factor = scaling_(query_x, query_positions);
   if (factor.defined()) q = q * factor.to(q.dtype());
 
   auto key_positions = positions;
@@ -125,16 +129,16 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
   }
 
   const bool fused = uses_fused_kernel(q);
-  torch::Tensor out;  // [B, H, T, d_head]
-  if (fused) out = attend_fused(q, k, v, positions, key_positions, stats).to(v.dtype());
+  torch::Tensor out;  // [B, H, queries, d_head]
+  if (fused) out = attend_fused(q, k, v, query_positions, key_positions, stats).to(v.dtype());
   if (!fused || weight_observer_) {
     // The dense path: the output, or under the fused kernel only the rows an observer asked for
     // (their output is discarded and their statistics already counted).
-    const int64_t first = fused ? std::min(observed_from_, length) : 0;
-    auto dense = attend_chunks(q, k, v, positions, key_positions, first, fused ? nullptr : stats);
+    const int64_t first = fused ? std::clamp<int64_t>(observed_from_ - first_query, 0, queries) : 0;
+    auto dense = attend_chunks(q, k, v, query_positions, key_positions, first, fused ? nullptr : stats);
     if (!fused) out = dense;
   }
-  return out_proj_(out.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+  return out_proj_(out.transpose(1, 2).reshape({batch, queries, heads_ * d_head_}));
 }
 
 torch::Tensor AttentionImpl::attend_chunks(const torch::Tensor& q, const torch::Tensor& k,

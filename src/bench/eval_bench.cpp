@@ -88,13 +88,19 @@ double start_memory_measurement() {
 }
 
 // One sample's attention (causal q.k and the weighted sum of values) and projection (q, k, v,
-// out, the MLP) FLOPs for `tokens` tokens.
-double sample_flops(const ModelConfig& model, int64_t tokens) {
+// out, the MLP) FLOPs for `tokens` tokens, the last layer answering only its last
+// `last_queries` rows (keys and values at every row).
+double sample_flops(const ModelConfig& model, int64_t tokens, int64_t last_queries) {
   const double t = static_cast<double>(tokens);
   const double inner = static_cast<double>(model.heads * model.d_head);
-  const double attention = 2.0 * 2.0 * static_cast<double>(model.heads * model.d_head) * t * (t + 1) / 2;
-  const double projections = 2.0 * t * (4.0 * model.d_model * inner + 3.0 * model.d_model * model.d_mlp);
-  return static_cast<double>(model.layers) * (attention + projections);
+  const auto layer = [&](double q) {
+    const double visible_keys = q * t - q * (q - 1) / 2;  // rows t - q .. t - 1 see i + 1 keys each
+    const double attention = 2.0 * 2.0 * inner * visible_keys;
+    const double projections = 2.0 * t * 2.0 * model.d_model * inner +
+                               2.0 * q * (2.0 * model.d_model * inner + 3.0 * model.d_model * model.d_mlp);
+    return attention + projections;
+  };
+  return static_cast<double>(model.layers - 1) * layer(t) + layer(static_cast<double>(last_queries));
 }
 
 struct Timing {
@@ -171,7 +177,7 @@ void run_eval_bench(const EvalBenchOptions& options) {
       fmt::format(
           "teacher-forced evaluation with attention statistics, batch 1, {} sample(s) per entry, best of {} "
           "round(s), {} thread(s), {}; sgemm {:.1f} GFLOP/s (one thread's rate x threads); floor = "
-          "attention + projection FLOPs at that rate; +peak MB = the most resident memory the evaluation "
+          "attention + projection FLOPs at that rate (the last layer at the rows it answers); +peak MB = the most resident memory the evaluation "
           "added above the model and samples",
           options.samples, options.repeats, options.threads, single ? "thread CPU time" : "wall time",
           flops_per_second / 1e9),
@@ -189,8 +195,10 @@ void run_eval_bench(const EvalBenchOptions& options) {
       auto task = make_task(bench.config.task.name, bench.config.task.params, bench.config.task.seed);
       const auto samples = fixed_samples(*task, length, options.samples,
                                          derive_seed(bench.config.task.seed, kEvalStream(length)));
-      const int64_t tokens = collate({samples.front()}).input.size(1);
-      const double floor_seconds = sample_flops(bench.config.model, tokens) / flops_per_second;
+      const Batch first = collate({samples.front()});
+      const int64_t tokens = first.input.size(1);
+      const double floor_seconds =
+          sample_flops(bench.config.model, tokens, tokens - first_selected_row(first.loss_mask)) / flops_per_second;
       const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
       const KernelTimings timings = time_kernels(bench, samples, length, warmup, options);
       for (const bool dense : {true, false}) {

@@ -92,6 +92,7 @@ double median(std::vector<double> values) {
 struct StepFloor {
   double flops = 0;
   int64_t targets = 0;                // positions the output layer and the loss run at
+  int64_t last_block_queries = 0;     // rows per sequence the last block answers
   double sgemm_flops_per_second = 0;  // 0: not measured (a GPU)
   double seconds() const { return sgemm_flops_per_second > 0 ? flops / sgemm_flops_per_second : 0.0; }
 };
@@ -105,10 +106,12 @@ std::string heading(const StepBenchOptions& options, const std::string& device_n
       "x {}, "
       "d_mlp {}, vocab {}, batch {}, length {}, {}, {} {}, {} thread(s), median of {}, {}; ratio = time / "
       "softmax "
-      "time\n{} target positions; {:.2f} MFLOP of matrix products per step (forward + backward); ",
+      "time\n{} target positions, the last block answering the last {} rows of each sequence; {:.2f} MFLOP "
+      "of matrix products per step (forward + backward); ",
       model.layers, model.d_model, model.heads, model.d_head, model.d_mlp, options.vocab, options.batch,
       options.length, model.attention.positions, device_name, name_of(options.dtype), options.threads,
-      options.repeats, single ? "thread CPU time" : "wall time", floor.targets, floor.flops / 1e6);
+      options.repeats, single ? "thread CPU time" : "wall time", floor.targets, floor.last_block_queries,
+      floor.flops / 1e6);
   if (floor.sgemm_flops_per_second <= 0) return title + "no sgemm rate on this device";
   return title +
          fmt::format(
@@ -196,17 +199,28 @@ void print_results(const std::vector<Contender>& contenders, const StepBenchOpti
 
 }  // namespace
 
-double training_step_flops(const ModelConfig& model, int64_t batch, int64_t length, int64_t vocab,
-                           int64_t output_positions) {
-  const double tokens = static_cast<double>(batch) * static_cast<double>(length);
+namespace {
+
+// One block's forward matrix products when `queries` of each sequence's `length` rows are
+// answered: keys and values at every row, the rest at the answered ones.
+double block_flops(const ModelConfig& model, double batch, double length, double queries) {
   const double d_model = static_cast<double>(model.d_model);
   const double inner = static_cast<double>(model.heads) * static_cast<double>(model.d_head);
-  const double projections =
-      2.0 * tokens * (4.0 * d_model * inner + 3.0 * d_model * static_cast<double>(model.d_mlp));
-  // q.k^T and p.v: each 2 x length x length x d_head per head and sequence.
-  const double attention = 2.0 * 2.0 * tokens * static_cast<double>(length) * inner;
-  const double head = 2.0 * static_cast<double>(output_positions) * d_model * static_cast<double>(vocab);
-  const double forward = static_cast<double>(model.layers) * (projections + attention) + head;
+  const double keys_values = 2.0 * batch * length * 2.0 * d_model * inner;
+  const double answered = 2.0 * batch * queries * (2.0 * d_model * inner + 3.0 * d_model * model.d_mlp);
+  // q.k^T and p.v: each 2 x queries x length x d_head per head and sequence.
+  const double attention = 2.0 * 2.0 * batch * queries * length * inner;
+  return keys_values + answered + attention;
+}
+
+}  // namespace
+
+double training_step_flops(const ModelConfig& model, int64_t batch, int64_t length, int64_t vocab,
+                           int64_t output_positions, int64_t last_block_queries) {
+  const auto b = static_cast<double>(batch), l = static_cast<double>(length);
+  const double head = 2.0 * static_cast<double>(output_positions) * model.d_model * static_cast<double>(vocab);
+  const double forward = static_cast<double>(model.layers - 1) * block_flops(model, b, l, l) +
+                         block_flops(model, b, l, static_cast<double>(last_block_queries)) + head;
   return 3.0 * forward;  // forward, and a backward of twice as much
 }
 
@@ -249,8 +263,10 @@ void run_step_bench(const StepBenchOptions& options) {
   const bool single = options.threads == 1 && !device.is_cuda();
   time_steps(contenders, batch, options, single);
   const int64_t targets = batch.loss_mask.sum().item<int64_t>();
-  StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab, targets),
-                  targets, 0.0};
+  const int64_t last_block_queries = options.length - first_selected_row(batch.loss_mask);
+  StepFloor floor{training_step_flops(options.model, options.batch, options.length, options.vocab, targets,
+                                      last_block_queries),
+                  targets, last_block_queries, 0.0};
   if (!device.is_cuda()) floor.sgemm_flops_per_second = sgemm_flops_per_second(options.threads);
   print_results(contenders, options, device.is_cuda() ? "cuda" : "cpu", single, floor);
 }

@@ -40,8 +40,10 @@ BlockImpl::BlockImpl(const ModelConfig& config) {
 }
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache,
-                                 HeadStats* stats) {
-  auto h = x + post_attention_norm_(attention_(pre_attention_norm_(x), positions, cache, stats));
+                                 HeadStats* stats, int64_t first_query) {
+  const torch::Tensor answered = x.narrow(1, first_query, x.size(1) - first_query);
+  auto h = answered + post_attention_norm_(attention_->forward(pre_attention_norm_(x), positions, cache, stats,
+                                                               first_query));
   return h + post_mlp_norm_(mlp_(pre_mlp_norm_(h)));
 }
 
@@ -61,9 +63,16 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, torch::Tensor po
   return output_logits(hidden_states(tokens, std::move(positions), cache, stats));
 }
 
+int64_t first_selected_row(const torch::Tensor& select) {
+  const torch::Tensor rows = select.any(0).nonzero();
+  return rows.numel() > 0 ? rows.min().item<int64_t>() : 0;
+}
+
 torch::Tensor DecoderImpl::forward_selected(const torch::Tensor& tokens, const torch::Tensor& positions,
                                             const torch::Tensor& select, AttentionStats* stats) {
-  return output_logits(hidden_states(tokens, positions, nullptr, stats).index({select}));
+  const int64_t first = first_selected_row(select);
+  const torch::Tensor hidden = hidden_states(tokens, positions, nullptr, stats, first);
+  return output_logits(hidden.index({select.narrow(1, first, select.size(1) - first)}));
 }
 
 torch::Tensor DecoderImpl::output_logits(const torch::Tensor& hidden) {
@@ -71,7 +80,7 @@ torch::Tensor DecoderImpl::output_logits(const torch::Tensor& hidden) {
 }
 
 torch::Tensor DecoderImpl::hidden_states(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
-                                         AttentionStats* stats) {
+                                         AttentionStats* stats, int64_t last_from) {
   if (!positions.defined()) {
     const int64_t offset = cache != nullptr ? cache->length() : 0;
     positions = torch::arange(offset, offset + tokens.size(1), tokens.options().dtype(torch::kLong))
@@ -82,8 +91,9 @@ torch::Tensor DecoderImpl::hidden_states(const torch::Tensor& tokens, torch::Ten
   if (stats != nullptr && stats->layers.empty()) stats->layers.resize(blocks_.size());
   auto x = embedding_(tokens) * std::sqrt(static_cast<double>(config_.d_model));
   for (size_t layer = 0; layer < blocks_.size(); ++layer) {
-    x = blocks_[layer](x, positions, cache != nullptr ? &cache->layers[layer] : nullptr,
-                       stats != nullptr ? &stats->layers[layer] : nullptr);
+    const bool last = layer + 1 == blocks_.size();
+    x = blocks_[layer]->forward(x, positions, cache != nullptr ? &cache->layers[layer] : nullptr,
+                                stats != nullptr ? &stats->layers[layer] : nullptr, last ? last_from : 0);
   }
   return final_norm_(x);
 }

@@ -48,8 +48,10 @@ class AttentionImpl : public torch::nn::Module {
   // padding (a padded key is never attended). With a cache, the new keys are appended and
   // the queries attend to everything cached. Queries are processed `query_chunk` at a time
   // so memory grows as chunk x keys, not keys^2. Statistics are added to `stats` if given.
+  // Only the rows from `first_query` on are answered (returns [B, T - first_query, d_model]);
+  // the rows before it serve as keys and values (without a cache).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache = nullptr,
-                        HeadStats* stats = nullptr);
+                        HeadStats* stats = nullptr, int64_t first_query = 0);
 
   void set_query_chunk(int64_t chunk) { query_chunk_ = chunk; }
   void set_kernel(AttentionKernel kernel) { kernel_ = kernel; }

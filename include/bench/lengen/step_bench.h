@@ -41,9 +41,10 @@ void take_step_bench_shape(const Config& config, StepBenchOptions& options);
 void run_step_bench(const StepBenchOptions& options);
 
 // The FLOPs of one step's matrix products (2 m n k each; backward twice forward): projections,
-// the full square q.k^T and p.v, the MLP and the output layer at `output_positions`. The rest
-// is not a BLAS product and is left out.
+// the full square q.k^T and p.v, the MLP and the output layer at `output_positions`, the last
+// block's queries, q.k^T, p.v and MLP at its `last_block_queries` rows per sequence only. The
+// rest is not a BLAS product and is left out.
 double training_step_flops(const ModelConfig& model, int64_t batch, int64_t length, int64_t vocab,
-                           int64_t output_positions);
+                           int64_t output_positions, int64_t last_block_queries);
 
 }  // namespace lengen

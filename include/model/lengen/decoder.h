@@ -37,7 +37,9 @@ TORCH_MODULE(Mlp);
 class BlockImpl : public torch::nn::Module {
  public:
   explicit BlockImpl(const ModelConfig& config);
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache, HeadStats* stats);
+  // The block's output at the rows from `first_query` on; every row is read as a key.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache, HeadStats* stats,
+                        int64_t first_query = 0);
   Attention attention() const { return attention_; }
 
  private:
@@ -59,6 +61,9 @@ struct AttentionStats {
   std::vector<HeadStats> layers;
 };
 
+// The first sequence index where `select` [B, T] is true in any row (0 when none is).
+int64_t first_selected_row(const torch::Tensor& select);
+
 class DecoderImpl : public torch::nn::Module {
  public:
   DecoderImpl(const ModelConfig& config, int64_t vocab);
@@ -69,7 +74,9 @@ class DecoderImpl : public torch::nn::Module {
                         AttentionStats* stats = nullptr);
 
   // Logits only where `select` [B, T] (bool) is true, row-major: [N, vocab]; the output layer is
-  // a big share of a small model's step, so it runs only at the target positions.
+  // a big share of a small model's step, so it runs only at the target positions. The last
+  // block also answers only the rows from the first selected one on (first_selected_row; its
+  // attention statistics count those rows): with a short answer, half a 2-layer model.
   torch::Tensor forward_selected(const torch::Tensor& tokens, const torch::Tensor& positions,
                                  const torch::Tensor& select, AttentionStats* stats = nullptr);
 
@@ -85,9 +92,10 @@ class DecoderImpl : public torch::nn::Module {
   ModelConfig config_;
   int64_t vocab_;
 
-  // The final normalized hidden states [B, T, d_model] that the output layer reads.
+  // The final normalized hidden states [B, T - last_from, d_model] that the output layer reads:
+  // the last block answers the rows from last_from on.
   torch::Tensor hidden_states(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
-                              AttentionStats* stats);
+                              AttentionStats* stats, int64_t last_from = 0);
   torch::Tensor output_logits(const torch::Tensor& hidden);
   torch::nn::Embedding embedding_{nullptr};
   std::vector<Block> blocks_;
