@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo: install, build, then train softmax and ASEntmax (both NAPE) on copy at lengths
 # 8-16, compare them at 1x-16x the training length and draw one sample's attention maps at 1x
-# and 8x for both. About 9 minutes on 2 cores after the build (the first build takes about 5).
+# and 8x for both. About 4 minutes on 2 cores after the build (the first build takes about 5).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${LENGEN_BUILD_DIR:-$root/build}
