@@ -28,6 +28,7 @@
 #include "lengen/sequence.h"
 #include "lengen/sgemm_rate.h"
 #include "lengen/shipped_configs.h"
+#include "lengen/step_bench.h"
 #include "lengen/training_data.h"
 
 namespace lengen {
@@ -85,22 +86,6 @@ double start_memory_measurement() {
   std::ofstream clear("/proc/self/clear_refs");
   if (clear) clear << "5";
   return status_mb("VmRSS");
-}
-
-// One sample's attention (causal q.k and the weighted sum of values) and projection (q, k, v,
-// out, the MLP) FLOPs for `tokens` tokens, the last layer answering only its last
-// `last_queries` rows (keys and values at every row).
-double sample_flops(const ModelConfig& model, int64_t tokens, int64_t last_queries) {
-  const double t = static_cast<double>(tokens);
-  const double inner = static_cast<double>(model.heads * model.d_head);
-  const auto layer = [&](double q) {
-    const double visible_keys = q * t - q * (q - 1) / 2;  // rows t - q .. t - 1 see i + 1 keys each
-    const double attention = 2.0 * 2.0 * inner * visible_keys;
-    const double projections = 2.0 * t * 2.0 * model.d_model * inner +
-                               2.0 * q * (2.0 * model.d_model * inner + 3.0 * model.d_model * model.d_mlp);
-    return attention + projections;
-  };
-  return static_cast<double>(model.layers - 1) * layer(t) + layer(static_cast<double>(last_queries));
 }
 
 struct Timing {
@@ -197,8 +182,11 @@ void run_eval_bench(const EvalBenchOptions& options) {
                                          derive_seed(bench.config.task.seed, kEvalStream(length)));
       const Batch first = collate({samples.front()});
       const int64_t tokens = first.input.size(1);
-      const double floor_seconds =
-          sample_flops(bench.config.model, tokens, tokens - first_selected_row(first.loss_mask)) / flops_per_second;
+      const auto rows = static_cast<double>(tokens), layers = static_cast<double>(bench.config.model.layers);
+      const auto answered = static_cast<double>(tokens - first_selected_row(first.loss_mask));
+      const double floor_seconds = ((layers - 1) * block_flops(bench.config.model, 1, rows, rows, true) +
+                                    block_flops(bench.config.model, 1, rows, answered, true)) /
+                                   flops_per_second;
       const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
       const KernelTimings timings = time_kernels(bench, samples, length, warmup, options);
       for (const bool dense : {true, false}) {

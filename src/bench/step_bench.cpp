@@ -199,28 +199,22 @@ void print_results(const std::vector<Contender>& contenders, const StepBenchOpti
 
 }  // namespace
 
-namespace {
-
-// One block's forward matrix products when `queries` of each sequence's `length` rows are
-// answered: keys and values at every row, the rest at the answered ones.
-double block_flops(const ModelConfig& model, double batch, double length, double queries) {
+double block_flops(const ModelConfig& model, double sequences, double length, double queries, bool causal) {
   const double d_model = static_cast<double>(model.d_model);
   const double inner = static_cast<double>(model.heads) * static_cast<double>(model.d_head);
-  const double keys_values = 2.0 * batch * length * 2.0 * d_model * inner;
-  const double answered = 2.0 * batch * queries * (2.0 * d_model * inner + 3.0 * d_model * model.d_mlp);
-  // q.k^T and p.v: each 2 x queries x length x d_head per head and sequence.
-  const double attention = 2.0 * 2.0 * batch * queries * length * inner;
-  return keys_values + answered + attention;
+  const double keys_values = 2.0 * sequences * length * 2.0 * d_model * inner;
+  const double answered = 2.0 * sequences * queries * (2.0 * d_model * inner + 3.0 * d_model * model.d_mlp);
+  // Rows length - queries .. length - 1 see i + 1 keys each when causal, all length otherwise.
+  const double keys_seen = causal ? queries * length - queries * (queries - 1) / 2 : queries * length;
+  return keys_values + answered + 2.0 * 2.0 * sequences * keys_seen * inner;  // q.k^T and p.v
 }
-
-}  // namespace
 
 double training_step_flops(const ModelConfig& model, int64_t batch, int64_t length, int64_t vocab,
                            int64_t output_positions, int64_t last_block_queries) {
   const auto b = static_cast<double>(batch), l = static_cast<double>(length);
   const double head = 2.0 * static_cast<double>(output_positions) * model.d_model * static_cast<double>(vocab);
-  const double forward = static_cast<double>(model.layers - 1) * block_flops(model, b, l, l) +
-                         block_flops(model, b, l, static_cast<double>(last_block_queries)) + head;
+  const double forward = static_cast<double>(model.layers - 1) * block_flops(model, b, l, l, false) +
+                         block_flops(model, b, l, static_cast<double>(last_block_queries), false) + head;
   return 3.0 * forward;  // forward, and a backward of twice as much
 }
 

@@ -40,6 +40,11 @@ void take_step_bench_shape(const Config& config, StepBenchOptions& options);
 // unknown name in options.only or a CUDA device this LibTorch lacks.
 void run_step_bench(const StepBenchOptions& options);
 
+// One block's forward matrix-product FLOPs for `sequences` of `length` rows whose last `queries`
+// are answered: keys and values at every row; queries, out, the MLP, q.k^T and p.v at the
+// answered rows, over every key (`causal`: over the keys each row sees).
+double block_flops(const ModelConfig& model, double sequences, double length, double queries, bool causal);
+
 // The FLOPs of one step's matrix products (2 m n k each; backward twice forward): projections,
 // the full square q.k^T and p.v, the MLP and the output layer at `output_positions`, the last
 // block's queries, q.k^T, p.v and MLP at its `last_block_queries` rows per sequence only. The

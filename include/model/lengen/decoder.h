@@ -92,8 +92,7 @@ class DecoderImpl : public torch::nn::Module {
   ModelConfig config_;
   int64_t vocab_;
 
-  // The final normalized hidden states [B, T - last_from, d_model] that the output layer reads:
-  // the last block answers the rows from last_from on.
+  // The final normalized hidden states [B, T - last_from, d_model] (the last block's rows from last_from on).
   torch::Tensor hidden_states(const torch::Tensor& tokens, torch::Tensor positions, KVCache* cache,
                               AttentionStats* stats, int64_t last_from = 0);
   torch::Tensor output_logits(const torch::Tensor& hidden);
