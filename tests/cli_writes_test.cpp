@@ -30,6 +30,23 @@ class CliWrites : public testing::CliFolderTest {
   CliWrites() : CliFolderTest("lengen_cli_writes") {}
 };
 
+// The kept runs under results/ back REPORT.md's tables: the current build reads every one of
+// them (older builds' run records included) and reports every run a sweep lists.
+TEST_F(CliWrites, EveryKeptResultsFolderReportsAllItsRuns) {
+  int folders = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(LENGEN_SOURCE_DIR) / "results")) {
+    if (!entry.is_directory()) continue;
+    ++folders;
+    const std::string name = entry.path().filename().string();
+    const CliResult result = lengen("report " + entry.path().string() + " --out " + at(name));
+    ASSERT_EQ(result.code, 0) << name << ": " << result.err;
+    const std::string report = text_of(root_ / name / "report.md");
+    EXPECT_NE(report.find("## Exact match"), std::string::npos) << name;
+    EXPECT_EQ(report.find("Not in the tables"), std::string::npos) << name << ":\n" << report.substr(0, 2000);
+  }
+  EXPECT_GE(folders, 4);
+}
+
 // A path that is not UTF-8 cannot be recorded in config.json or results.json: it is refused
 // before any folder is made, not after training as an internal error.
 TEST_F(CliWrites, APathThatIsNotUtf8IsRefusedFirst) {
