@@ -182,11 +182,9 @@ void run_eval_bench(const EvalBenchOptions& options) {
                                          derive_seed(bench.config.task.seed, kEvalStream(length)));
       const Batch first = collate({samples.front()});
       const int64_t tokens = first.input.size(1);
-      const auto rows = static_cast<double>(tokens), layers = static_cast<double>(bench.config.model.layers);
-      const auto answered = static_cast<double>(tokens - first_selected_row(first.loss_mask));
-      const double floor_seconds = ((layers - 1) * block_flops(bench.config.model, 1, rows, rows, true) +
-                                    block_flops(bench.config.model, 1, rows, answered, true)) /
-                                   flops_per_second;
+      const double floor_seconds =
+          forward_flops(bench.config.model, 1, tokens, tokens - first_selected_row(first.loss_mask), true) /
+          flops_per_second;
       const auto warmup = fixed_samples(*task, bench.config.task.len_max, 1, 0);
       const KernelTimings timings = time_kernels(bench, samples, length, warmup, options);
       for (const bool dense : {true, false}) {

@@ -197,25 +197,30 @@ void print_results(const std::vector<Contender>& contenders, const StepBenchOpti
   table.finish();
 }
 
-}  // namespace
-
+// One block's forward FLOPs, its last `queries` rows answered (see forward_flops).
 double block_flops(const ModelConfig& model, double sequences, double length, double queries, bool causal) {
   const double d_model = static_cast<double>(model.d_model);
   const double inner = static_cast<double>(model.heads) * static_cast<double>(model.d_head);
-  const double keys_values = 2.0 * sequences * length * 2.0 * d_model * inner;
   const double answered = 2.0 * sequences * queries * (2.0 * d_model * inner + 3.0 * d_model * model.d_mlp);
-  // Rows length - queries .. length - 1 see i + 1 keys each when causal, all length otherwise.
+  // q.k^T and p.v: rows length - queries .. length - 1 see i + 1 keys each when causal, else all.
   const double keys_seen = causal ? queries * length - queries * (queries - 1) / 2 : queries * length;
-  return keys_values + answered + 2.0 * 2.0 * sequences * keys_seen * inner;  // q.k^T and p.v
+  // Keys and values at every row (2 x 2 d_model inner each), then the answered rows' products.
+  return 4.0 * sequences * inner * (length * d_model + keys_seen) + answered;
+}
+
+}  // namespace
+
+double forward_flops(const ModelConfig& model, int64_t sequences, int64_t length, int64_t last_queries,
+                     bool causal) {
+  const auto s = static_cast<double>(sequences), l = static_cast<double>(length);
+  return static_cast<double>(model.layers - 1) * block_flops(model, s, l, l, causal) +
+         block_flops(model, s, l, static_cast<double>(last_queries), causal);
 }
 
 double training_step_flops(const ModelConfig& model, int64_t batch, int64_t length, int64_t vocab,
                            int64_t output_positions, int64_t last_block_queries) {
-  const auto b = static_cast<double>(batch), l = static_cast<double>(length);
-  const double head = 2.0 * static_cast<double>(output_positions) * model.d_model * static_cast<double>(vocab);
-  const double forward = static_cast<double>(model.layers - 1) * block_flops(model, b, l, l, false) +
-                         block_flops(model, b, l, static_cast<double>(last_block_queries), false) + head;
-  return 3.0 * forward;  // forward, and a backward of twice as much
+  const double head = 2.0 * static_cast<double>(output_positions * model.d_model * vocab);
+  return 3.0 * (forward_flops(model, batch, length, last_block_queries, false) + head);
 }
 
 ModelConfig default_step_bench_model() {

@@ -41,9 +41,8 @@ BlockImpl::BlockImpl(const ModelConfig& config) {
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& positions, LayerCache* cache,
                                  HeadStats* stats, int64_t first_query) {
-  const torch::Tensor answered = x.narrow(1, first_query, x.size(1) - first_query);
-  auto h = answered + post_attention_norm_(attention_->forward(pre_attention_norm_(x), positions, cache, stats,
-                                                               first_query));
+  const auto attended = attention_->forward(pre_attention_norm_(x), positions, cache, stats, first_query);
+  auto h = x.narrow(1, first_query, attended.size(1)) + post_attention_norm_(attended);
   return h + post_mlp_norm_(mlp_(pre_mlp_norm_(h)));
 }
 
@@ -64,8 +63,7 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, torch::Tensor po
 }
 
 int64_t first_selected_row(const torch::Tensor& select) {
-  const torch::Tensor rows = select.any(0).nonzero();
-  return rows.numel() > 0 ? rows.min().item<int64_t>() : 0;
+  return select.any(0).to(torch::kInt).argmax().item<int64_t>();  // the first maximum: 0 when none is
 }
 
 torch::Tensor DecoderImpl::forward_selected(const torch::Tensor& tokens, const torch::Tensor& positions,

@@ -40,15 +40,15 @@ void take_step_bench_shape(const Config& config, StepBenchOptions& options);
 // unknown name in options.only or a CUDA device this LibTorch lacks.
 void run_step_bench(const StepBenchOptions& options);
 
-// One block's forward matrix-product FLOPs for `sequences` of `length` rows whose last `queries`
-// are answered: keys and values at every row; queries, out, the MLP, q.k^T and p.v at the
-// answered rows, over every key (`causal`: over the keys each row sees).
-double block_flops(const ModelConfig& model, double sequences, double length, double queries, bool causal);
+// The blocks' forward matrix-product FLOPs for `sequences` of `length` rows, the last block answering
+// its last `last_queries` only (keys and values at every row); q.k^T and p.v over every key, or over
+// the keys each row sees when `causal`; the output layer left out.
+double forward_flops(const ModelConfig& model, int64_t sequences, int64_t length, int64_t last_queries,
+                     bool causal);
 
-// The FLOPs of one step's matrix products (2 m n k each; backward twice forward): projections,
-// the full square q.k^T and p.v, the MLP and the output layer at `output_positions`, the last
-// block's queries, q.k^T, p.v and MLP at its `last_block_queries` rows per sequence only. The
-// rest is not a BLAS product and is left out.
+// The FLOPs of one step's matrix products (2 m n k each; backward twice forward): forward_flops,
+// not causal, with the last block at `last_block_queries` rows, and the output layer at
+// `output_positions`. The rest is not a BLAS product and is left out.
 double training_step_flops(const ModelConfig& model, int64_t batch, int64_t length, int64_t vocab,
                            int64_t output_positions, int64_t last_block_queries);
 

@@ -74,9 +74,8 @@ class DecoderImpl : public torch::nn::Module {
                         AttentionStats* stats = nullptr);
 
   // Logits only where `select` [B, T] (bool) is true, row-major: [N, vocab]; the output layer is
-  // a big share of a small model's step, so it runs only at the target positions. The last
-  // block also answers only the rows from the first selected one on (first_selected_row; its
-  // attention statistics count those rows): with a short answer, half a 2-layer model.
+  // a big share of a small model's step, so it runs only at the target positions; the last block
+  // only from the first selected row on (its attention statistics count those rows).
   torch::Tensor forward_selected(const torch::Tensor& tokens, const torch::Tensor& positions,
                                  const torch::Tensor& select, AttentionStats* stats = nullptr);
 
