@@ -365,7 +365,8 @@ TEST_F(Report, APlotIsWideEnoughForItsLegend) {
   axes.title = "copy: exact match (%)";
   ASSERT_FALSE(plot_table(table, dir_.string(), "wide", axes, ""));
   const auto size_at = read("wide.gp").find("size ") + 5;
-  EXPECT_GE(std::stoi(read("wide.gp").substr(size_at)), 11 * static_cast<int>(group_label(table.groups[1]).size()));
+  EXPECT_GE(std::stoi(read("wide.gp").substr(size_at)),
+            11 * static_cast<int>(group_label(table.groups[1]).size()));
   table.groups[1].variant = "";
   ASSERT_FALSE(plot_table(table, dir_.string(), "narrow", axes, ""));
   EXPECT_NE(read("narrow.gp").find("size 1000,600"), std::string::npos) << read("narrow.gp");
@@ -380,9 +381,13 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,\"\",16,1x,50,0,1"), std::string::npos)
       << read("exact_match.csv");
   EXPECT_NE(read("nonzero_per_query.gp").find("set logscale x 2"), std::string::npos);
-  // A plot pasted into a slide names its task and metric.
-  EXPECT_NE(read("exact_match.gp").find("set title \"copy: exact match (%)\""), std::string::npos)
+  // A plot pasted into a slide names its task, metric, decode mode and data in its title; the y axis
+  // holds the metric alone, which fits the plot's height.
+  EXPECT_NE(
+      read("exact_match.gp").find("set title \"copy: exact match (%), teacher_forced, on generated data\""),
+      std::string::npos)
       << read("exact_match.gp");
+  EXPECT_NE(read("exact_match.gp").find("set ylabel \"exact match (%)\"\n"), std::string::npos);
   // Percentages stay on [0, 100] though a mean minus its std may fall below 0.
   EXPECT_NE(read("exact_match.gp").find("set yrange [0:100]"), std::string::npos);
   EXPECT_NE(read("nonzero_per_query.gp").find("set yrange [0:*]"), std::string::npos);

@@ -121,17 +121,17 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
   }
   // What the columns are, for a reader of the data file alone.
   write_file_atomically(dir + "/" + name + ".dat",
-                        "# " + axes.x_label + " | " + axes.y_label + ": mean | std\n" + data.str());
+                        "# " + axes.x_label + " | " + axes.title + ": mean | std\n" + data.str());
   if (plotted.empty()) return false;
 
   std::vector<std::string> labels;
   for (size_t m : plotted) labels.push_back(group_label(table.groups[m]));
   const std::string size = plot_size(labels);
   std::ostringstream script;
-  script << "# " << axes.y_label << " against " << axes.x_label << "; run `gnuplot " << name
+  script << "# " << axes.title << " against " << axes.x_label << "; run `gnuplot " << name
          << ".gp` in this folder.\n"
-         << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot)) << " noenhanced size " << size
-         << "\n"
+         << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot)) << " noenhanced size "
+         << size << "\n"
          << "set output '" << name << ".png'\n"
          << plot_frame(axes) << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
@@ -141,8 +141,7 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
            << " linewidth 2 linecolor rgb '" << line_colour(label, axes.colour_keys) << "' title "
            << gnuplot_quoted(label);
   }
-  script << "\nset terminal svg noenhanced size " << size << "\nset output '" << name
-         << ".svg'\nreplot\n";
+  script << "\nset terminal svg noenhanced size " << size << "\nset output '" << name << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());
   return !gnuplot.empty() && run_gnuplot(gnuplot, dir, name);
 }

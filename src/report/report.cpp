@@ -180,9 +180,10 @@ std::string metric_section(const std::vector<RunResults>& runs, const MetricSpec
   std::string md = spec.heading + "\n\n" + markdown_table(table, page.train_len_max) + "\n";
   write_output_file(page.out_dir, spec.file + ".csv", csv_table(table, page.train_len_max));
   PlotAxes axes = page.style;
-  axes.title = page.style.title + ": " + spec.y_label;
-  // A plot or its data read alone says what it measures: the decode mode and the data.
-  axes.y_label = spec.y_label + page.measured_on;
+  // A plot or its data read alone says what it measures: the decode mode and the data. The title
+  // holds them; on the y axis they would not fit the plot's height.
+  axes.title = page.style.title + ": " + spec.y_label + page.measured_on;
+  axes.y_label = spec.y_label;
   axes.y_range = spec.y_range;
   const bool plotted = plot_table(table, page.out_dir, spec.file, axes, page.gnuplot);
   page.all_plotted = page.all_plotted && plotted;
