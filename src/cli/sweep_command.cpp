@@ -35,7 +35,7 @@ void add_sweep_command(CLI::App& app) {
           ->excludes(file);
   cmd->add_option("--grid", source.grid,
                   "KEY=V1,V2,...: one axis of the grid, values typed as --set types them (repeatable; "
-                  "the first is outermost)")
+                  "the first is outermost); AXIS={\"name\":N,\"KEY\":V,...},{...} sets several keys per run")
       ->needs(base)
       ->allow_extra_args(false);
   cmd->add_option("--set", source.set, "KEY=VALUE applied to every run (repeatable)")

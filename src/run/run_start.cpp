@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "lengen/atomic_write.h"
 #include "lengen/comparable_config.h"
 #include "lengen/config_io.h"
@@ -66,13 +68,19 @@ static void check_resume_keeps_inputs(const RunFolder& run, const Config& config
   check_resume_data(run, data_dir);
   // A task parameter's default written out changes nothing (an unread key changed is refused: the
   // checkpoint's model section is compared as written).
-  const auto differs = first_config_difference(resolved_config_json(read_json_file(run.config_path())),
-                                               resolved_config_json(config), kKeysAResumeMayChange);
+  const nlohmann::json saved = read_json_file(run.config_path());
+  const auto differs = first_config_difference(resolved_config_json(saved), resolved_config_json(config),
+                                               kKeysAResumeMayChange);
   if (!differs.empty()) {
     throw UserError("cannot resume " + run.path() + ": config key '" + differs +
                     "' differs from the run's config.json (a resumed run keeps its config; only " +
                     joined_names(kKeysAResumeMayChange) + " may change)");
   }
+  // A resume without the --set train.steps of its start would otherwise train on silently.
+  if (const int64_t was = saved.at("train").value("steps", config.train.steps); was != config.train.steps)
+    spdlog::warn("resuming {} to train.steps {}, not the {} of its config.json: the learning rate follows "
+                 "the new schedule",
+                 run.path(), config.train.steps, was);
 }
 
 std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, const Config& config,

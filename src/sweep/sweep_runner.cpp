@@ -50,12 +50,7 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::string& out)
   for (const SweepRun& run : sweep.runs) {
     const RunFolder folder(out + "/" + run.name);
     if (!is_finished(folder)) continue;
-    std::string difference;
-    try {
-      difference = finished_difference(run_config(sweep, run), folder);
-    } catch (const UserError&) {
-      continue;  // an invalid config fails when the run is prepared
-    }
+    const std::string difference = finished_difference(run_config(sweep, run), folder);
     if (!difference.empty()) {
       throw UserError("sweep: " + folder.path() + " finished with another config (" + difference +
                       "); remove that run folder to retrain it, or use another --out");
@@ -75,15 +70,9 @@ std::string why_kept(const RunFolder& folder) {
 }
 
 // Decides what a run needs: a fresh start or a resume, and writes its config. Returns false (after
-// writing why in its failure note) when its config is invalid or what it has would be lost.
+// writing why in its failure note) when what it has would be lost.
 bool prepare(const Sweep& sweep, const SweepRun& run, int64_t jobs, PendingRun& pending) {
-  Config config;
-  try {
-    config = run_config(sweep, run);
-  } catch (const UserError& e) {
-    write_failure_note(pending.paths.failure, "invalid config (not started)", e.what());
-    return false;
-  }
+  Config config = run_config(sweep, run);
   const RunFolder folder(pending.paths.run_dir);
   if (const std::string why = why_kept(folder); !why.empty()) {
     write_failure_note(pending.paths.failure, "kept as it is (not started)", folder.path() + ": " + why);
@@ -113,23 +102,17 @@ bool prepare(const Sweep& sweep, const SweepRun& run, int64_t jobs, PendingRun& 
 // What the sweep would do with a run, for --dry-run.
 std::string planned_state(const Sweep& sweep, const SweepRun& run, const std::string& out) {
   const RunFolder folder(out + "/" + run.name);
-  try {
-    const Config wanted = run_config(sweep, run);
-    if (is_finished(folder)) {
-      const std::string difference = finished_difference(wanted, folder);
-      return difference.empty() ? "finished" : "finished with another config: " + difference;
-    }
-    if (FolderLock::held_elsewhere(folder.path()))
-      return "in use by another lengen process; the sweep skips it";
-    if (const std::string why = why_kept(folder); !why.empty()) return "kept: " + why;
-    if (!folder.latest_checkpoint().empty()) return "resume";
-    // It would start with --force, which refuses a folder lengen did not make.
-    if (folder.has_content() && !folder.is_lengen_run())
-      return "not a lengen run folder (no run.json); the sweep refuses it";
-    return "new";
-  } catch (const UserError& e) {
-    return std::string("invalid: ") + e.what();
+  if (is_finished(folder)) {
+    const std::string difference = finished_difference(run_config(sweep, run), folder);
+    return difference.empty() ? "finished" : "finished with another config: " + difference;
   }
+  if (FolderLock::held_elsewhere(folder.path())) return "in use by another lengen process; the sweep skips it";
+  if (const std::string why = why_kept(folder); !why.empty()) return "kept: " + why;
+  if (!folder.latest_checkpoint().empty()) return "resume";
+  // It would start with --force, which refuses a folder lengen did not make.
+  if (folder.has_content() && !folder.is_lengen_run())
+    return "not a lengen run folder (no run.json); the sweep refuses it";
+  return "new";
 }
 
 // The sweep replaces its side files (NAME.config.json, NAME.log, NAME.failure.txt) as it needs:
@@ -167,8 +150,7 @@ nlohmann::json merged_manifest(const Sweep& sweep, const std::string& out) {
   return manifest;
 }
 
-// The runs still to train, each with its config written; finished ones are skipped and ones
-// with an invalid config fail at once.
+// The runs still to train, each with its config written; finished ones are skipped.
 std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>& mine,
                                    const SweepOptions& args, SweepTally& tally) {
   std::vector<PendingRun> queue;
@@ -197,26 +179,17 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
   return queue;
 }
 
-// Every run's config, so bad input all runs share is one line and exit 2 before anything is
-// written; a --set train.steps that scaled the schedules is said once, unless runs differ.
-void check_run_configs(const Sweep& sweep, const std::vector<size_t>& mine) {
-  std::string first_problem, said;
-  bool some_valid = false;
-  for (size_t index : mine) {
+// Every run's config, every shard's too: a typo in one value is one line and exit 2 before anything
+// is trained or written. A --set train.steps that scaled the schedules is said once, unless runs differ.
+void check_run_configs(const Sweep& sweep) {
+  std::string said;
+  for (const SweepRun& run : sweep.runs) {
     std::string scaled;
-    try {
-      run_config(sweep, sweep.runs[index], &scaled);
-      some_valid = true;
-    } catch (const UserError& e) {
-      if (first_problem.empty()) first_problem = e.what();
-      continue;
-    }
+    run_config(sweep, run, &scaled);
     if (scaled.empty() || scaled == said) continue;
-    std::cout << (said.empty() ? "" : sweep.runs[index].name + ": ") << scaled << "\n";
+    std::cout << (said.empty() ? "" : run.name + ": ") << scaled << "\n";
     said = scaled;
   }
-  if (!some_valid && !first_problem.empty())
-    throw UserError("no run of the sweep has a valid config; " + first_problem);
 }
 
 }  // namespace
@@ -224,7 +197,7 @@ void check_run_configs(const Sweep& sweep, const std::vector<size_t>& mine) {
 SweepTally run_sweep(const SweepOptions& args) {
   const Sweep sweep = load_sweep(args.source);
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), args.shard);
-  check_run_configs(sweep, mine);
+  check_run_configs(sweep);
   check_output_folder_path(args.out, "sweep folder");  // refused alike by a dry run
   SweepTally tally;
   if (args.dry_run) {

@@ -256,6 +256,7 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   if (options.group != nullptr) options.group->broadcast(parameters_);
   if (writer_) log_ = std::make_unique<JsonlLog>(run_.log_path(), progress_.step);
   window_start_ = std::chrono::steady_clock::now();
+  window_start_step_ = progress_.step;
   model_->train();
 }
 
@@ -326,16 +327,19 @@ void TrainingRun::log(int64_t done, const StepOutcome& outcome) {
   const double seconds =
       std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start_).count(), 1e-9);
   const double mean_loss = progress_.window_loss / progress_.window_steps;
+  const double steps_per_s = static_cast<double>(done - window_start_step_) / seconds;
+  const double tokens_per_step = static_cast<double>(progress_.window_tokens) / progress_.window_steps;
   if (writer_) {
     log_->write({{"step", done},
                  {"loss", mean_loss},
                  {"lr", outcome.lr},
                  {"grad_norm", outcome.grad_norm},
-                 {"tokens_per_s", progress_.window_tokens / seconds},
-                 {"steps_per_s", progress_.window_steps / seconds}});
+                 {"tokens_per_s", tokens_per_step * steps_per_s},
+                 {"steps_per_s", steps_per_s}});
   }
-  progress_line_.update(done, mean_loss, outcome.lr, progress_.window_steps / seconds);
+  progress_line_.update(done, mean_loss, outcome.lr, steps_per_s);
   window_start_ = std::chrono::steady_clock::now();
+  window_start_step_ = done;
   progress_.window_tokens = progress_.window_steps = 0;
   progress_.window_loss = 0.0;
 }

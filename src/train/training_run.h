@@ -82,10 +82,12 @@ class TrainingRun {
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   TrainingProgress progress_;
-  std::string last_good_checkpoint_;                 // named when training diverges
+  std::string last_good_checkpoint_;  // named when training diverges
   std::unique_ptr<JsonlLog> log_;
   ProgressLine progress_line_;
+  // Speed counts the steps since window_start_ (a resumed window's loss holds earlier steps too).
   std::chrono::steady_clock::time_point window_start_;
+  int64_t window_start_step_ = 0;
 };
 
 }  // namespace lengen
