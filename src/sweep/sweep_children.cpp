@@ -75,7 +75,9 @@ class SweepProgress {
     ++done_;
     finished_seconds_ += seconds;
     const std::string summary = succeeded ? exact_match_summary(run) : "";
-    print(line + " in " + format_duration(seconds) + (summary.empty() ? "" : ": " + summary));
+    // "[3/12] done NAME": a sweep in the background says how far it is in its progress log too.
+    print(fmt::format("[{}/{}] ", done_, total_) + line + " in " + format_duration(seconds) +
+          (summary.empty() ? "" : ": " + summary));
   }
 
   void print(const std::string& line) {

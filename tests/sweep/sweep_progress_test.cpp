@@ -48,6 +48,9 @@ TEST_F(SweepProgressCli, EachFinishedRunSaysItsWallTimeAndExactMatchAtOneAndLong
   const std::string kept = testing::text_of(root_ / "runs" / "sweep_progress.txt");
   EXPECT_TRUE(std::regex_search(kept, std::regex("done seed1 in [0-9ms]+: exact match"))) << kept;
   EXPECT_TRUE(std::regex_search(kept, std::regex("done seed2 in [0-9ms]+: exact match"))) << kept;
+  // Each ended run counts the runs ended so far against the sweep's.
+  EXPECT_NE(kept.find("[1/2] done seed"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("[2/2] done seed"), std::string::npos) << kept;
 }
 
 TEST_F(SweepProgressCli, OnATerminalOneLiveLineCountsRunsWithAnEta) {
