@@ -227,6 +227,9 @@ TEST_F(CliWrites, AFailedStartIsNamedAsSuch) {
   fs::remove(RunFolder(run).results_path());
   expect_one_line_refusal(lengen("train " + base() + " --out " + run),
                           "was started but holds no checkpoint (a start that failed); use --force");
+  // A --resume of it says the same way out.
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run + " --resume"),
+                          "it has no checkpoint yet (--force starts it over)");
   EXPECT_EQ(lengen("train " + base() + " --out " + run + " --force").code, 0);
 }
 

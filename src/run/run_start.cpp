@@ -101,7 +101,7 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
     // (and is named as in use, even before its first checkpoint).
     if (writer) lock = std::make_unique<FolderLock>(run.path());
     if (run.checkpoints().empty())
-      throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
+      throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet (--force starts it over)");
     check_resume_keeps_inputs(run, config, start.data_dir);
   } else {
     if (writer) {

@@ -106,7 +106,8 @@ std::string planned_state(const Sweep& sweep, const SweepRun& run, const std::st
     const std::string difference = finished_difference(run_config(sweep, run), folder);
     return difference.empty() ? "finished" : "finished with another config: " + difference;
   }
-  if (FolderLock::held_elsewhere(folder.path())) return "in use by another lengen process; the sweep skips it";
+  if (FolderLock::held_elsewhere(folder.path()))
+    return "in use by another lengen process; the sweep skips it";
   if (const std::string why = why_kept(folder); !why.empty()) return "kept: " + why;
   if (!folder.latest_checkpoint().empty()) return "resume";
   // It would start with --force, which refuses a folder lengen did not make.

@@ -157,7 +157,7 @@ void check_step_fits_in_memory(const Config& config, const Task& task, int world
 TrainingProgress resume_from_intact_checkpoint(const RunFolder& run, Decoder& model,
                                                torch::optim::Optimizer& optimizer, bool writer) {
   const std::vector<std::string> checkpoints = run.checkpoints();
-  if (checkpoints.empty()) throw UserError("cannot resume " + run.path() + ": it has no checkpoint yet");
+  // check_run_folder_at_start has refused a run without checkpoints.
   // Unreadable newer checkpoints are set aside only once an older one resumes: a refused resume
   // leaves the folder as it was.
   std::vector<std::string> unreadable;

@@ -55,8 +55,8 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   const auto result = run_lengen(root_, "report " + sweep_.string());
   ASSERT_EQ(result.code, 0) << result.err;
   const std::string exact = text_of(sweep_ / "exact_match.gp");
-  EXPECT_NE(exact.find("set title \"copy: exact match (%), teacher_forced, on generated data\""), std::string::npos)
-      << exact;
+  const std::string title = "set title \"copy: exact match (%), teacher_forced, on generated data\"";
+  EXPECT_NE(exact.find(title), std::string::npos) << exact;
   EXPECT_NE(exact.find("set arrow 1 from 4, graph 0 to 4, graph 1 nohead"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set key outside below"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set lmargin"), std::string::npos) << exact;
