@@ -58,7 +58,7 @@ std::string plot_frame(const PlotAxes& axes) {
   std::ostringstream frame;
   frame << "set title " << gnuplot_quoted(axes.title) << "\n"
         << (axes.log_x ? "set logscale x 2\n" : "")
-        << (axes.log_y ? "set logscale y 10\nset format y '%g'\n" : "")
+        << (axes.log_y ? "set logscale y 10\nset format y '%g'\nset mytics 10\nset grid mytics\n" : "")
         // The legend below the data, two methods a row: long method labels beside it would
         // squeeze the plot to half the figure's width.
         << "set grid\nset key outside below center horizontal maxcols 2\n"

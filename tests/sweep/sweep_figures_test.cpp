@@ -63,6 +63,9 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   const std::string loss = text_of(sweep_ / "training_loss.gp");
   EXPECT_NE(loss.find("set title \"copy: training loss\""), std::string::npos) << loss;
   EXPECT_EQ(loss.find("set arrow"), std::string::npos) << "a plot against the step marks no length";
+  // A loss within one decade is read off minor grid lines: the log axis labels only decades.
+  EXPECT_NE(loss.find("set logscale y 10\nset format y '%g'\nset mytics 10\nset grid mytics"), std::string::npos)
+      << loss;
   // Each method one colour, the same in every plot, and two methods two colours.
   const auto in_exact = colours_in(exact);
   ASSERT_EQ(in_exact.size(), 2u) << exact;
