@@ -81,10 +81,10 @@ TEST_F(CliResultsBelong, ResultsOnTwoDataFoldersAreKeptApart) {
   EXPECT_EQ(on_files.at(at("two")).at("teacher_forced").size(), 1u);  // the other folder untouched
 }
 
-// A sweep run whose step checkpoints were deleted to save space is kept as it is (a failure
-// naming why), not trained anew over its results.json, its best.pt or its log. Each failure
-// replaces the note of the one before; a success removes it.
-TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
+// A sweep run whose step checkpoints were deleted to save space (as the runs kept under results/)
+// counts as finished: skipped, not trained anew over its results.json. Without results.json its
+// best.pt keeps it as it is (a failure naming why).
+TEST_F(CliResultsBelong, ASweepSkipsAnEvaluatedRunWithoutCheckpoints) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
   ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
   const fs::path run = root_ / "out" / "a";
@@ -93,14 +93,12 @@ TEST_F(CliResultsBelong, ASweepKeepsAnEvaluatedRunWithoutCheckpoints) {
   }
   const std::string results = text_of(run / "results.json");
   const CliResult plan = lengen("sweep " + at("sweep.json") + " --out " + at("out") + " --dry-run");
-  EXPECT_NE(plan.out.find("a  [kept: it has results.json but no step checkpoint"), std::string::npos)
-      << plan.out;
+  EXPECT_NE(plan.out.find("a  [finished]"), std::string::npos) << plan.out;
   const CliResult rerun = lengen("sweep " + at("sweep.json") + " --out " + at("out"));
-  EXPECT_EQ(rerun.code, 1) << rerun.out << rerun.err;
+  EXPECT_EQ(rerun.code, 0) << rerun.out << rerun.err;
+  EXPECT_NE(rerun.out.find("skip a (finished)"), std::string::npos) << rerun.out;
   EXPECT_EQ(text_of(run / "results.json"), results);
-  EXPECT_NE(text_of(root_ / "out" / "a.failure.txt").find("no step checkpoint to resume from"),
-            std::string::npos);
-  // Without results.json, the trained model (best.pt) keeps it too.
+  // Without results.json, its trained model (best.pt) keeps it as it is.
   fs::rename(run / "results.json", root_ / "results.json");
   EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 1);
   const std::string note = text_of(root_ / "out" / "a.failure.txt");

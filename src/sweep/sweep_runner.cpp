@@ -25,10 +25,12 @@ namespace lengen {
 namespace {
 
 // Trained to the train.steps of its config.json (training checkpoints its last step), then
-// evaluated. A run evaluated after an interruption is resumed, not skipped.
+// evaluated; or evaluated with its step checkpoints deleted to save space, as the runs kept under
+// results/ are. A run evaluated after an interruption still has its checkpoints and is resumed.
 bool is_finished(const RunFolder& folder) {
   if (!fs::exists(folder.results_path()) || !fs::exists(folder.config_path())) return false;
-  return folder.latest_step() == read_json_file(folder.config_path()).at("train").at("steps").get<int64_t>();
+  const int64_t step = folder.latest_step();
+  return step == 0 || step == read_json_file(folder.config_path()).at("train").at("steps").get<int64_t>();
 }
 
 // How a finished run's config.json differs from the config the sweep asks for ("KEY is A there,
@@ -58,15 +60,12 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::string& out)
   }
 }
 
-// Why a run without a step checkpoint is not started over (--force would delete what it has), or "".
+// Why an unfinished run without a step checkpoint is not started over (--force would delete its
+// trained model), or "".
 std::string why_kept(const RunFolder& folder) {
-  if (!folder.latest_checkpoint().empty()) return "";
-  const std::string has = fs::exists(folder.results_path())           ? "results.json"
-                          : fs::exists(folder.best_checkpoint_path()) ? "checkpoints/best.pt"
-                                                                      : "";
-  if (has.empty()) return "";
-  return "it has " + has +
-         " but no step checkpoint to resume from; move the run folder away to train the run anew";
+  if (!folder.latest_checkpoint().empty() || !fs::exists(folder.best_checkpoint_path())) return "";
+  return "it has checkpoints/best.pt but no step checkpoint to resume from; move the run folder away to "
+         "train the run anew";
 }
 
 // Decides what a run needs: a fresh start or a resume, and writes its config. Returns false (after
