@@ -16,10 +16,7 @@ namespace lengen {
 std::optional<RunRecord> read_run_record(const std::string& run_dir) {
   std::error_code error;
   const fs::path path = fs::path(run_dir) / kRunRecordName;
-  if (!fs::is_regular_file(path, error)) {
-    if (fs::is_regular_file(fs::path(run_dir) / ".lengen_run", error)) return RunRecord{};
-    return std::nullopt;
-  }
+  if (!fs::is_regular_file(path, error)) return std::nullopt;
   const auto json = nlohmann::json::parse(std::ifstream(path), nullptr, /*allow_exceptions=*/false);
   // A run.json that is not lengen's (a user's file of that name) does not make the folder a run.
   if (!json.is_object() || !json.contains("run_id") || !json["run_id"].is_string()) return std::nullopt;

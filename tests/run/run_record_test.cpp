@@ -40,14 +40,5 @@ TEST_F(RunRecordTest, AUsersRunJsonIsNotARecord) {
   EXPECT_FALSE(RunFolder(root_.string()).is_lengen_run());
 }
 
-// The kept runs of older builds hold the marker .lengen_run: a run, of no known id.
-TEST_F(RunRecordTest, AnOlderBuildsMarkerMakesARun) {
-  std::ofstream(root_ / ".lengen_run") << "lengen run folder\n";
-  const auto record = read_run_record(root_.string());
-  ASSERT_TRUE(record);
-  EXPECT_EQ(record->run_id, "");
-  EXPECT_TRUE(record->training_data.is_null());
-}
-
 }  // namespace
 }  // namespace lengen

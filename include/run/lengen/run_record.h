@@ -1,6 +1,6 @@
 #pragma once
 // RUN/run.json: the run's id and training data. It makes a folder a lengen run (--force empties
-// only such a folder); older run folders hold .lengen_run instead, read as a record without an id.
+// only such a folder).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
