@@ -64,16 +64,17 @@ std::string plot_frame(const PlotAxes& axes) {
         << "set grid\nset key outside below center horizontal maxcols 2\n"
         // Room on the left for the y tics and label, which gnuplot would otherwise cut.
         << "set lmargin 12\n"
-        << "set xlabel " << gnuplot_quoted(axes.x_label) << "\nset ylabel " << gnuplot_quoted(axes.y_label)
-        << "\nset yrange " << axes.y_range << "\n";
+        << "set ylabel " << gnuplot_quoted(axes.y_label) << "\nset yrange " << axes.y_range << "\n";
+  // The training length is named under the axis: a label inside the plot sat on the first points.
+  const std::string marked =
+      axes.train_length > 0 ? " (dashed: training length " + std::to_string(axes.train_length) + ")" : "";
+  frame << "set xlabel " << gnuplot_quoted(axes.x_label + marked) << "\n";
   if (axes.train_length > 0) {
     // Room left and right of the data, so that the training length, often the first length
     // evaluated, is a line of its own and not the border.
     frame << "set offsets graph 0.04, graph 0.04, 0, 0\n"
           << "set arrow 1 from " << axes.train_length << ", graph 0 to " << axes.train_length
-          << ", graph 1 nohead dashtype 2 linewidth 1.5 linecolor rgb '#555555'\n"
-          << "set label 1 'training length " << axes.train_length << "' at " << axes.train_length
-          << ", graph 1 offset 0.5,-1 left textcolor rgb '#555555'\n";
+          << ", graph 1 nohead dashtype 2 linewidth 1.5 linecolor rgb '#555555'\n";
   }
   return frame.str();
 }

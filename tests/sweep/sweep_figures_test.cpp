@@ -58,6 +58,7 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   const std::string title = "set title \"copy: exact match (%), teacher_forced, on generated data\"";
   EXPECT_NE(exact.find(title), std::string::npos) << exact;
   EXPECT_NE(exact.find("set arrow 1 from 4, graph 0 to 4, graph 1 nohead"), std::string::npos) << exact;
+  EXPECT_NE(exact.find("(dashed: training length 4)\""), std::string::npos) << exact;
   EXPECT_NE(exact.find("set key outside below"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set lmargin"), std::string::npos) << exact;
   const std::string loss = text_of(sweep_ / "training_loss.gp");
