@@ -31,7 +31,7 @@ set(layers
 set(torch_rank 4)
 # Files CMakeLists.txt writes into the build tree for the one layer that includes them: data, not
 # code of another layer.
-set(generated_includes shipped_quick_configs.inc)
+set(generated_includes shipped_quick_configs.inc lengen_build_id.h)
 
 set(names "")
 set(violations "")

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.h"
+#include "lengen/build_info.h"
 #include "lengen/row_kernels.h"
 #include "lengen/runtime_info.h"
 
@@ -12,7 +13,7 @@ void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Print LibTorch version, BLAS library, threads and devices");
   cmd->callback([] {
     RuntimeInfo info = runtime_info();
-    std::cout << "lengen:        0.1\n"
+    std::cout << "build:         " << build_and_machine() << "\n"
               << "libtorch:      " << info.torch_version << "\n"
               << "blas:          " << info.blas_library << "\n"
               << "blas kernels:  " << info.blas_kernels << "\n"

@@ -80,6 +80,7 @@ std::vector<ReadRun> read_run(const std::string& name, const fs::path& folder, b
   base.run.task = file.task;
   base.run.group.method = file.method;
   base.run.train_len_max = file.train_len_max;
+  if (const auto record = read_run_record(folder.string())) base.run.trained_by = record->trained_by;
   const fs::path config_path = folder / "config.json";
   nlohmann::json saved = fs::exists(config_path) ? read_json_file(config_path.string()) : nlohmann::json();
   if (file.trained_with.is_object()) saved.merge_patch(file.trained_with);

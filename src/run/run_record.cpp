@@ -20,11 +20,13 @@ std::optional<RunRecord> read_run_record(const std::string& run_dir) {
   const auto json = nlohmann::json::parse(std::ifstream(path), nullptr, /*allow_exceptions=*/false);
   // A run.json that is not lengen's (a user's file of that name) does not make the folder a run.
   if (!json.is_object() || !json.contains("run_id") || !json["run_id"].is_string()) return std::nullopt;
-  return RunRecord{json["run_id"].get<std::string>(), json.value("training_data", nlohmann::json())};
+  return RunRecord{json["run_id"].get<std::string>(), json.value("training_data", nlohmann::json()),
+                   json.value("trained_by", "")};
 }
 
 void write_run_record(const std::string& run_dir, const RunRecord& record) {
-  const nlohmann::json json{{"run_id", record.run_id}, {"training_data", record.training_data}};
+  const nlohmann::json json{
+      {"run_id", record.run_id}, {"training_data", record.training_data}, {"trained_by", record.trained_by}};
   write_file_atomically((fs::path(run_dir) / kRunRecordName).string(), json.dump(2) + "\n");
 }
 

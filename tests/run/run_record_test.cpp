@@ -1,5 +1,5 @@
-// RUN/run.json: written by training, read by every command; an older build's .lengen_run is read
-// as a record without an id.
+// RUN/run.json: written by training, read by every command, naming the build and machine that
+// trained the run.
 #include "lengen/run_record.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "lengen/build_info.h"
+#include "lengen/config.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_start.h"
 #include "temp_folder.h"
 
 namespace lengen {
@@ -31,6 +34,23 @@ TEST_F(RunRecordTest, ARecordReadsBackAndMakesTheFolderARun) {
   EXPECT_EQ(record->run_id, id);
   EXPECT_EQ(record->training_data, data);
   EXPECT_TRUE(RunFolder(root_.string()).is_lengen_run());
+}
+
+// A start names this build and CPU; a resume by the same keeps the record, one by another build
+// or machine (here an older record) adds itself.
+TEST_F(RunRecordTest, TheRecordNamesTheBuildsThatTrainedTheRun) {
+  const RunFolder run(root_.string());
+  const std::string id = write_run_start(run, Config{}, /*resume=*/false, nullptr);
+  EXPECT_EQ(read_run_record(run.path())->trained_by, build_and_machine());
+  EXPECT_EQ(build_and_machine().rfind("lengen " + lengen_build() + " on ", 0), 0u) << build_and_machine();
+  write_run_start(run, Config{}, /*resume=*/true, nullptr);
+  EXPECT_EQ(read_run_record(run.path())->trained_by, build_and_machine());
+  write_run_record(run.path(), {id, nullptr, "lengen 1234567 on Other CPU (4 cores)"});
+  write_run_start(run, Config{}, /*resume=*/true, nullptr);
+  write_run_start(run, Config{}, /*resume=*/true, nullptr);
+  const auto record = read_run_record(run.path());
+  EXPECT_EQ(record->run_id, id);
+  EXPECT_EQ(record->trained_by, "lengen 1234567 on Other CPU (4 cores); resumed by " + build_and_machine());
 }
 
 // A run.json of the user's own, not a run record, does not make a folder a run.

@@ -54,6 +54,7 @@ class SweepFigures : public testing::TempFolderTest {
 TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   const auto result = run_lengen(root_, "report " + sweep_.string());
   ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(text_of(sweep_ / "report.md").find("Trained by: lengen "), std::string::npos);
   const std::string exact = text_of(sweep_ / "exact_match.gp");
   const std::string title = "set title \"copy: exact match (%), teacher_forced, on generated data\"";
   EXPECT_NE(exact.find(title), std::string::npos) << exact;

@@ -35,6 +35,7 @@ struct RunResults {
   std::map<int64_t, ResultEntry> results;  // of the decode mode reported, by length
   // "step 200 at 64; step 400 at 256" when entries come from several checkpoints; "" otherwise.
   std::string mixed_checkpoints;
+  std::string trained_by;  // run.json's: the build and machine; "" for runs of older builds
 };
 
 struct CollectedRuns {

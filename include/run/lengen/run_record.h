@@ -1,5 +1,5 @@
 #pragma once
-// RUN/run.json: the run's id and training data. It makes a folder a lengen run (--force empties
+// RUN/run.json: the run's id, training data and what trained it. It makes a folder a lengen run (--force empties
 // only such a folder).
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -16,6 +16,8 @@ struct RunRecord {
   std::string run_id;
   // null: generated data; {"dir", "hash"}: the --data folder and the hash of its training files.
   nlohmann::json training_data;
+  // "lengen 0431c53 on CPU (2 cores)"; "; resumed by ..." where another build or machine went on.
+  std::string trained_by;
 };
 
 // The record of `run_dir`; nothing when it has none (not a lengen run folder).
