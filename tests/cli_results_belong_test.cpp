@@ -82,8 +82,7 @@ TEST_F(CliResultsBelong, ResultsOnTwoDataFoldersAreKeptApart) {
 }
 
 // A sweep run whose step checkpoints were deleted to save space (as the runs kept under results/)
-// counts as finished: skipped, not trained anew over its results.json. Without results.json its
-// best.pt keeps it as it is (a failure naming why).
+// counts as finished: skipped, not trained anew over its results.json.
 TEST_F(CliResultsBelong, ASweepSkipsAnEvaluatedRunWithoutCheckpoints) {
   std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
   ASSERT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 0);
@@ -98,13 +97,6 @@ TEST_F(CliResultsBelong, ASweepSkipsAnEvaluatedRunWithoutCheckpoints) {
   EXPECT_EQ(rerun.code, 0) << rerun.out << rerun.err;
   EXPECT_NE(rerun.out.find("skip a (finished)"), std::string::npos) << rerun.out;
   EXPECT_EQ(text_of(run / "results.json"), results);
-  // Without results.json, its trained model (best.pt) keeps it as it is.
-  fs::rename(run / "results.json", root_ / "results.json");
-  EXPECT_EQ(lengen("sweep " + at("sweep.json") + " --out " + at("out")).code, 1);
-  const std::string note = text_of(root_ / "out" / "a.failure.txt");
-  EXPECT_EQ(note.rfind("kept as it is (not started)\n", 0), 0u) << note;
-  EXPECT_NE(note.find("it has checkpoints/best.pt but no step checkpoint"), std::string::npos) << note;
-  EXPECT_TRUE(fs::exists(run / "checkpoints" / "best.pt"));
 }
 
 // A run left to resume under fewer train.steps than it trained is not resumed: its resume refuses,

@@ -147,22 +147,3 @@ TEST(ResultsFile, MetricsByName) {
   EXPECT_FALSE(bare.metric("nonzero_per_query"));
   EXPECT_FALSE(bare.metric("attention_on_target/0/best"));
 }
-
-// A user's notes at the top of results.json survive reading, writing and the next evaluation.
-TEST(ResultsFile, TopLevelKeysLengenDoesNotKnowAreKept) {
-  nlohmann::json json = to_json(full_file());
-  json["notes"] = "seed 3 looked odd";
-  const ResultsFile read = results_file_from_json(json, "results.json");
-  EXPECT_EQ(to_json(read), json);
-  Config config;
-  config.task.name = "copy";
-  RunEvaluation evaluation;
-  evaluation.checkpoint = "/runs/r/checkpoints/step_00000100.pt";
-  LengthResult result;
-  result.length = 16;
-  result.decode = DecodeMode::kTeacherForced;
-  evaluation.results.push_back(result);
-  const nlohmann::json merged = to_json(merge_results(read, config, evaluation));
-  EXPECT_EQ(merged["notes"], "seed 3 looked odd");
-  EXPECT_EQ(merged["results"]["teacher_forced"]["16"]["step"], 0);
-}

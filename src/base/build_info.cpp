@@ -9,8 +9,7 @@ namespace lengen {
 
 namespace {
 
-// The CPU model as Linux names it; another CPU sums floats with other kernels and trains a
-// slightly different model, so a result names it.
+// The CPU model as Linux names it: another CPU's kernels train a slightly different model.
 std::string cpu_model() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);) {
@@ -23,10 +22,8 @@ std::string cpu_model() {
 
 }  // namespace
 
-std::string lengen_build() { return LENGEN_BUILD_ID; }
-
 std::string build_and_machine() {
-  return "lengen " + lengen_build() + " on " + cpu_model() + " (" +
+  return std::string("lengen ") + LENGEN_BUILD_ID + " on " + cpu_model() + " (" +
          std::to_string(std::thread::hardware_concurrency()) + " cores)";
 }
 

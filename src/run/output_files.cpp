@@ -13,14 +13,12 @@ namespace lengen {
 
 namespace {
 
-// DIR/.lengen_outputs, one name a line. A list an older lengen wrote has "NAME<TAB>HASH" lines:
-// only the name is read.
+// DIR/.lengen_outputs, one name a line.
 std::set<std::string> read_list(const fs::path& list_path) {
   std::set<std::string> names;
   std::ifstream in(list_path);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) names.insert(line.substr(0, line.find('\t')));
-  }
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) names.insert(line);
   return names;
 }
 

@@ -113,9 +113,6 @@ std::optional<double> target_metric(const ResultEntry& entry, const std::string&
   return std::nullopt;
 }
 
-const char* const kKnownKeys[] = {"task", "train_len_min", "train_len_max", "seed", "method", "run_id",
-                                  "trained_with", "results", "results_on_files", "record_hash"};
-
 }  // namespace
 
 std::optional<double> ResultEntry::metric(const std::string& name) const {
@@ -183,15 +180,14 @@ Json to_json(const ResultEntry& entry) {
 }
 
 Json to_json(const ResultsFile& results) {
-  Json json = results.extra.is_object() ? results.extra : Json::object();
-  json.update(Json{{"task", results.task},
-                   {"train_len_min", results.train_len_min},
-                   {"train_len_max", results.train_len_max},
-                   {"seed", results.seed},
-                   {"method",
-                    {{"normalizer", results.method.normalizer},
-                     {"scaling", results.method.scaling},
-                     {"positions", results.method.positions}}}});
+  Json json{{"task", results.task},
+            {"train_len_min", results.train_len_min},
+            {"train_len_max", results.train_len_max},
+            {"seed", results.seed},
+            {"method",
+             {{"normalizer", results.method.normalizer},
+              {"scaling", results.method.scaling},
+              {"positions", results.method.positions}}}};
   if (!results.trained_with.is_null()) json["trained_with"] = results.trained_with;
   if (!results.results.empty()) json["results"] = results_to_json(results.results);
   if (!results.results_on_files.empty()) {
@@ -216,8 +212,6 @@ ResultsFile results_file_from_json(const Json& json, const std::string& source) 
     if (json.contains("results")) results.results = results_from_json(json.at("results"));
     const Json on_files = json.value("results_on_files", Json::object());
     for (const auto& [dir, by_decode] : on_files.items()) results.results_on_files[dir] = results_from_json(by_decode);
-    results.extra = json;
-    for (const char* key : kKnownKeys) results.extra.erase(key);
     return results;
   } catch (const std::exception& e) {
     throw UserError(source + ": not a lengen results file (" + e.what() + ")");

@@ -111,7 +111,6 @@ void RunFolder::remove_for_restart() const {
 
 JsonlLog::JsonlLog(const std::string& path, int64_t keep_through_step) {
   if (fs::exists(path)) {
-    // A FIFO or device in the log's place is refused, not waited on.
     const std::string text = read_text_file(path, "training log");
     std::istringstream in(text);
     std::string kept;

@@ -128,15 +128,10 @@ std::string write_run_start(const RunFolder& run, const Config& config, bool res
   // A resumed run keeps its id (its checkpoints carry it) and names where its files are now.
   const auto before = resume ? read_run_record(run.path()) : std::nullopt;
   const std::string run_id = before && !before->run_id.empty() ? before->run_id : new_run_id();
-  std::string trained_by = build_and_machine();
-  if (before && !before->trained_by.empty()) {
-    // Another build or machine going on is said; the same one again is not.
-    const std::string resumed = "; resumed by ";
-    const std::string& earlier = before->trained_by;
-    const size_t at = earlier.rfind(resumed);
-    const std::string last = at == std::string::npos ? earlier : earlier.substr(at + resumed.size());
-    trained_by = last == trained_by ? earlier : earlier + resumed + trained_by;
-  }
+  // Another build or machine going on is added to the record; the same one again is not.
+  const std::string here = build_and_machine(), earlier = before ? before->trained_by : "";
+  const bool same = earlier.size() >= here.size() && earlier.compare(earlier.size() - here.size(), here.size(), here) == 0;
+  const std::string trained_by = earlier.empty() ? here : same ? earlier : earlier + "; resumed by " + here;
   write_run_record(run.path(), {run_id, data_record, trained_by});
   write_file_atomically(run.config_path(), config_to_json(config).dump(2) + "\n");
   return run_id;

@@ -60,23 +60,10 @@ void check_finished_runs_are_current(const Sweep& sweep, const std::string& out)
   }
 }
 
-// Why an unfinished run without a step checkpoint is not started over (--force would delete its
-// trained model), or "".
-std::string why_kept(const RunFolder& folder) {
-  if (!folder.latest_checkpoint().empty() || !fs::exists(folder.best_checkpoint_path())) return "";
-  return "it has checkpoints/best.pt but no step checkpoint to resume from; move the run folder away to "
-         "train the run anew";
-}
-
-// Decides what a run needs: a fresh start or a resume, and writes its config. Returns false (after
-// writing why in its failure note) when what it has would be lost.
-bool prepare(const Sweep& sweep, const SweepRun& run, int64_t jobs, PendingRun& pending) {
+// Decides what a run needs, a fresh start or a resume, and writes its config.
+void prepare(const Sweep& sweep, const SweepRun& run, int64_t jobs, PendingRun& pending) {
   Config config = run_config(sweep, run);
   const RunFolder folder(pending.paths.run_dir);
-  if (const std::string why = why_kept(folder); !why.empty()) {
-    write_failure_note(pending.paths.failure, "kept as it is (not started)", folder.path() + ": " + why);
-    return false;
-  }
   const std::vector<int64_t> lengths = evaluation_lengths(config);
   pending.decode = name_of(config.eval.decode);
   pending.first_length = lengths.front();
@@ -95,7 +82,6 @@ bool prepare(const Sweep& sweep, const SweepRun& run, int64_t jobs, PendingRun& 
   } else if (folder.has_content()) {
     pending.argv.push_back("--force");  // failed before its first checkpoint: nothing to keep
   }
-  return true;
 }
 
 // What the sweep would do with a run, for --dry-run.
@@ -107,28 +93,11 @@ std::string planned_state(const Sweep& sweep, const SweepRun& run, const std::st
   }
   if (FolderLock::held_elsewhere(folder.path()))
     return "in use by another lengen process; the sweep skips it";
-  if (const std::string why = why_kept(folder); !why.empty()) return "kept: " + why;
   if (!folder.latest_checkpoint().empty()) return "resume";
   // It would start with --force, which refuses a folder lengen did not make.
   if (folder.has_content() && !folder.is_lengen_run())
     return "not a lengen run folder (no run.json); the sweep refuses it";
   return "new";
-}
-
-// The sweep replaces its side files (NAME.config.json, NAME.log, NAME.failure.txt) as it needs:
-// in a folder without a sweep.json they are the user's, and stop the sweep before it writes.
-void check_side_files_are_lengens(const Sweep& sweep, const std::vector<size_t>& mine,
-                                  const std::string& out) {
-  if (fs::exists(out + "/" + kSweepManifestName)) return;
-  for (size_t index : mine) {
-    const RunPaths paths(out, sweep.runs[index].name);
-    for (const std::string& file : {paths.config, paths.log, paths.failure}) {
-      if (fs::exists(file)) {
-        throw UserError(file + " exists and lengen did not write it (there is no " + kSweepManifestName +
-                        " beside it); move it or use another --out");
-      }
-    }
-  }
 }
 
 // This sweep's manifest, keeping the runs another sweep file listed in the same folder (the report
@@ -165,10 +134,8 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
       // Another sweep (or a train, an eval) has it: neither a failure nor this sweep's to touch.
       ++tally.busy;
       std::cout << "skip " << run.name << " (in use by another lengen process)\n";
-    } else if (!prepare(sweep, run, args.jobs, pending)) {
-      tally.failed.push_back(run.name);
-      std::cout << "FAIL " << run.name << ": not started, see " << pending.paths.failure << "\n";
     } else {
+      prepare(sweep, run, args.jobs, pending);
       // The sweep's claim on the run until its child ends: taken under the sweep folder's lock, so
       // a second sweep, which waits for that lock, finds it held.
       pending.claim =
@@ -201,7 +168,6 @@ SweepTally run_sweep(const SweepOptions& args) {
   check_output_folder_path(args.out, "sweep folder");  // refused alike by a dry run
   SweepTally tally;
   if (args.dry_run) {
-    if (fs::is_directory(args.out)) check_side_files_are_lengens(sweep, mine, args.out);
     for (size_t index : mine) {
       const SweepRun& run = sweep.runs[index];
       std::cout << run.name << "  [" << planned_state(sweep, run, args.out) << "]";
@@ -220,7 +186,6 @@ SweepTally run_sweep(const SweepOptions& args) {
     // at the same moment checks against those claims.
     const FolderLock folder_lock(args.out, FolderLock::WhenHeld::kWait);
     check_finished_runs_are_current(sweep, args.out);
-    check_side_files_are_lengens(sweep, mine, args.out);
     write_file_atomically(args.out + "/" + kSweepManifestName,
                           merged_manifest(sweep, args.out).dump(2) + "\n");
     queue = queue_runs(sweep, mine, args, tally);

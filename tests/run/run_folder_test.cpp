@@ -1,11 +1,9 @@
 // Run folders: only a folder lengen made is emptied by --force and only of lengen's files, only
 // lengen's checkpoint names count, a run has one writer, writes that fail leave no temp file,
-// output folders keep the user's files, and a damaged log (or a FIFO in its place) is named, not
-// skipped over or waited on.
+// output folders keep the user's files.
 #include "lengen/run_folder.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -168,28 +166,6 @@ TEST_F(RunFolderTest, OutputFilesReplaceOnlyWhatLengenWrote) {
   EXPECT_FALSE(fs::exists(out + "/a.csv"));
   EXPECT_TRUE(fs::exists(out + "/report.md"));
   EXPECT_FALSE(fs::exists(out + "/" + kOutputListName));
-}
-
-// A list an older lengen wrote holds "NAME<TAB>HASH" lines: the names are read, the hashes not.
-TEST_F(RunFolderTest, AnOlderListOfOutputsIsReadByName) {
-  const std::string out = (root_ / "out").string();
-  fs::create_directories(out);
-  std::ofstream(out + "/" + kOutputListName) << "a.csv\t0123456789abcdef\nb.csv\n";
-  std::ofstream(out + "/a.csv") << "edited since";
-  EXPECT_TRUE(listed_output_file(out, "a.csv"));
-  EXPECT_TRUE(listed_output_file(out, "b.csv"));
-  write_output_file(out, "a.csv", "new");
-  std::ifstream written(out + "/a.csv");
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), "new");
-}
-
-// A FIFO in the log's place would block a resume forever waiting for a writer: it is named.
-TEST_F(RunFolderTest, ALogThatIsNotARegularFileIsRefusedNotWaitedOn) {
-  const std::string log = (root_ / "log.jsonl").string();
-  ASSERT_EQ(::mkfifo(log.c_str(), 0600), 0);
-  EXPECT_EQ(user_error_message([&] { JsonlLog(log, 5); }),
-            log + ": not a regular file (a directory, FIFO or device), not a training log");
-  EXPECT_TRUE(fs::is_fifo(log));
 }
 
 }  // namespace

@@ -4,10 +4,8 @@
 
 namespace lengen {
 
-// The commit this binary was built from ("0431c53", "0431c53-dirty"; "unknown" outside git).
-std::string lengen_build();
-
-// "lengen 0431c53 on AMD EPYC 7B13 (2 cores)": the build and this machine's CPU model.
+// "lengen 0431c53 on AMD EPYC 7B13 (2 cores)": the commit this binary was built from ("-dirty"
+// from an edited tree, "unknown" outside git) and this machine's CPU model.
 std::string build_and_machine();
 
 }  // namespace lengen

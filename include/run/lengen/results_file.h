@@ -101,8 +101,6 @@ struct ResultsFile {
   Method method;
   ResultsByDecode results;           // on data generated from the task's evaluation seeds
   ResultsByFolder results_on_files;  // on --data files, per folder
-  // Top-level keys lengen does not write (a user's notes), kept as read.
-  nlohmann::json extra = nlohmann::json::object();
 };
 
 // A run.json's training data as results.json names it: "generated" or "files HASH".
