@@ -130,7 +130,7 @@ std::string write_run_start(const RunFolder& run, const Config& config, bool res
   const std::string run_id = before && !before->run_id.empty() ? before->run_id : new_run_id();
   // Another build or machine going on is added to the record; the same one again is not.
   const std::string here = build_and_machine(), earlier = before ? before->trained_by : "";
-  const bool same = earlier.size() >= here.size() && earlier.compare(earlier.size() - here.size(), here.size(), here) == 0;
+  const bool same = earlier.size() >= here.size() && earlier.substr(earlier.size() - here.size()) == here;
   const std::string trained_by = earlier.empty() ? here : same ? earlier : earlier + "; resumed by " + here;
   write_run_record(run.path(), {run_id, data_record, trained_by});
   write_file_atomically(run.config_path(), config_to_json(config).dump(2) + "\n");

@@ -1,6 +1,6 @@
 #pragma once
-// RUN/run.json: the run's id, training data and what trained it. It makes a folder a lengen run (--force empties
-// only such a folder).
+// RUN/run.json: the run's id, training data and what trained it. It makes a folder a lengen run
+// (--force empties only such a folder).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
