@@ -33,6 +33,7 @@ struct ReadRun {
   RunResults run;
   ResultsByDecode results;
   std::map<std::string, std::string> config;
+  std::string record_data;  // what run.json says the model trained on, for results that do not say
 };
 
 // A config as "key.path" -> its value's JSON text (strings unquoted, whole numbers without ".0":
@@ -80,7 +81,9 @@ std::vector<ReadRun> read_run(const std::string& name, const fs::path& folder, b
   base.run.task = file.task;
   base.run.group.method = file.method;
   base.run.train_len_max = file.train_len_max;
-  if (const auto record = read_run_record(folder.string())) base.run.trained_by = record->trained_by;
+  const auto record = read_run_record(folder.string());
+  if (record) base.run.trained_by = record->trained_by;
+  base.record_data = training_data_label(record ? record->training_data : nlohmann::json());
   const fs::path config_path = folder / "config.json";
   nlohmann::json saved = fs::exists(config_path) ? read_json_file(config_path.string()) : nlohmann::json();
   if (file.trained_with.is_object()) saved.merge_patch(file.trained_with);
@@ -132,11 +135,7 @@ void label_by_results(ReadRun& read, const std::string& decode) {
   std::string data = kinds_of(run.results, [](const ResultEntry& entry) {
     return entry.model ? entry.model->trained_on : std::string();
   });
-  if (data.empty()) {
-    const auto record = read_run_record(run.dir);
-    data = training_data_label(record ? record->training_data : nlohmann::json());
-  }
-  read.config["data"] = data;
+  read.config["data"] = data.empty() ? read.record_data : data;
   // "best", or "step N": a run evaluated at its best checkpoint, or one interrupted and then
   // evaluated, is not a seed of runs evaluated at their last.
   read.config["checkpoint"] = kinds_of(run.results, [](const ResultEntry& entry) {
