@@ -129,6 +129,18 @@ TEST_F(CliWrites, OnlyLengensCheckpointNamesAreCheckpoints) {
   EXPECT_NE(evaluated.out.find("step_00000012.pt (step 12)"), std::string::npos) << evaluated.out;
 }
 
+// One result per length: another checkpoint's replaces the stored one, and says so.
+TEST_F(CliWrites, AnotherCheckpointsResultReplacesTheStoredOneAndSaysSo) {
+  const std::string run = trained("run");
+  const CliResult result =
+      lengen("eval " + run + " --checkpoint " + run + "/checkpoints/step_00000003.pt --lengths 4");
+  ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_NE((result.out + result.err).find("length 4: the result of step 6 over"), std::string::npos)
+      << result.out << result.err;
+  const nlohmann::json results = read_json_file((fs::path(run) / "results.json").string());
+  EXPECT_EQ(results["results"]["teacher_forced"]["4"]["step"], 3);
+}
+
 // An empty path is the root or the current folder to the code that takes it: refused as a value.
 TEST_F(CliWrites, EmptyPathsAreRefused) {
   const std::string run = trained("run");
@@ -472,6 +484,11 @@ TEST_F(CliWrites, AShortRunResumesToMoreStepsWithItsSchedule) {
       lengen("train " + at("long.json") + " --out " + at("run") + " --set train.steps=20");
   ASSERT_EQ(started.code, 0) << started.err;
   EXPECT_NE(started.out.find("scaled train.warmup 30 -> 10"), std::string::npos) << started.out;
+  // The command that started it, repeated with --resume, keeps its 20 steps (not the file's 60).
+  const CliResult again = lengen("train " + at("long.json") + " --out " + at("run") + " --resume");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE((again.out + again.err).find("trained to step 20"), std::string::npos) << again.out << again.err;
+  EXPECT_EQ(read_json_file(at("run/config.json"))["train"]["steps"], 20);
   const CliResult resumed =
       lengen("train " + at("long.json") + " --out " + at("run") + " --resume --set train.steps=40");
   ASSERT_EQ(resumed.code, 0) << resumed.err;

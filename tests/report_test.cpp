@@ -370,6 +370,12 @@ TEST_F(Report, APlotIsWideEnoughForItsLegend) {
   table.groups[1].variant = "";
   ASSERT_FALSE(plot_table(table, dir_.string(), "narrow", axes, ""));
   EXPECT_NE(read("narrow.gp").find("size 1000,600"), std::string::npos) << read("narrow.gp");
+  // Bars of several runs say what they are; a line of one run has none to explain.
+  EXPECT_EQ(read("narrow.gp").find("bars:"), std::string::npos) << read("narrow.gp");
+  table.cells[1] = {Summary{90, 2, 3}, Summary{80, 4, 3}};
+  ASSERT_FALSE(plot_table(table, dir_.string(), "seeds", axes, ""));
+  const std::string bars = "exact match (%)\\nbars: mean ± std over each line's runs (at most 3)\"";
+  EXPECT_NE(read("seeds.gp").find("set title \"copy: " + bars), std::string::npos) << read("seeds.gp");
 }
 
 TEST_F(Report, WritesMarkdownCsvAndPlots) {
@@ -384,7 +390,7 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   // A plot pasted into a slide names its task, metric, decode mode and data in its title; the y axis
   // holds the metric alone, which fits the plot's height.
   EXPECT_NE(
-      read("exact_match.gp").find("set title \"copy: exact match (%), teacher_forced, on generated data\""),
+      read("exact_match.gp").find("set title \"copy: exact match (%), teacher_forced, on generated data"),
       std::string::npos)
       << read("exact_match.gp");
   EXPECT_NE(read("exact_match.gp").find("set ylabel \"exact match (%)\"\n"), std::string::npos);

@@ -41,6 +41,14 @@ std::string printable(const std::string& text) {
   return shown;
 }
 
+std::string shell_word(const std::string& text) {
+  const char* plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:+@%";
+  if (!text.empty() && text.find_first_not_of(plain) == std::string::npos) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;

@@ -58,7 +58,8 @@ Config load_run_config(const EvalArgs& args, const std::vector<std::string>& ove
     }
     // A folder lengen did not train holds someone else's config.json (or none): named as such.
     if (!run.is_lengen_run())
-      throw UserError(args.run_dir + " is not a lengen run folder (no run.json): " + message);
+      throw UserError(args.run_dir +
+                      " is not a lengen run folder (no run.json): give a folder `lengen train` wrote");
     throw;
   }
 }

@@ -33,14 +33,16 @@ struct TrainArgs {
   bool force = false;
 };
 
-// A resumed run keeps its config.json's warmup, validation and checkpoint intervals, whatever
-// train.steps it resumes with, unless the command line sets them.
+// A resumed run keeps its config.json's steps, warmup, validation and checkpoint intervals unless
+// the command line sets them: the command that started a short run, repeated with --resume and
+// without its --set train.steps, would otherwise train to the config file's steps.
 void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides, Config& config) {
   const Config started = load_config(run.config_path());
   const auto set_here = [&](const std::string& key) {
     return std::any_of(overrides.begin(), overrides.end(),
                        [&](const std::string& assignment) { return assignment.rfind(key + "=", 0) == 0; });
   };
+  if (!set_here("train.steps")) config.train.steps = started.train.steps;
   if (!set_here("train.warmup")) config.train.warmup = started.train.warmup;
   if (!set_here("train.eval_every")) config.train.eval_every = started.train.eval_every;
   if (!set_here("train.checkpoint_every")) config.train.checkpoint_every = started.train.checkpoint_every;
@@ -84,7 +86,7 @@ void run_train(const TrainArgs& args) {
   if (result.interrupted) throw ExitWith{kInterruptedExitCode};
   // Rank 0 holds the run folder; the other ranks' work ends with training.
   if (group != nullptr && group->rank() != 0) return;
-  spdlog::info("trained {} steps into {}", result.steps_done, args.out);
+  spdlog::info("{} trained to step {}", args.out, result.steps_done);
   // A finished run is evaluated at once; results.json also marks it finished for sweeps.
   const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
   const RunEvaluation evaluation =

@@ -217,7 +217,8 @@ std::vector<ConfigField> eval_fields() {
       field(KEY(eval.decode), "teacher_forced: exact match in one pass; greedy: decode until EOS"),
       field(KEY(eval.decode_cap), "greedy: cap on the total length, as a multiple of the source length",
             above(0)),
-      field(KEY(eval.checkpoint), "which checkpoint to evaluate; best = best in-distribution validation"),
+      field(KEY(eval.checkpoint),
+            "which checkpoint to evaluate; best = best validation exact match (the later on a tie)"),
       field(KEY(eval.attention_stats), "also record attention statistics per length"),
       field(KEY(eval.attention_kernel),
             "attention without grad on the CPU (evaluation, validation, decoding): fused computes each block "

@@ -247,7 +247,12 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   for (size_t i = 0; i < evaluation.results.size(); ++i) {
     const LengthResult& result = evaluation.results[i];
     const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
-    results[name_of(result.decode)][result.length] = result_entry(result, evaluation, data);
+    ResultEntry entry = result_entry(result, evaluation, data);
+    auto& by_length = results[entry.decode];  // one result per length: another model's replaces it, said
+    if (const auto old = by_length.find(entry.length); old != by_length.end() && old->second.step != entry.step)
+      spdlog::warn("length {}: the result of step {} over {} samples is replaced by step {} over {}", entry.length,
+                   old->second.step, old->second.samples, entry.step, entry.samples);
+    by_length[entry.length] = std::move(entry);
   }
   return existing;
 }

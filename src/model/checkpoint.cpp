@@ -150,11 +150,6 @@ TrainingProgress read_progress(const std::string& path, torch::serialize::InputA
 
 }  // namespace
 
-TrainingProgress read_checkpoint_record(const std::string& path) {
-  torch::serialize::InputArchive archive;
-  return read_progress(path, archive);
-}
-
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model,
                                  torch::optim::Optimizer* optimizer) {
   torch::serialize::InputArchive archive;

@@ -7,18 +7,13 @@
 #include <sstream>
 
 #include "lengen/atomic_write.h"
+#include "lengen/errors.h"
 #include "lengen/output_files.h"
 #include "report_parts.h"
 
 namespace lengen {
 
 namespace {
-
-std::string shell_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 bool run_quietly(const std::string& command) {
   return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
@@ -90,12 +85,11 @@ std::string gnuplot_quoted(const std::string& text) {
 
 // pngcairo draws better; the plain png terminal is the fallback some gnuplot builds have.
 std::string png_terminal(const std::string& gnuplot) {
-  return run_quietly(shell_quoted(gnuplot) + " -e 'set terminal pngcairo'") ? "pngcairo" : "png";
+  return run_quietly(shell_word(gnuplot) + " -e 'set terminal pngcairo'") ? "pngcairo" : "png";
 }
 
 bool run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::string& name) {
-  const bool ok =
-      run_quietly("cd " + shell_quoted(dir) + " && " + shell_quoted(gnuplot) + " " + name + ".gp");
+  const bool ok = run_quietly("cd " + shell_word(dir) + " && " + shell_word(gnuplot) + " " + name + ".gp");
   if (!ok) spdlog::warn("gnuplot failed on {}/{}.gp", dir, name);
   return ok;
 }
@@ -128,13 +122,20 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
   std::vector<std::string> labels;
   for (size_t m : plotted) labels.push_back(group_label(table.groups[m]));
   const std::string size = plot_size(labels);
+  // A figure pasted alone says what its bars are.
+  int64_t most_runs = 1;
+  for (const auto& row : table.cells)
+    for (const auto& cell : row) most_runs = std::max(most_runs, cell ? cell->n : 1);
+  PlotAxes framed = axes;
+  if (axes.error_bars && most_runs > 1)
+    framed.title += fmt::format("\nbars: mean ± std over each line's runs (at most {})", most_runs);
   std::ostringstream script;
   script << "# " << axes.title << " against " << axes.x_label << "; run `gnuplot " << name
          << ".gp` in this folder.\n"
          << "set terminal " << (gnuplot.empty() ? "pngcairo" : png_terminal(gnuplot)) << " noenhanced size "
          << size << "\n"
          << "set output '" << name << ".png'\n"
-         << plot_frame(axes) << "plot ";
+         << plot_frame(framed) << "plot ";
   for (size_t i = 0; i < plotted.size(); ++i) {
     const std::string& label = labels[i];
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i

@@ -118,7 +118,7 @@ std::map<std::string, std::map<int64_t, double>> read_curves(const std::string& 
   return curves;
 }
 
-// At most 8 of the table's steps, evenly spaced, always with the last. A table of some of the
+// At most 8 of the table's steps, spread over it, always with the last. A table of some of the
 // logged steps says so: a reader would take its columns for all there are.
 std::string step_table(const MetricTable& table, int digits, bool significant, const std::string& csv) {
   constexpr size_t kColumns = 8;
@@ -132,9 +132,10 @@ std::string step_table(const MetricTable& table, int digits, bool significant, c
     headers.push_back("step " + std::to_string(table.lengths[index]));
   }
   const std::string note =
-      shown.size() < count ? fmt::format("{} of {} logged steps shown, evenly spaced ({} has them all).\n\n",
-                                         shown.size(), count, csv)
-                           : "";
+      shown.size() < count
+          ? fmt::format("{} of {} logged steps shown, spread over the run ({} has them all).\n\n",
+                        shown.size(), count, csv)
+          : "";
   return note + markdown_rows(table, headers, shown, digits, significant);
 }
 

@@ -372,6 +372,8 @@ ordered_json grid_object(const std::vector<std::string>& grids) {
     for (const std::string& value : split_values(text)) {
       if (value.empty())
         throw UserError("--grid " + assignment + ": an empty value (two commas, or one at an end)");
+      if (value.front() == '{' && !ordered_json::accept(value))
+        throw UserError("--grid " + key + ": " + value + " is not a JSON object (a brace or quote missing?)");
       values.push_back(typed(key, value));
     }
     grid[key] = values;
@@ -393,9 +395,9 @@ ordered_json sweep_json_of(const SweepSource& source) {
     return json;
   }
   ordered_json json = ordered_json::object();
-  std::string typed = "lengen sweep --base " + source.base;
-  for (const std::string& grid : source.grid) typed += " --grid " + grid;
-  for (const std::string& set : source.set) typed += " --set " + set;
+  std::string typed = "lengen sweep --base " + shell_word(source.base);
+  for (const std::string& grid : source.grid) typed += " --grid " + shell_word(grid);
+  for (const std::string& set : source.set) typed += " --set " + shell_word(set);
   json["description"] = "from the command line: " + typed;
   json["base"] = fs::absolute(source.base).lexically_normal().string();
   if (!source.grid.empty()) json["grid"] = grid_object(source.grid);

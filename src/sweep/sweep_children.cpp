@@ -30,7 +30,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// "exact match 100.0% at 16 (1x), 25.0% at 256" from the run's results.json; "" when it holds
+// "exact match 100.0% at 16 (1x), 25.0% at 256; token accuracy 100.0%, 81.2%" from the run's
+// results.json (token accuracy shows learning before any whole answer is right); "" when it holds
 // neither length (a run that failed, or results another run wrote).
 std::string exact_match_summary(const PendingRun& run) {
   nlohmann::json results;
@@ -39,19 +40,23 @@ std::string exact_match_summary(const PendingRun& run) {
   } catch (const std::exception&) {
     return "";
   }
-  const auto at = [&](int64_t length) {
-    const auto entry = results.value(nlohmann::json::json_pointer("/results/" + run.decode + "/" +
-                                                                  std::to_string(length) + "/exact_match"),
-                                     nlohmann::json());
+  const auto at = [&](int64_t length, const char* metric) {
+    const auto entry = results.value(
+        nlohmann::json::json_pointer("/results/" + run.decode + "/" + std::to_string(length) + "/" + metric),
+        nlohmann::json());
     return entry.is_number() ? fmt::format("{:.1f}%", 100 * entry.get<double>()) : "-";
   };
   if (!results.is_object() || run.first_length <= 0) return "";
-  const std::string first = at(run.first_length), longest = at(run.longest_length);
+  const std::string first = at(run.first_length, "exact_match"),
+                    longest = at(run.longest_length, "exact_match");
   if (first == "-" && longest == "-") return "";
   std::string text = "exact match " + first + " at " + std::to_string(run.first_length) + " (1x)";
-  if (run.longest_length != run.first_length)
+  std::string tokens = "; token accuracy " + at(run.first_length, "token_accuracy");
+  if (run.longest_length != run.first_length) {
     text += ", " + longest + " at " + std::to_string(run.longest_length);
-  return text;
+    tokens += ", " + at(run.longest_length, "token_accuracy");
+  }
+  return text + tokens;
 }
 
 // One line per run that starts or ends (stdout and the progress log), and on a terminal one live

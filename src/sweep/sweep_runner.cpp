@@ -174,7 +174,8 @@ SweepTally run_sweep(const SweepOptions& args) {
       for (const auto& [key, value] : run.overrides) std::cout << "  " << key << "=" << value.dump();
       std::cout << "\n";
     }
-    std::cout << mine.size() << " of " << sweep.runs.size() << " runs in shard " << args.shard << "\n";
+    std::cout << mine.size() << " of " << sweep.runs.size() << " runs"
+              << (args.shard == "0/1" ? "" : " in shard " + args.shard) << "\n";
     // Then it ends as the sweep would begin: a folder it would refuse is the same one line, exit 2.
     if (fs::is_directory(args.out)) check_finished_runs_are_current(sweep, args.out);
     return tally;

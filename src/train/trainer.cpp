@@ -24,10 +24,12 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   TrainingRun run(config, options);
   StopSignals signals;
   TrainResult result;
-  for (int64_t step = run.first_step(); step < tc.steps; ++step) {
+  const int64_t first_step = run.first_step();
+  result.steps_done = first_step;  // a finished run resumed trains no more
+  for (int64_t step = first_step; step < tc.steps; ++step) {
     const StepOutcome outcome = run.step(step);
     const int64_t done = step + 1;
-    if (result.steps_done == 0) result.first_loss = outcome.loss;
+    if (step == first_step) result.first_loss = outcome.loss;
     result.final_loss = outcome.loss;
     run.log(done, outcome);
     const bool validate_now = (tc.eval_every > 0 && done % tc.eval_every == 0) || done == tc.steps;

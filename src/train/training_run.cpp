@@ -359,7 +359,8 @@ void TrainingRun::validate(int64_t done) {
                {"val_token_accuracy", metrics.token_accuracy()}});
   progress_line_.note(fmt::format("step {}: validation exact match {:.1f}%, loss {:.4f}", done,
                                   100 * metrics.exact_match(), metrics.loss()));
-  if (metrics.exact_match() > progress_.best_validation) {
+  // A tie goes to the later step: as good on validation, and trained further.
+  if (metrics.exact_match() >= progress_.best_validation) {
     progress_.best_validation = metrics.exact_match();
     progress_.best_step = done;
     progress_.step = done;

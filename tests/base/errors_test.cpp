@@ -20,5 +20,13 @@ TEST(UserError, PrintableTextAndUtf8AreKeptAsTheyAre) {
   EXPECT_EQ(printable(printable(std::string(1, '\0'))), "\\x00");
 }
 
+// A command in a record or message pastes back into a shell as typed.
+TEST(UserError, ShellWordsQuoteOnlyWhatTheShellWouldRead) {
+  EXPECT_EQ(shell_word("train.seed=1,2"), "train.seed=1,2");
+  EXPECT_EQ(shell_word(R"(method={"name":"a b"})"), R"('method={"name":"a b"}')");
+  EXPECT_EQ(shell_word("it's"), R"('it'\''s')");
+  EXPECT_EQ(shell_word(""), "''");
+}
+
 }  // namespace
 }  // namespace lengen

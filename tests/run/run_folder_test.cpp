@@ -23,7 +23,7 @@ namespace lengen {
 namespace {
 
 // Makes `dir` a lengen run folder, as training does first.
-void mark_as_run(const std::string& dir) { lengen::write_run_record(dir, {lengen::new_run_id(), nullptr}); }
+void mark_as_run(const std::string& dir) { lengen::write_run_record(dir, {lengen::new_run_id(), nullptr, ""}); }
 
 namespace fs = std::filesystem;
 

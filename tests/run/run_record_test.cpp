@@ -29,7 +29,7 @@ TEST_F(RunRecordTest, ARecordReadsBackAndMakesTheFolderARun) {
   const nlohmann::json data{{"dir", "/data/copy"}, {"hash", "0123456789abcdef"}};
   const std::string id = new_run_id();
   EXPECT_EQ(id.size(), 16u);
-  write_run_record(root_.string(), {id, data});
+  write_run_record(root_.string(), {id, data, ""});
   const auto record = read_run_record(root_.string());
   ASSERT_TRUE(record);
   EXPECT_EQ(record->run_id, id);

@@ -138,6 +138,10 @@ TEST_F(SweepCommandLine, RefusesAGridWithoutBaseAndNeitherSource) {
       testing::run_lengen(root_,
                           "sweep --base " + config_ + " --grid train.seed --out " + (root_ / "o").string()),
       "--grid train.seed: expected KEY=VALUE1,VALUE2,...");
+  testing::expect_one_line_refusal(
+      testing::run_lengen(root_, "sweep --base " + config_ + R"( --grid 'method={"name":"a"' --out )" +
+                                     (root_ / "o").string()),
+      R"(--grid method: {"name":"a" is not a JSON object)");
 }
 
 // docs/sweeps.md is what `lengen sweep --help` points to: its example file expands to the names it

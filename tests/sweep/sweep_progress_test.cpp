@@ -39,7 +39,8 @@ TEST_F(SweepProgressCli, EachFinishedRunSaysItsWallTimeAndExactMatchAtOneAndLong
   ASSERT_EQ(result.code, 0) << result.out << result.err;
   for (const char* name : {"seed1", "seed2"}) {
     const std::regex line(std::string("done ") + name +
-                          " in [0-9ms]+: exact match [0-9]+\\.[0-9]% at 4 \\(1x\\), [0-9]+\\.[0-9]% at 8\n");
+                          " in [0-9ms]+: exact match [0-9]+\\.[0-9]% at 4 \\(1x\\), [0-9]+\\.[0-9]% at 8; "
+                          "token accuracy [0-9]+\\.[0-9]%, [0-9]+\\.[0-9]%\n");
     EXPECT_TRUE(std::regex_search(result.out, line)) << result.out;
   }
   // Not a terminal: no live line drawn over itself.

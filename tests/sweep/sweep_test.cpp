@@ -279,7 +279,7 @@ TEST_F(SweepCli, RefusesABadRunThenRunsSkipsFinishedAndResumes) {
   const fs::path out = dir_ / "runs";
 
   // A typo in one run's value is one line and exit 2, the dry run's too, before anything is trained.
-  for (const std::string& dry : {" --dry-run", ""}) {
+  for (const char* dry : {" --dry-run", ""}) {
     EXPECT_EQ(run_cli("sweep " + sweep + " --out " + out.string() + dry), 2) << out_ << err_;
     EXPECT_NE(err_.find("sweep run bad: "), std::string::npos) << err_;
     EXPECT_NE(err_.find("nosuchmax"), std::string::npos) << err_;

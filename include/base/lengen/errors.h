@@ -13,6 +13,9 @@ constexpr int kUserErrorExitCode = 2;
 // an argument) would end a message early, a newline would break its one line.
 std::string printable(const std::string& text);
 
+// `text` as one word a shell reads back, quoted only where it must be: commands a user may paste.
+std::string shell_word(const std::string& text);
+
 class UserError : public std::runtime_error {
  public:
   explicit UserError(const std::string& message) : std::runtime_error(printable(message)) {}

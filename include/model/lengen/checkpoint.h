@@ -30,9 +30,6 @@ void save_checkpoint(const std::string& path, Decoder& model, torch::optim::Opti
 // naming the first mismatched parameter for another model's.
 TrainingProgress load_checkpoint(const std::string& path, Decoder& model, torch::optim::Optimizer* optimizer);
 
-// What the checkpoint at `path` says of its training, without loading its tensors.
-TrainingProgress read_checkpoint_record(const std::string& path);
-
 // A 64-bit FNV-1a hash of every parameter and buffer as 16 hex digits, equal on every machine.
 std::string weights_hash(Decoder& model);
 

@@ -29,7 +29,7 @@ struct TrainOptions {
 };
 
 struct TrainResult {
-  int64_t steps_done = 0;
+  int64_t steps_done = 0;    // the step the run stands at
   bool interrupted = false;  // stopped by SIGINT/SIGTERM after writing a checkpoint
   double final_loss = 0.0;
   double first_loss = 0.0;  // the first logged loss of this process
