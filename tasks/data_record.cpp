@@ -57,19 +57,6 @@ std::string data_record_text(const Task& task, uint64_t seed, std::optional<Trai
   return record.dump(2) + "\n";
 }
 
-std::string data_record_difference(const std::string& dir, const Task& task, uint64_t seed) {
-  const nlohmann::json record = read_record(dir);
-  if (record.is_null()) return "";
-  if (record.value("task", nlohmann::json()) != task.name()) {
-    return "task " + record.value("task", nlohmann::json()).dump();
-  }
-  if (const std::string name = differing_param(record, task); !name.empty())
-    return recorded_param(record, name);
-  if (record.value("seed", nlohmann::json()) != seed)
-    return "seed " + record.value("seed", nlohmann::json()).dump();
-  return "";
-}
-
 std::optional<TrainLengths> recorded_train_lengths(const std::string& dir) {
   const nlohmann::json record = read_record(dir);
   if (!record.contains("train_lengths")) return std::nullopt;

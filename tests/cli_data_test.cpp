@@ -126,8 +126,7 @@ TEST_F(CliData, FilesOfAnotherTaskAreRefusedByTheirRecord) {
 }
 
 // One `lengen data` writes a folder at a time: a second one finds it held and writes nothing.
-// Beside training files lengen did not write (--train 0), no data.json speaks for them.
-TEST_F(CliData, AFolderBeingWrittenIsRefusedAndForeignTrainingFilesGetNoRecord) {
+TEST_F(CliData, AFolderBeingWrittenIsRefused) {
   fs::create_directories(out("held"));
   const std::string held = "flock -o " + out("held/.lengen_lock") + " ";
   const std::string command = held + std::string(LENGEN_CLI_PATH) + " data --task copy --out " + out("held") +
@@ -140,12 +139,6 @@ TEST_F(CliData, AFolderBeingWrittenIsRefusedAndForeignTrainingFilesGetNoRecord) 
   const std::string message(std::istreambuf_iterator<char>(err_in), {});
   EXPECT_NE(message.find(out("held") + " is in use by another lengen process"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(out("held/train.src")));
-  fs::create_directories(out("mine"));
-  std::ofstream(out("mine") + "/train.src") << "1 2\n";
-  std::ofstream(out("mine") + "/train.trg") << "1 2\n";
-  ASSERT_EQ(run("--task copy --out " + out("mine") + " --train 0 --eval-lengths 4 --eval-size 2"), 0) << err_;
-  EXPECT_FALSE(fs::exists(out("mine") + "/data.json"));
-  EXPECT_TRUE(fs::exists(out("mine") + "/test_0_4.src"));
 }
 
 TEST_F(CliData, SameSeedWritesTheSameFiles) {
@@ -321,29 +314,19 @@ TEST_F(CliData, TrainingFilesOutsideTheConfiguredLengthsAreRefused) {
   EXPECT_FALSE(fs::exists(out("run") + "/checkpoints"));
 }
 
-// data.json labels every split in the folder: a split of another task, parameter or seed beside
-// splits this command leaves in place is refused.
-TEST_F(CliData, AFolderHoldsSplitsOfOneRecord) {
+// data.json speaks for every split in the folder: a folder holding data is written anew as a whole,
+// so no split of another task or seed stays beside the new record.
+TEST_F(CliData, AFolderHoldingDataIsWrittenAnewAsAWhole) {
   ASSERT_EQ(run("--task copy --param vocab=4 --seed 1 --train 20 --len-min 2 --len-max 4 --out " + out("d")),
             0)
       << err_;
-  const std::string record =
-      std::string(std::istreambuf_iterator<char>(std::ifstream(out("d/data.json")).rdbuf()), {});
-  EXPECT_EQ(run("--task reverse --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")),
-            2);
-  EXPECT_NE(err_.find(out("d") + " holds a training split of task \"copy\" (" + out("d") +
-                      "/data.json), which splits of reverse with seed 1 would relabel"),
-            std::string::npos)
-      << err_;
-  EXPECT_EQ(run("--task copy --param vocab=4 --seed 2 --eval-lengths 4 --eval-size 2 --out " + out("d")), 2);
-  EXPECT_NE(err_.find("holds a training split of seed 1"), std::string::npos) << err_;
-  EXPECT_EQ(run("--task copy --param vocab=5 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 2);
-  EXPECT_NE(err_.find("holds a training split of vocab=4 ("), std::string::npos) << err_;
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(std::ifstream(out("d/data.json")).rdbuf()), {}),
-            record);
-  EXPECT_EQ(run("--task copy --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out " + out("d")), 0)
-      << err_;
-
+  const std::string reverse = "--task reverse --param vocab=4 --seed 1 --eval-lengths 4 --eval-size 2 --out ";
+  EXPECT_EQ(run(reverse + out("d")), 2);
+  EXPECT_NE(err_.find(out("d") + " already holds data (train.src); use --force"), std::string::npos) << err_;
+  ASSERT_EQ(run(reverse + out("d") + " --force"), 0) << err_;
+  EXPECT_FALSE(fs::exists(out("d/train.src")));
+  EXPECT_TRUE(fs::exists(out("d/test_0_4.src")));
+  EXPECT_EQ(read_json_file(out("d/data.json"))["task"], "reverse");
 }
 
 // Training on --data with test splits evaluates those splits: other eval.lengths are not

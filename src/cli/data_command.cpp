@@ -93,59 +93,31 @@ void check_options(const Task& task, const DataOptions& options) {
   }
 }
 
-// What this command does to --out: the files it writes, the old ones it replaces (with --force),
-// and what data.json will say of the folder.
+// The files this command writes into --out, and the splits already there. A folder that holds data
+// is written anew as a whole (--force), so that its data.json speaks for every split in it.
 struct OutputPlan {
-  bool record = false;  // whether it writes data.json
   std::vector<std::string> names, replaced;
-  std::optional<TrainLengths> train_lengths;
 };
 
-OutputPlan plan_output(const Task& task, const DataOptions& options) {
+OutputPlan plan_output(const DataOptions& options) {
   const fs::path out(options.out);
   OutputPlan plan;
-  const bool train_there = fs::exists(out / "train.src") || fs::exists(out / "train.trg");
   const auto split = [](std::vector<std::string>& names, const std::string& stem) {
     for (const char* suffix : {".src", ".trg"}) names.push_back(stem + suffix);
   };
-  if (options.train > 0 && train_there) split(plan.replaced, "train");
-  if (!options.eval_lengths.empty()) {
-    for (const auto& old : list_eval_splits(options.out))
-      split(plan.replaced, fs::path(old.stem).filename().string());
-  }
+  if (fs::exists(out / "train.src") || fs::exists(out / "train.trg")) split(plan.replaced, "train");
+  for (const auto& old : list_eval_splits(options.out))
+    split(plan.replaced, fs::path(old.stem).filename().string());
   if (!plan.replaced.empty() && !options.force) {
     throw UserError(options.out + " already holds data (" + plan.replaced.front() +
-                    (plan.replaced.size() > 2 ? ", ..." : "") + "); use --force to replace it");
+                    (plan.replaced.size() > 2 ? ", ..." : "") + "); use --force to write it anew");
   }
-  // data.json speaks for the folder's training split too: none beside training files lengen did not
-  // write (kept with --train 0), and none that would relabel splits of another task or seed.
-  const auto foreign = [&](const char* name) {
-    return fs::exists(out / name) && !listed_output_file(options.out, name);
-  };
-  plan.record = options.train > 0 || !(foreign("train.src") || foreign("train.trg"));
-  const bool keeps_train = options.train == 0 && train_there;
-  const bool keeps_eval = options.eval_lengths.empty() && !list_eval_splits(options.out).empty();
-  if (plan.record && (keeps_train || keeps_eval)) {
-    if (const std::string difference = data_record_difference(options.out, task, options.seed);
-        !difference.empty()) {
-      throw UserError(options.out + " holds " + (keeps_train ? "a training split" : "evaluation splits") +
-                      " of " + difference + " (" + (out / kDataRecordName).string() + "), which splits of " +
-                      task.name() + " with seed " + std::to_string(options.seed) +
-                      " would relabel; write them into another --out");
-    }
-  }
-  if (plan.record) plan.names.push_back(kDataRecordName);
+  plan.names.push_back(kDataRecordName);
   if (options.train > 0) split(plan.names, "train");
   for (size_t i = 0; i < options.eval_lengths.size(); ++i) {
     split(plan.names, fs::path(eval_split_stem(options.out, static_cast<int64_t>(i), options.eval_lengths[i]))
                           .filename()
                           .string());
-  }
-  // The training split's lengths: this command's, or those the record keeps for the split it leaves.
-  if (options.train > 0) {
-    plan.train_lengths = TrainLengths{options.len_min, options.len_max};
-  } else if (plan.record && train_there) {
-    plan.train_lengths = recorded_train_lengths(options.out);
   }
   return plan;
 }
@@ -179,7 +151,7 @@ void write_split(const std::string& stem, int64_t count, const std::string& labe
   writer.commit();
 }
 
-void write_splits(const Task& task, const DataOptions& options, const OutputPlan& plan) {
+void write_splits(const Task& task, const DataOptions& options) {
   const StopSignals stop_signals;
   const auto start = Clock::now();
   const int64_t total = options.train + options.eval_size * static_cast<int64_t>(options.eval_lengths.size());
@@ -225,10 +197,10 @@ void write_splits(const Task& task, const DataOptions& options, const OutputPlan
               << " samples, length " << length << "\n";
   }
   // Last: a folder with a record holds whole splits of the task it names.
-  if (plan.record) {
-    write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
-                          data_record_text(task, options.seed, plan.train_lengths));
-  }
+  std::optional<TrainLengths> train_lengths;
+  if (options.train > 0) train_lengths = TrainLengths{options.len_min, options.len_max};
+  write_file_atomically((fs::path(options.out) / kDataRecordName).string(),
+                        data_record_text(task, options.seed, train_lengths));
   progress.finish();
   std::cout << "  done in " << std::fixed << std::setprecision(2)
             << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";
@@ -240,9 +212,9 @@ void run_data(const DataOptions& options) {
   // The output folder has one writer at a time: two `lengen data` writing one folder would mix
   // their splits under one data.json.
   const auto lock = lock_output_folder(options.out);
-  const OutputPlan plan = plan_output(*task, options);
+  const OutputPlan plan = plan_output(options);
   replace_old_files(options, plan);
-  write_splits(*task, options, plan);
+  write_splits(*task, options);
 }
 
 }  // namespace
@@ -272,8 +244,8 @@ void add_data_command(CLI::App& app) {
   cmd->add_flag("--progress", options->progress,
                 "show progress on stderr (automatic on a terminal for large N)");
   cmd->add_flag("--force", options->force,
-                "replace data files lengen wrote in --out (its old test_* splits are removed); files of "
-                "others stop the command");
+                "write --out anew, removing the data files lengen wrote there (train and every test_* "
+                "split); files of others stop the command");
   cmd->callback([options] { run_data(*options); });
 }
 

@@ -30,10 +30,6 @@ void write_list(const fs::path& list_path, const std::set<std::string>& names) {
 
 }  // namespace
 
-bool listed_output_file(const std::string& dir, const std::string& name) {
-  return read_list(fs::path(dir) / kOutputListName).count(name) > 0;
-}
-
 void check_output_folder_path(const std::string& dir, const std::string& what) {
   std::error_code error;
   const fs::path absolute = fs::absolute(dir, error).lexically_normal();

@@ -35,10 +35,6 @@ TEST_F(DataCliParams, DataRecordAndMessagesShowIntegerParameters) {
   const nlohmann::json record = read_json_file(out + "/data.json");
   EXPECT_TRUE(record["params"]["vocab"].is_number_integer()) << record.dump();
   EXPECT_EQ(testing::text_of(out + "/data.json").find("32.0"), std::string::npos);
-  // Splits of another vocabulary beside that training split are refused, quoting it as written.
-  result =
-      testing::run_lengen(root_, "data --task copy --param vocab=16 --seed 1 --eval-lengths 4 --out " + out);
-  testing::expect_one_line_refusal(result, "holds a training split of vocab=32 (");
 }
 
 }  // namespace

@@ -22,9 +22,6 @@ void claim_output_files(const std::string& dir, const std::vector<std::string>& 
 // variable), and a folder or one it can become ("--out DIR is a file, not a WHAT").
 void check_output_folder_path(const std::string& dir, const std::string& what = "folder");
 
-// True when DIR/.lengen_outputs lists `name`.
-bool listed_output_file(const std::string& dir, const std::string& name);
-
 // Removes the listed files (only those `which` accepts, when given) and folders they leave empty.
 void remove_listed_output_files(const std::string& dir,
                                 const std::function<bool(const std::string&)>& which = nullptr);

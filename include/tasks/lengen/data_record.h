@@ -24,10 +24,6 @@ struct TrainLengths {
 // The record of files generated from `task` with `seed`, as JSON text.
 std::string data_record_text(const Task& task, uint64_t seed, std::optional<TrainLengths> train);
 
-// How DIR/data.json differs from the record of `task` drawn with `seed` ("task copy", "vocab=8",
-// "seed 3": the record's side), or "" when it does not or DIR has no record.
-std::string data_record_difference(const std::string& dir, const Task& task, uint64_t seed);
-
 // The training lengths DIR/data.json records, if any.
 std::optional<TrainLengths> recorded_train_lengths(const std::string& dir);
 
