@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "lengen/config_io.h"
 #include "lengen/device.h"
+#include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/process_group.h"
 #include "lengen/rank_agreement.h"
@@ -33,16 +34,14 @@ struct TrainArgs {
   bool force = false;
 };
 
-// A resumed run keeps its config.json's steps, warmup, validation and checkpoint intervals unless
-// the command line sets them: the command that started a short run, repeated with --resume and
-// without its --set train.steps, would otherwise train to the config file's steps.
+// A resumed run keeps its config.json's warmup, validation and checkpoint intervals, whatever
+// train.steps it resumes with, unless the command line sets them.
 void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides, Config& config) {
   const Config started = load_config(run.config_path());
   const auto set_here = [&](const std::string& key) {
     return std::any_of(overrides.begin(), overrides.end(),
                        [&](const std::string& assignment) { return assignment.rfind(key + "=", 0) == 0; });
   };
-  if (!set_here("train.steps")) config.train.steps = started.train.steps;
   if (!set_here("train.warmup")) config.train.warmup = started.train.warmup;
   if (!set_here("train.eval_every")) config.train.eval_every = started.train.eval_every;
   if (!set_here("train.checkpoint_every")) config.train.checkpoint_every = started.train.checkpoint_every;
@@ -83,7 +82,15 @@ void run_train(const TrainArgs& args) {
     std::cerr << "lengen: data-parallel error: " << error.what() << "\n";
     throw ExitWith{1};
   }
-  if (result.interrupted) throw ExitWith{kInterruptedExitCode};
+  if (result.interrupted) {
+    // The command to go on, as typed: one without the --set train.steps of its start would train on
+    // to the config file's steps.
+    std::string again = "lengen train " + shell_word(args.config_path) + " --out " + shell_word(args.out);
+    if (!args.data_dir.empty()) again += " --data " + shell_word(args.data_dir);
+    for (const std::string& set : args.overrides) again += " --set " + shell_word(set);
+    spdlog::info("resume with: {} --resume", again);
+    throw ExitWith{kInterruptedExitCode};
+  }
   // Rank 0 holds the run folder; the other ranks' work ends with training.
   if (group != nullptr && group->rank() != 0) return;
   spdlog::info("{} trained to step {}", args.out, result.steps_done);

@@ -77,7 +77,7 @@ static void check_resume_keeps_inputs(const RunFolder& run, const Config& config
                     "' differs from the run's config.json (a resumed run keeps its config; only " +
                     joined_names(kKeysAResumeMayChange) + " may change)");
   }
-  // A --set train.steps that grows the run changes its learning-rate schedule from here on.
+  // A resume without the --set train.steps of its start would otherwise train on silently.
   if (const int64_t was = saved.at("train").value("steps", config.train.steps); was != config.train.steps)
     spdlog::warn("resuming {} to train.steps {}, not the {} of its config.json: the learning rate follows "
                  "the new schedule",

@@ -40,7 +40,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     if (checkpoint_now || outcome.stop) run.save(done);
     result.steps_done = done;
     if (outcome.stop) {
-      run.note(fmt::format("stopped at step {}; checkpoint written, resume with --resume", done));
+      run.note(fmt::format("stopped at step {}; checkpoint written", done));
       result.interrupted = true;
       break;
     }
