@@ -236,8 +236,9 @@ const std::vector<ConfigField>& config_fields() {
   static const std::vector<ConfigField> fields = [] {
     std::vector<ConfigField> all = {
         field(KEY(description),
-              "free text about the experiment, kept in the run's config.json (a sweep file's own description "
-              "heads its report)")};
+              "free text about the experiment, kept in the run's config.json with what changed it: `[--set "
+              "KEY=VALUE ...]`, or `[sweep run NAME]` after the sweep file's description (which heads its "
+              "report)")};
     for (const auto section : {task_fields, model_fields, attention_fields, train_fields, eval_fields}) {
       for (ConfigField& one : section()) all.push_back(std::move(one));
     }

@@ -249,6 +249,12 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     }
   }
   for (const auto& assignment : overrides) apply_override(config, assignment);
+  // The file's description speaks of the file: a config changed by --set says how beside it.
+  if (!overrides.empty() && set_by.count("description") == 0) {
+    std::string changes;
+    for (const auto& assignment : overrides) changes += (changes.empty() ? "--set " : " --set ") + assignment;
+    config.description += (config.description.empty() ? "[" : " [") + changes + "]";
+  }
   std::set<std::string> keys_set;
   for (const auto& entry : set_by) keys_set.insert(entry.first);
   const std::string note = scale_schedule_to_steps(config.train, as_written, keys_set);

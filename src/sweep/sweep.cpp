@@ -281,6 +281,12 @@ Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) 
     }
   }
   const std::string source = "sweep run " + run.name;
+  // A run's config.json describes the run: the sweep's description (its base's if it has none), named.
+  const auto sets_description = [](const auto& override) { return override.first == "description"; };
+  if (std::none_of(run.overrides.begin(), run.overrides.end(), sets_description)) {
+    const std::string said = sweep.description.empty() ? sweep.base.value("description", "") : sweep.description;
+    merged["description"] = said + (said.empty() ? "[" : " [") + source + "]";
+  }
   Config config = config_from_json_with_overrides(merged, as_written, command_line_keys, source, scaled);
   try {
     make_task(config.task.name, config.task.params, config.task.seed);
@@ -324,8 +330,8 @@ std::pair<std::string, std::string> key_and_text(const std::string& assignment, 
 }
 
 // "1,2" -> "1", "2"; "[16,32],[64]" -> "[16,32]", "[64]": a comma inside brackets, braces or a
-// quoted string belongs to one value.
-std::vector<std::string> split_values(const std::string& text) {
+// quoted string belongs to one value. `assignment` names the --grid whose bracket is left open.
+std::vector<std::string> split_values(const std::string& text, const std::string& assignment) {
   std::vector<std::string> values(1);
   int depth = 0;
   bool quoted = false;
@@ -344,6 +350,8 @@ std::vector<std::string> split_values(const std::string& text) {
       values.back() += c;
     }
   }
+  if (depth != 0 || quoted)
+    throw UserError("--grid " + assignment + ": a bracket, brace or quote is left open (or closed twice)");
   return values;
 }
 
@@ -369,7 +377,7 @@ ordered_json grid_object(const std::vector<std::string>& grids) {
     const auto [key, text] = key_and_text(assignment, "--grid");
     if (grid.contains(key)) throw UserError("--grid " + key + " is given twice; list all its values in one");
     ordered_json values = ordered_json::array();
-    for (const std::string& value : split_values(text)) {
+    for (const std::string& value : split_values(text, assignment)) {
       if (value.empty())
         throw UserError("--grid " + assignment + ": an empty value (two commas, or one at an end)");
       if (value.front() == '{' && !ordered_json::accept(value))

@@ -170,6 +170,14 @@ TEST(ConfigTest, EveryValueRoundTrips) {
   EXPECT_EQ(config_to_json(config_from_string(written.dump(2))), written);
 }
 
+// A config changed by --set says so in its description, which the run's config.json keeps.
+TEST(ConfigTest, SetsAreNamedInTheDescription) {
+  const std::string file = load_config(kSampleConfig).description;
+  EXPECT_EQ(load_config(kSampleConfig, {"train.seed=7", "model.layers=1"}).description,
+            file + " [--set train.seed=7 --set model.layers=1]");
+  EXPECT_EQ(load_config(kSampleConfig, {"train.seed=7", "description=mine"}).description, "mine");
+}
+
 TEST(ConfigTest, SampleConfigLoads) {
   Config config = load_config(kSampleConfig);
   EXPECT_EQ(config.task.name, "copy");

@@ -141,7 +141,15 @@ TEST_F(SweepCommandLine, RefusesAGridWithoutBaseAndNeitherSource) {
   testing::expect_one_line_refusal(
       testing::run_lengen(root_, "sweep --base " + config_ + R"( --grid 'method={"name":"a"' --out )" +
                                      (root_ / "o").string()),
-      R"(--grid method: {"name":"a" is not a JSON object)");
+      R"(--grid method={"name":"a": a bracket, brace or quote is left open)");
+  testing::expect_one_line_refusal(
+      testing::run_lengen(root_, "sweep --base " + config_ + R"( --grid 'method={"name":a}' --out )" +
+                                     (root_ / "o").string()),
+      R"(--grid method: {"name":a} is not a JSON object)");
+  testing::expect_one_line_refusal(
+      testing::run_lengen(root_, "sweep --base " + config_ + " --grid 'eval.lengths=[8,16],[32' --out " +
+                                     (root_ / "o").string()),
+      "--grid eval.lengths=[8,16],[32: a bracket, brace or quote is left open");
 }
 
 // docs/sweeps.md is what `lengen sweep --help` points to: its example file expands to the names it

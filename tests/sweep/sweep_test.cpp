@@ -65,6 +65,7 @@ TEST(SweepExpansion, GridIsACartesianProductInFileOrderWithReadableNames) {
   EXPECT_EQ(config.model.attention.positions, "nape");
   EXPECT_EQ(config.train.seed, 2u);
   EXPECT_EQ(config.train.steps, 400);
+  EXPECT_EQ(config.description, "methods x positions x seeds [sweep run asentmax-nape-seed2]");
   EXPECT_EQ(run_config(sweep, sweep.runs[8]).task.params.at("vocab"), 8);
 
   const auto manifest = sweep_manifest(sweep);
