@@ -10,6 +10,7 @@ namespace lengen {
 std::string rank_agreement(const Config& config, const std::string& data_dir, bool resume) {
   nlohmann::json resolved = config_to_json(config);
   resolved["train"].erase("threads");  // each machine sets its own
+  resolved.erase("description");       // free text: a --set it names differs in its own key
   // By content only: the same files under another path on another machine are the same data.
   const nlohmann::json data = training_data_record(data_dir);
   return nlohmann::json{{"config", resolved},
