@@ -224,6 +224,10 @@ Config config_from_string(const std::string& text, const std::string& source) {
   return config_from_json(parse_json_text(text, source, "config key"), source);
 }
 
+std::string description_changed_by(const std::string& description, const std::string& change) {
+  return description + (description.empty() ? "[" : " [") + change + "]";
+}
+
 Config load_config(const std::string& path, const std::vector<std::string>& overrides, std::string* scaled) {
   Config config;
   set_section(config, "", parse_json_text(read_text_file(path, "config file"), path, "config key"), path);
@@ -248,21 +252,20 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
                         assignment + "); give it once");
     }
   }
-  for (const auto& assignment : overrides) apply_override(config, assignment);
-  // The file's description speaks of the file: a config changed by --set says how beside it.
-  if (!overrides.empty() && set_by.count("description") == 0) {
-    std::string changes;
-    for (const auto& assignment : overrides) changes += (changes.empty() ? "--set " : " --set ") + assignment;
-    config.description += (config.description.empty() ? "[" : " [") + changes + "]";
+  std::string sets;  // "--set a=1 --set b=2"
+  for (const auto& assignment : overrides) {
+    apply_override(config, assignment);
+    sets += (sets.empty() ? "--set " : " --set ") + assignment;
   }
+  // The file's description speaks of the file: a config changed by --set says how beside it.
+  if (!sets.empty() && set_by.count("description") == 0)
+    config.description = description_changed_by(config.description, sets);
   std::set<std::string> keys_set;
   for (const auto& entry : set_by) keys_set.insert(entry.first);
   const std::string note = scale_schedule_to_steps(config.train, as_written, keys_set);
   if (scaled != nullptr) *scaled = note;
   // A rule across keys may be broken by an override: the message names the overrides with the file.
-  std::string source = path;
-  for (size_t i = 0; i < overrides.size(); ++i) source += (i ? " --set " : " with --set ") + overrides[i];
-  validate_config(config, source);
+  validate_config(config, sets.empty() ? path : path + " with " + sets);
   return config;
 }
 

@@ -283,10 +283,9 @@ Config run_config(const Sweep& sweep, const SweepRun& run, std::string* scaled) 
   const std::string source = "sweep run " + run.name;
   // A run's config.json describes the run: the sweep's description (its base's if it has none), named.
   const auto sets_description = [](const auto& override) { return override.first == "description"; };
-  if (std::none_of(run.overrides.begin(), run.overrides.end(), sets_description)) {
-    const std::string said = sweep.description.empty() ? sweep.base.value("description", "") : sweep.description;
-    merged["description"] = said + (said.empty() ? "[" : " [") + source + "]";
-  }
+  if (std::none_of(run.overrides.begin(), run.overrides.end(), sets_description))
+    merged["description"] = description_changed_by(
+        sweep.description.empty() ? sweep.base.value("description", "") : sweep.description, source);
   Config config = config_from_json_with_overrides(merged, as_written, command_line_keys, source, scaled);
   try {
     make_task(config.task.name, config.task.params, config.task.seed);

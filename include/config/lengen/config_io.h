@@ -16,6 +16,9 @@ namespace lengen {
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {},
                    std::string* scaled = nullptr);
 
+// A config's description with what changed the config it describes: "DESCRIPTION [CHANGE]".
+std::string description_changed_by(const std::string& description, const std::string& change);
+
 // The same from JSON already in memory; `source` names it in error messages.
 Config config_from_json(const nlohmann::json& json, const std::string& source = "config");
 // config_from_json for a config whose keys `overridden` were set by `lengen sweep --set` over
