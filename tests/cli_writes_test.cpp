@@ -489,6 +489,22 @@ TEST_F(CliWrites, AShortRunResumesToMoreStepsWithItsSchedule) {
   EXPECT_EQ(config["train"]["checkpoint_every"], 2);
 }
 
+// A run stopped early resumed to fewer steps than the warmup it keeps is refused: its config.json
+// would hold a schedule no command reads.
+TEST_F(CliWrites, AResumeToFewerStepsThanTheWarmupIsRefused) {
+  std::string config = testing::tiny_copy_json(12);
+  config.replace(config.find("\"warmup\": 2"), 11, "\"warmup\": 10");
+  std::ofstream(at("long.json")) << config;
+  ASSERT_EQ(lengen("train " + at("long.json") + " --out " + at("run")).code, 0);
+  for (const char* late : {"step_00000006.pt", "step_00000009.pt", "step_00000012.pt"})
+    fs::remove(root_ / "run" / "checkpoints" / late);  // as if stopped at step 3
+  const std::string written = text_of(at("run/config.json"));
+  expect_one_line_refusal(
+      lengen("train " + at("long.json") + " --out " + at("run") + " --resume --set train.steps=5"),
+      "with its config.json's schedule: train.warmup (10) must be <= train.steps (5)");
+  EXPECT_EQ(text_of(at("run/config.json")), written);
+}
+
 // A resume may lengthen a run, not shorten it below its newest checkpoint.
 TEST_F(CliWrites, AResumeCannotShortenARun) {
   const std::string run = trained("run");
@@ -872,6 +888,31 @@ TEST_F(CliWrites, AStopSignalDuringEvaluationIsAnInterruption) {
   (void)result;
   EXPECT_EQ(text_of(root_ / "code.txt"), "130\n");
   EXPECT_EQ(text_of(fs::path(run) / "results.json"), results);
+}
+
+// A training's evaluation stopped in its second length keeps the first in results.json; the sweep
+// resumes such a run rather than skip it, and the resume measures only what is missing.
+TEST_F(CliWrites, AStoppedEvaluationKeepsItsFinishedLengthsForTheResume) {
+  const std::string run = at("sweep/a"), out = at("train_out.txt");
+  const std::string sets = " --set eval.lengths=[4,4000] --set eval.long_from=4000 --set eval.batch_size=1";
+  (void)lengen("train " + base() + " --out " + run + sets + " --set eval.long_samples=2000 > " + out +
+               " 2>&1 & pid=$!; for i in $(seq 1200); do grep -q 'length 4: exact' " + out +
+               " && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo $? > " + at("code.txt") +
+               "; true");
+  ASSERT_EQ(text_of(root_ / "code.txt"), "130\n") << text_of(out);
+  const nlohmann::json stopped = read_json_file(run + "/results.json")["results"]["teacher_forced"];
+  EXPECT_EQ(stopped.size(), 1u) << stopped.dump();
+  std::ofstream(at("sweep.json")) << R"({"base": "base.json", "list": [{"name": "a"}]})";
+  EXPECT_NE(
+      lengen("sweep " + at("sweep.json") + " --out " + at("sweep") + " --dry-run").out.find("a  [resume]"),
+      std::string::npos);
+  const CliResult resumed =
+      lengen("train " + base() + " --out " + run + " --resume" + sets + " --set eval.long_samples=3");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE((resumed.out + resumed.err).find("length 4: kept"), std::string::npos) << resumed.err;
+  const nlohmann::json results = read_json_file(run + "/results.json")["results"]["teacher_forced"];
+  EXPECT_EQ(results["4"], stopped["4"]);
+  EXPECT_EQ(results["4000"]["samples"], 3);
 }
 
 // A stopped training prints the command that resumes it as it started, with its --set: repeated

@@ -45,6 +45,8 @@ void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>
   if (!set_here("train.warmup")) config.train.warmup = started.train.warmup;
   if (!set_here("train.eval_every")) config.train.eval_every = started.train.eval_every;
   if (!set_here("train.checkpoint_every")) config.train.checkpoint_every = started.train.checkpoint_every;
+  // A run stopped early and resumed to fewer steps than its warmup is refused, as at a start.
+  validate_config(config, "resuming " + run.path() + " with its config.json's schedule");
 }
 
 void run_train(const TrainArgs& args) {
@@ -94,10 +96,11 @@ void run_train(const TrainArgs& args) {
   // Rank 0 holds the run folder; the other ranks' work ends with training.
   if (group != nullptr && group->rank() != 0) return;
   spdlog::info("{} trained to step {}", args.out, result.steps_done);
-  // A finished run is evaluated at once; results.json also marks it finished for sweeps.
+  // A finished run is evaluated at once; results.json also marks it finished for sweeps. A resumed
+  // one keeps the lengths its stopped evaluation measured.
   const bool data_has_tests = !args.data_dir.empty() && !list_eval_splits(args.data_dir).empty();
-  const RunEvaluation evaluation =
-      evaluate_run(config, args.out, name_of(config.eval.checkpoint), data_has_tests ? args.data_dir : "");
+  const RunEvaluation evaluation = evaluate_run(config, args.out, name_of(config.eval.checkpoint),
+                                                data_has_tests ? args.data_dir : "", args.resume);
   std::cout << results_table(evaluation.results, config.task.len_max);
 }
 

@@ -109,6 +109,18 @@ void drop_results_on_changed_files(ResultsByDecode& results, const std::string& 
   }
 }
 
+// Whether `file` holds a result at the set's length from the evaluated weights on the set's samples.
+bool measured_already(const ResultsFile& file, const RunEvaluation& evaluation, const EvalSet& set,
+                      const std::string& decode) {
+  const auto on_files = file.results_on_files.find(evaluation.data_dir);
+  if (!evaluation.data_dir.empty() && on_files == file.results_on_files.end()) return false;
+  const ResultsByDecode& results = evaluation.data_dir.empty() ? file.results : on_files->second;
+  const auto by_length = results.find(decode);
+  if (by_length == results.end() || by_length->second.count(set.length) == 0) return false;
+  const ResultEntry& entry = by_length->second.at(set.length);
+  return entry.model && entry.model->weights_hash == evaluation.weights_hash && entry.data == set.data;
+}
+
 }  // namespace
 
 std::string resolve_checkpoint(const std::string& run_dir, const std::string& which) {
@@ -128,7 +140,7 @@ std::string resolve_checkpoint(const std::string& run_dir, const std::string& wh
 }
 
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
-                           const std::string& data_dir) {
+                           const std::string& data_dir, bool keep_measured) {
   auto task = make_task(config.task.name, config.task.params, config.task.seed);
   set_compute_threads(static_cast<int>(config.train.threads));
   const torch::Device device = resolve_device(config.train.device);
@@ -157,12 +169,19 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   model->set_attention_kernel(config.eval.attention_kernel);
   std::vector<EvalSet> sets = evaluation_sets(*task, config, absolute_data_dir);
   EvaluationProgress progress(sets);
-  const std::string stopped = "evaluation of " + run_dir + " stopped; results.json left as it was";
+  const std::string stopped =
+      "evaluation of " + run_dir + " stopped; results.json keeps the lengths it finished";
   // Ctrl-C or SIGTERM: stop between batches, or within one (a sample of 100,000s of tokens takes
-  // minutes), results.json left as it was.
+  // minutes).
   const StopMidComputation stop_within_a_batch;
+  const ResultsFile before = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
   try {
     for (EvalSet& set : sets) {
+      if (keep_measured && measured_already(before, evaluation, set, name_of(config.eval.decode))) {
+        progress.finish_set(set,
+                            fmt::format("length {}: kept, measured from these weights before", set.length));
+        continue;
+      }
       std::optional<AttentionOnTargetMeter> target_meter;
       if (config.eval.attention_on_target_samples > 0)
         target_meter.emplace(*task, config.model, config.eval.attention_on_target_samples);
@@ -181,19 +200,19 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
       const LengthResult& result = evaluation.results.back();
       if (!std::isfinite(result.loss)) {
         throw UserError("checkpoint " + evaluation.checkpoint + " gives a non-finite loss at length " +
-                        std::to_string(result.length) +
-                        ": its weights are unusable (results.json left as it was)");
+                        std::to_string(result.length) + ": its weights are unusable");
       }
       progress.finish_set(set, fmt::format("length {}: exact match {:.1f}% over {} samples", result.length,
                                            100 * result.metrics.exact_match(), result.metrics.samples));
+      // Each length as it is measured (an hour's evaluation stopped at its last length keeps the
+      // others), merged into the file as it is now.
+      ResultsFile now = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
+      write_results_file(results_path, merge_results(std::move(now), config, evaluation));
     }
   } catch (const StopRequested&) {
     throw StopRequested(stopped);
   }
   progress.finish();
-  // Merged into the file as it is now, not as it was read at the start.
-  ResultsFile existing = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
-  write_results_file(results_path, merge_results(std::move(existing), config, evaluation));
   return evaluation;
 }
 

@@ -14,6 +14,7 @@
 #include "lengen/folder_lock.h"
 #include "lengen/json_file.h"
 #include "lengen/output_files.h"
+#include "lengen/results_file.h"
 #include "lengen/run_folder.h"
 #include "lengen/sweep.h"
 #include "sweep_children.h"
@@ -25,12 +26,20 @@ namespace lengen {
 namespace {
 
 // Trained to the train.steps of its config.json (training checkpoints its last step), then
-// evaluated; or evaluated with its step checkpoints deleted to save space, as the runs kept under
-// results/ are. A run evaluated after an interruption still has its checkpoints and is resumed.
+// evaluated at each length (results.json takes them one by one); or evaluated with its step
+// checkpoints deleted to save space, as the runs kept under results/ are. A run stopped in training
+// or in its evaluation still has its checkpoints and is resumed.
 bool is_finished(const RunFolder& folder) {
   if (!fs::exists(folder.results_path()) || !fs::exists(folder.config_path())) return false;
   const int64_t step = folder.latest_step();
-  return step == 0 || step == read_json_file(folder.config_path()).at("train").at("steps").get<int64_t>();
+  if (step == 0) return true;
+  const Config config = config_from_json(read_json_file(folder.config_path()), folder.config_path());
+  ResultsFile results = read_results_file(folder.results_path());
+  const auto& measured = results.results[name_of(config.eval.decode)];
+  const std::vector<int64_t> lengths = evaluation_lengths(config);
+  return step == config.train.steps && std::all_of(lengths.begin(), lengths.end(), [&](int64_t length) {
+           return measured.count(length) > 0;
+         });
 }
 
 // How a finished run's config.json differs from the config the sweep asks for ("KEY is A there,

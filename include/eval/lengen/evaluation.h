@@ -71,10 +71,11 @@ struct RunEvaluation {
   std::vector<nlohmann::json> data;  // per result: where its samples come from (EvalSet::data)
 };
 
-// Evaluates the run's `checkpoint` on the config's lengths (or `data_dir`) and merges the results
-// into RUN/results.json. Problems throw UserError before anything is written.
+// Evaluates the run's `checkpoint` on the config's lengths (or `data_dir`), merging each length's
+// result into RUN/results.json as it is measured. With `keep_measured` (a training's evaluation,
+// resumed after a stop) a length results.json holds from these weights on these samples is kept.
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
-                           const std::string& data_dir = "");
+                           const std::string& data_dir = "", bool keep_measured = false);
 
 // Adds `evaluation` to `existing` results, keeping other lengths and modes.
 ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation);
