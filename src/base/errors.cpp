@@ -1,6 +1,7 @@
 #include "lengen/errors.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "lengen/named_entries.h"
@@ -9,6 +10,7 @@ namespace lengen {
 
 namespace {
 
+// Case is not counted: "NoPE" is a miss for "nope" by its case alone.
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -17,7 +19,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1)});
       diagonal = above;
     }
   }

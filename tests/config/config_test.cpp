@@ -248,6 +248,8 @@ TEST(ConfigTest, UnknownKeySuggestsTheClosestKey) {
   EXPECT_EQ(config_error(R"({"trian": {"lr": 0.1}})"),
             "test.json: unknown config key 'trian' (did you mean 'train'?)");
   EXPECT_EQ(config_error(R"({"zzzzzzzzzzzz": 1})"), "test.json: unknown config key 'zzzzzzzzzzzz'");
+  EXPECT_THAT(config_error(R"({"model": {"attention": {"positions": "NoPE"}}})"),
+              HasSubstr("did you mean 'nope'"));
   EXPECT_EQ(config_error(R"({"lr": 0.1})"), "test.json: unknown config key 'lr' (did you mean 'train.lr'?)");
   EXPECT_EQ(config_error(R"({"train": {"normalizer": "sparsemax"}})"),
             "test.json: unknown config key 'train.normalizer' (did you mean 'model.attention.normalizer'?)");
@@ -433,7 +435,7 @@ TEST(ConfigTest, OverrideErrors) {
   EXPECT_EQ(
       override_error("model.attention.scaling=ASEntmax"),
       "--set model.attention.scaling=ASEntmax: model.attention.scaling must be one of none, ssmax, learned, "
-      "asentmax, got \"ASEntmax\"");
+      "asentmax, got \"ASEntmax\" (did you mean 'asentmax'?)");
 }
 
 TEST(ConfigTest, DocsMatchTheSchema) {
