@@ -386,6 +386,9 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   EXPECT_NE(read("report.md").find("## Token accuracy (%)"), std::string::npos);
   EXPECT_NE(read("exact_match.csv").find("softmax,none,nape,\"\",16,1x,50,0,1"), std::string::npos)
       << read("exact_match.csv");
+  // A column pasted alone names its unit.
+  EXPECT_NE(read("exact_match.csv").find(",length,multiple,mean_percent,std_percent,n\n"), std::string::npos);
+  EXPECT_NE(read("nonzero_per_query.csv").find(",length,multiple,mean,std,n\n"), std::string::npos);
   EXPECT_NE(read("nonzero_per_query.gp").find("set logscale x 2"), std::string::npos);
   // A plot pasted into a slide names its task, metric, decode mode and data in its title; the y axis
   // holds the metric alone, which fits the plot's height.
@@ -443,7 +446,8 @@ TEST_F(Report, TrainingCurvesFromTheRunLogs) {
       << read("training_loss.csv");
   EXPECT_NE(read("training_loss.gp").find("set logscale y"), std::string::npos);
   EXPECT_NE(read("training_loss.gp").find("set xlabel \"step\""), std::string::npos);
-  EXPECT_NE(read("training_loss.gp").find("set title \"copy: training loss\""), std::string::npos);
+  EXPECT_NE(read("training_loss.gp").find("set title \"copy: training loss (log scale)\""),
+            std::string::npos);
   EXPECT_NE(read("validation_exact_match.gp").find("set yrange [0:100]"), std::string::npos);
 }
 

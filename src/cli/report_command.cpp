@@ -23,7 +23,11 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::IsMember(names_of<DecodeMode>()));
   cmd->add_flag("--on-files", options->on_files,
                 "Report the results on `eval --data` files instead of those on generated data");
-  cmd->callback([dir, options] { std::cout << write_report(*dir, *options); });
+  cmd->callback([dir, options] {
+    std::cout << write_report(*dir, *options);  // stdout is report.md; where it lies goes to stderr
+    std::cerr << "report written to " << (options->out_dir.empty() ? *dir : options->out_dir)
+              << "/report.md, its CSV tables and plots beside it\n";
+  });
 }
 
 }  // namespace lengen::cli

@@ -31,7 +31,8 @@ std::string multiple_text(int64_t length, int64_t train_len_max) {
 }
 
 bool is_percent(const std::string& metric) {
-  return metric == "exact_match" || metric == "token_accuracy" || metric == "answer_accuracy";
+  return metric == "exact_match" || metric == "token_accuracy" || metric == "answer_accuracy" ||
+         metric == "validation_exact_match";
 }
 
 std::string summary_text(const std::optional<Summary>& cell, int digits, bool significant) {
@@ -192,8 +193,10 @@ std::string markdown_table(const MetricTable& table, int64_t train_len_max) {
 std::string csv_table(const MetricTable& table, int64_t train_len_max, const std::string& x_column) {
   const bool lengths = x_column == "length";
   std::ostringstream out;
-  out << "method,normalizer,scaling,positions,variant," << x_column << (lengths ? ",multiple" : "")
-      << ",mean,std,n\n";
+  // A column pasted alone says its unit: percentages are named so, fractions and counts are not.
+  const char* unit = is_percent(table.metric) ? "_percent" : "";
+  out << "method,normalizer,scaling,positions,variant," << x_column << (lengths ? ",multiple" : "") << ",mean"
+      << unit << ",std" << unit << ",n\n";
   for (size_t m = 0; m < table.groups.size(); ++m) {
     const Method& method = table.groups[m].method;
     for (size_t l = 0; l < table.lengths.size(); ++l) {
@@ -222,7 +225,7 @@ std::string training_section(const std::vector<RunResults>& runs, const std::str
     const char* y_label;
     bool loss;
   };
-  const Spec specs[] = {{"loss", "training_loss", "Training loss", "training loss", true},
+  const Spec specs[] = {{"loss", "training_loss", "Training loss", "training loss (log scale)", true},
                         {"val_exact_match", "validation_exact_match", "Validation exact match (%)",
                          "validation exact match (%)", false}};
   std::string md;

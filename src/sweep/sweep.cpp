@@ -132,9 +132,12 @@ void check_sweep_keys(const ordered_json& json, const std::string& source) {
   if (!json.is_object()) throw UserError(source + ": a sweep must be a JSON object");
   static const std::set<std::string> kKeys = {"description", "base", "grid", "list", "set"};
   for (auto it = json.begin(); it != json.end(); ++it) {
-    if (!kKeys.count(it.key()))
-      throw UserError(source + ": unknown key '" + it.key() +
-                      "' (expected description, base, grid, list, set)");
+    if (kKeys.count(it.key())) continue;
+    // A run's config given where a sweep file goes.
+    const bool run_config = std::set<std::string>{"task", "model", "train", "eval"}.count(it.key()) > 0;
+    throw UserError(
+        source + ": unknown key '" + it.key() + "' (expected description, base, grid, list, set)" +
+        (run_config ? "; a run config: train it with lengen train, or sweep it with --base" : ""));
   }
 }
 

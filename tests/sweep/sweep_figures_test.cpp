@@ -64,7 +64,7 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   EXPECT_NE(exact.find("set key outside below"), std::string::npos) << exact;
   EXPECT_NE(exact.find("set lmargin"), std::string::npos) << exact;
   const std::string loss = text_of(sweep_ / "training_loss.gp");
-  EXPECT_NE(loss.find("set title \"copy: training loss\""), std::string::npos) << loss;
+  EXPECT_NE(loss.find("set title \"copy: training loss (log scale)\""), std::string::npos) << loss;
   EXPECT_EQ(loss.find("set arrow"), std::string::npos) << "a plot against the step marks no length";
   // A loss within one decade is read off minor grid lines: the log axis labels only decades.
   EXPECT_NE(loss.find("set logscale y 10\nset format y '%g'\nset mytics 10\nset grid mytics"), std::string::npos)

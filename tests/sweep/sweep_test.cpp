@@ -100,8 +100,11 @@ std::string expansion_error(const std::string& text) {
 
 // A config given as a sweep, or a sweep given as a config, is named for what it is.
 TEST(SweepExpansion, AConfigAndASweepFileAreToldApart) {
-  EXPECT_NE(expansion_error(R"({"task": {"name": "copy"}, "model": {}, "train": {}})").find("unknown key 'task'"),
-            std::string::npos);
+  EXPECT_NE(
+      expansion_error(R"({"task": {"name": "copy"}, "model": {}, "train": {}})")
+          .find("unknown key 'task' (expected description, base, grid, list, set); a run config: train it "
+                "with lengen train, or sweep it with --base"),
+      std::string::npos);
   try {
     config_from_string(R"({"base": "copy.json", "grid": {"train.lr": [0.001]}})", "s.json");
     ADD_FAILURE() << "a sweep file read as a config";
