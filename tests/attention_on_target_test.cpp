@@ -35,6 +35,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The first `max_samples` of `samples` measured with `model` as it is, one forward pass each, as
+// the evaluation measures them.
+AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
+                                              const std::vector<Sample>& samples, int64_t max_samples) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  AttentionOnTargetMeter meter(task, model->config(), max_samples);  // it stops at max_samples
+  for (size_t s = 0; s < samples.size() && meter.wants_more(); ++s) {
+    meter.measure(model, {samples[s]}, [&] { forward_sample(model, samples[s]); });
+  }
+  return meter.result();
+}
+
 Config small_config(const std::string& task, const std::string& normalizer, const std::string& scaling) {
   const std::string params = task == "parity" ? "{}" : R"({"vocab": 5})";
   return config_from_string(R"({

@@ -78,7 +78,6 @@ torch::Tensor rank_values(int rank, torch::IntArrayRef shape, torch::Dtype dtype
 }
 
 TEST(ProcessGroup, BucketedAllReduceSumsMixedShapesAndDtypes) {
-  ASSERT_TRUE(data_parallel_available());
   const std::vector<std::vector<int64_t>> shapes = {{}, {3}, {2, 5}, {4, 3, 2}, {1000}, {7}};
   const std::vector<torch::Dtype> dtypes = {torch::kFloat, torch::kFloat, torch::kDouble,
                                             torch::kFloat, torch::kFloat, torch::kLong};

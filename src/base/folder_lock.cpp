@@ -19,7 +19,7 @@ FolderLock::FolderLock(const std::string& dir, WhenHeld when_held, const std::st
     if (reason == EINTR) continue;  // a signal while waiting: the wait goes on
     ::close(fd_);
     if (reason == EWOULDBLOCK)
-      throw FolderInUse(dir + " is in use by another lengen process; wait for it to end");
+      throw UserError(dir + " is in use by another lengen process; wait for it to end");
     throw UserError("cannot lock " + dir + ": " + std::strerror(reason));
   }
 }

@@ -21,7 +21,6 @@
 #include "lengen/compute_threads.h"
 #include "lengen/config_io.h"
 #include "lengen/data_streams.h"
-#include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/rng.h"
 #include "lengen/run_folder.h"

@@ -10,7 +10,6 @@
 
 #include "bench_output.h"
 #include "lengen/compute_threads.h"
-#include "lengen/errors.h"
 #include "lengen/memory_estimate.h"
 #include "lengen/normalizer_registry.h"
 

@@ -3,7 +3,6 @@
 #include <spdlog/fmt/fmt.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>

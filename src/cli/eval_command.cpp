@@ -1,6 +1,5 @@
 // `lengen eval RUN`: scores a run's checkpoint at a list of lengths into RUN/results.json.
 #include <array>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>

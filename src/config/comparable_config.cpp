@@ -1,6 +1,5 @@
 #include "lengen/comparable_config.h"
 
-#include <algorithm>
 #include <set>
 
 #include "lengen/attention_choices.h"

@@ -25,13 +25,14 @@ class ObserverScope {
   Decoder& model_;
 };
 
-}  // namespace
-
+// The input position of the query that predicts target symbol j is first_target_query(sample) + j.
+// Labels are predicted at their own source symbol (input position t + 1); a target after the
+// source is predicted from the SEP on.
 int64_t first_target_query(const Sample& sample) {
-  // Labels are predicted at their own source symbol (input position t + 1); a target after the
-  // source is predicted from the SEP on.
   return sample.framing == Framing::kLabelPerPosition ? 1 : static_cast<int64_t>(sample.src.size()) + 1;
 }
+
+}  // namespace
 
 void observe_target_attention(Decoder& model, const std::vector<Sample>& samples, size_t observed,
                               const BatchTargetRowVisitor& visit, const std::function<void()>& forward) {

@@ -97,17 +97,6 @@ AttentionOnTarget AttentionOnTargetMeter::result() const {
   return measured;
 }
 
-AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
-                                              const std::vector<Sample>& samples, int64_t max_samples) {
-  torch::NoGradGuard no_grad;
-  model->eval();
-  AttentionOnTargetMeter meter(task, model->config(), max_samples);  // it stops at max_samples
-  for (size_t s = 0; s < samples.size() && meter.wants_more(); ++s) {
-    meter.measure(model, {samples[s]}, [&] { forward_sample(model, samples[s]); });
-  }
-  return meter.result();
-}
-
 TargetAttention target_attention(const AttentionOnTarget& measured, const std::string& task_name) {
   TargetAttention target;
   target.known = measured.known;

@@ -4,11 +4,9 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 
 #include "lengen/batch.h"
-#include "lengen/content_hash.h"
 #include "lengen/data_record.h"
 #include "lengen/data_streams.h"
 #include "lengen/decode.h"

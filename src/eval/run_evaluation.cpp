@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -21,7 +20,6 @@
 #include "lengen/errors.h"
 #include "lengen/evaluation.h"
 #include "lengen/folder_lock.h"
-#include "lengen/json_file.h"
 #include "lengen/progress_line.h"
 #include "lengen/run_folder.h"
 #include "lengen/run_record.h"
@@ -121,6 +119,64 @@ bool measured_already(const ResultsFile& file, const RunEvaluation& evaluation, 
   return entry.model && entry.model->weights_hash == evaluation.weights_hash && entry.data == set.data;
 }
 
+// The results.json entry of one length's result, and what produced it.
+ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evaluation,
+                         const nlohmann::json& data) {
+  const SequenceMetrics& m = result.metrics;
+  ResultEntry entry;
+  entry.length = result.length;
+  entry.decode = name_of(result.decode);
+  entry.samples = m.samples;
+  entry.exact_match = m.exact_match();
+  entry.token_accuracy = m.token_accuracy();
+  entry.exact = m.exact;
+  entry.tokens = m.tokens;
+  entry.correct_tokens = m.correct_tokens;
+  entry.answers = m.answers;
+  entry.correct_answers = m.correct_answers;
+  entry.loss = result.loss;
+  if (!result.attention.empty())
+    entry.attention =
+        AttentionSummary{result.mean_nonzero_per_query(), result.mean_entropy(), result.attention};
+  entry.attention_on_target = result.attention_on_target;
+  entry.checkpoint = fs::path(evaluation.checkpoint).filename().string();
+  entry.step = evaluation.step;
+  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash,
+                            evaluation.schedule, evaluation.trained_on};
+  entry.data = data;
+  if (entry.decode == name_of(DecodeMode::kGreedy)) entry.decode_cap = evaluation.decode_cap;
+  return entry;
+}
+
+// Adds `evaluation` to `existing` results, keeping other lengths and modes.
+ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation) {
+  const AttentionConfig& attention = config.model.attention;
+  existing.task = config.task.name;
+  existing.train_len_min = config.task.len_min;
+  existing.train_len_max = config.task.len_max;
+  existing.seed = config.train.seed;
+  // What trained the evaluated model: the task, train and model sections.
+  const nlohmann::json resolved = config_to_json(config);
+  existing.trained_with = {
+      {"task", resolved["task"]}, {"train", resolved["train"]}, {"model", resolved["model"]}};
+  existing.method = {attention.normalizer, attention.scaling, attention.positions};
+  const bool on_files = !evaluation.data_dir.empty();
+  ResultsByDecode& results = on_files ? existing.results_on_files[evaluation.data_dir] : existing.results;
+  if (on_files) drop_results_on_changed_files(results, evaluation.data_dir);
+  for (size_t i = 0; i < evaluation.results.size(); ++i) {
+    const LengthResult& result = evaluation.results[i];
+    const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
+    ResultEntry entry = result_entry(result, evaluation, data);
+    auto& by_length = results[entry.decode];  // one result per length: another model's replaces it, said
+    if (const auto old = by_length.find(entry.length);
+        old != by_length.end() && old->second.step != entry.step)
+      spdlog::warn("length {}: the result of step {} over {} samples is replaced by step {} over {}",
+                   entry.length, old->second.step, old->second.samples, entry.step, entry.samples);
+    by_length[entry.length] = std::move(entry);
+  }
+  return existing;
+}
+
 }  // namespace
 
 std::string resolve_checkpoint(const std::string& run_dir, const std::string& which) {
@@ -214,66 +270,6 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
   }
   progress.finish();
   return evaluation;
-}
-
-namespace {
-
-// The results.json entry of one length's result, and what produced it.
-ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evaluation,
-                         const nlohmann::json& data) {
-  const SequenceMetrics& m = result.metrics;
-  ResultEntry entry;
-  entry.length = result.length;
-  entry.decode = name_of(result.decode);
-  entry.samples = m.samples;
-  entry.exact_match = m.exact_match();
-  entry.token_accuracy = m.token_accuracy();
-  entry.exact = m.exact;
-  entry.tokens = m.tokens;
-  entry.correct_tokens = m.correct_tokens;
-  entry.answers = m.answers;
-  entry.correct_answers = m.correct_answers;
-  entry.loss = result.loss;
-  if (!result.attention.empty())
-    entry.attention =
-        AttentionSummary{result.mean_nonzero_per_query(), result.mean_entropy(), result.attention};
-  entry.attention_on_target = result.attention_on_target;
-  entry.checkpoint = fs::path(evaluation.checkpoint).filename().string();
-  entry.step = evaluation.step;
-  entry.model = ModelRecord{evaluation.checkpoint, evaluation.step, evaluation.weights_hash,
-                            evaluation.schedule, evaluation.trained_on};
-  entry.data = data;
-  if (entry.decode == name_of(DecodeMode::kGreedy)) entry.decode_cap = evaluation.decode_cap;
-  return entry;
-}
-
-}  // namespace
-
-ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation) {
-  const AttentionConfig& attention = config.model.attention;
-  existing.task = config.task.name;
-  existing.train_len_min = config.task.len_min;
-  existing.train_len_max = config.task.len_max;
-  existing.seed = config.train.seed;
-  // What trained the evaluated model: the task, train and model sections.
-  const nlohmann::json resolved = config_to_json(config);
-  existing.trained_with = {
-      {"task", resolved["task"]}, {"train", resolved["train"]}, {"model", resolved["model"]}};
-  existing.method = {attention.normalizer, attention.scaling, attention.positions};
-  const bool on_files = !evaluation.data_dir.empty();
-  ResultsByDecode& results = on_files ? existing.results_on_files[evaluation.data_dir] : existing.results;
-  if (on_files) drop_results_on_changed_files(results, evaluation.data_dir);
-  for (size_t i = 0; i < evaluation.results.size(); ++i) {
-    const LengthResult& result = evaluation.results[i];
-    const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
-    ResultEntry entry = result_entry(result, evaluation, data);
-    auto& by_length = results[entry.decode];  // one result per length: another model's replaces it, said
-    if (const auto old = by_length.find(entry.length); old != by_length.end() && old->second.step != entry.step)
-      spdlog::warn("length {}: the result of step {} over {} samples is replaced by step {} over {}", entry.length,
-                   old->second.step, old->second.samples, entry.step, entry.samples);
-    by_length[entry.length] = std::move(entry);
-  }
-  return existing;
 }
 
 std::string results_table(const std::vector<LengthResult>& results, int64_t train_len_max) {

@@ -2,8 +2,6 @@
 // squares (Peters et al. 2019).
 #include <torch/torch.h>
 
-#include <vector>
-
 #include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
 #include "lengen/row_forward.h"

@@ -12,7 +12,6 @@ std::atomic<bool> force_aten{false};
 }  // namespace
 
 void set_force_aten_normalizers(bool force) { force_aten = force; }
-bool force_aten_normalizers() { return force_aten; }
 
 namespace detail {
 

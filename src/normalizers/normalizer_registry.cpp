@@ -5,7 +5,6 @@
 
 #include <torch/torch.h>
 
-#include <cmath>
 #include <string>
 
 #include "lengen/errors.h"

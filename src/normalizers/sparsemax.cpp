@@ -1,8 +1,6 @@
 // sparsemax (entmax with alpha = 2): the Euclidean projection onto the simplex.
 #include <torch/torch.h>
 
-#include <vector>
-
 #include "lengen/normalizer_common.h"
 #include "lengen/normalizers.h"
 #include "lengen/row_forward.h"

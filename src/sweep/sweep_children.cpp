@@ -147,7 +147,10 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
         false);
   } else {
     tally.failed.push_back(run.name);
-    write_failure_note(run.paths.failure, "exit code " + std::to_string(code), last_lines(run.paths.log, 20));
+    // NAME.failure.txt: the exit code (its first line, which the report quotes), then the log's end.
+    std::string log_end = last_lines(run.paths.log, 20);
+    if (!log_end.empty() && log_end.back() != '\n') log_end += '\n';
+    write_file_atomically(run.paths.failure, "exit code " + std::to_string(code) + "\n" + log_end);
     progress.ended(run,
                    "FAIL " + run.name + " (exit code " + std::to_string(code) + "), see " + run.paths.failure,
                    false);
@@ -155,11 +158,6 @@ void record_exit(const PendingRun& run, int status, bool stop_forwarded, SweepTa
 }
 
 }  // namespace
-
-void write_failure_note(const std::string& path, const std::string& why, std::string detail) {
-  if (!detail.empty() && detail.back() != '\n') detail += '\n';
-  write_file_atomically(path, why + "\n" + detail);
-}
 
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally) {
   StopSignals stop_signals;

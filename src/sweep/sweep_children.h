@@ -36,10 +36,6 @@ struct PendingRun {
 // stop signal is passed on to the running children and starts no further run; returns whether one came.
 bool run_children(const std::vector<PendingRun>& queue, int64_t jobs, SweepTally& tally);
 
-// NAME.failure.txt: why the run failed (its first line, which the report quotes), then `detail`.
-// Replaced when the run fails again, removed when it succeeds.
-void write_failure_note(const std::string& path, const std::string& why, std::string detail);
-
 // The summary after the last run: how many trained, skipped, failed, interrupted.
 void print_summary(const std::string& out, const SweepTally& tally);
 

@@ -299,14 +299,6 @@ c10::intrusive_ptr<Collectives> make_collectives(const ProcessGroupOptions& opti
 
 }  // namespace
 
-bool data_parallel_available() {
-#ifdef LENGEN_HAVE_GLOO
-  return true;
-#else
-  return false;
-#endif
-}
-
 std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& options) {
 #ifdef LENGEN_HAVE_GLOO
   if (options.device == torch::kCUDA && torch::cuda::is_available()) {

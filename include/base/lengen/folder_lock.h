@@ -7,19 +7,13 @@
 
 namespace lengen {
 
-// The UserError of a folder whose lock another process holds.
-class FolderInUse : public UserError {
- public:
-  using UserError::UserError;
-};
-
 class FolderLock {
  public:
   static constexpr const char* kFileName = ".lengen_lock";
   enum class WhenHeld { kRefuse, kWait };
 
   // Takes the lock DIR/`file_name`, creating the file when missing. When another process holds
-  // it: throws FolderInUse "DIR is in use by another lengen process; wait for it to end" (kRefuse),
+  // it: throws UserError "DIR is in use by another lengen process; wait for it to end" (kRefuse),
   // or waits (kWait). UserError when the file cannot be opened.
   explicit FolderLock(const std::string& dir, WhenHeld when_held = WhenHeld::kRefuse,
                       const std::string& file_name = kFileName);

@@ -12,9 +12,6 @@
 
 namespace lengen {
 
-// The input position of the query that predicts target symbol j is first_target_query(sample) + j.
-int64_t first_target_query(const Sample& sample);
-
 // The input position of source symbol i (after the BOS).
 inline int64_t source_position(int64_t i) { return i + 1; }
 

@@ -43,11 +43,6 @@ class AttentionOnTargetMeter {
   std::vector<torch::Tensor> sums_;  // [layer] of [heads], double: weight on the answers
 };
 
-// Measures the first `max_samples` of `samples` (all when it is larger) with `model` as it is,
-// one forward pass per sample.
-AttentionOnTarget measure_attention_on_target(Decoder& model, const Task& task,
-                                              const std::vector<Sample>& samples, int64_t max_samples);
-
 // The record results.json keeps: per layer its heads, best head and mean over heads; for a task
 // without a known answering key, a note that says so.
 TargetAttention target_attention(const AttentionOnTarget& measured, const std::string& task_name);

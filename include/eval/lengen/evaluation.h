@@ -77,9 +77,6 @@ struct RunEvaluation {
 RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, const std::string& checkpoint,
                            const std::string& data_dir = "", bool keep_measured = false);
 
-// Adds `evaluation` to `existing` results, keeping other lengths and modes.
-ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation);
-
 // The stdout table: length, multiple of task.len_max, exact %, token %, nonzero/q, entropy.
 std::string results_table(const std::vector<LengthResult>& results, int64_t train_len_max);
 

@@ -23,6 +23,5 @@ torch::Tensor stickbreaking(const torch::Tensor& z, int64_t dim = -1);
 
 // Forces the composed-ATen path on CPU too (tests compare it with the fused kernels).
 void set_force_aten_normalizers(bool force);
-bool force_aten_normalizers();
 
 }  // namespace lengen

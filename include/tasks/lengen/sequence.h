@@ -17,7 +17,6 @@ constexpr int32_t kEos = 3;
 constexpr int32_t kFirstSymbol = 4;
 
 inline int32_t symbol_to_token(int32_t symbol) { return symbol + kFirstSymbol; }
-inline int32_t token_to_symbol(int32_t token) { return token - kFirstSymbol; }
 inline int64_t vocab_size(int64_t num_symbols) { return num_symbols + kFirstSymbol; }
 
 struct EncodedSample {

@@ -36,9 +36,6 @@ struct ProcessGroupOptions {
   std::function<std::string(const std::string& rank_zero, const std::string& here, int rank)> difference;
 };
 
-// False when lengen was built without Gloo's headers: then only single-process training.
-bool data_parallel_available();
-
 // Joins the group, waiting up to options.timeout for every rank. UserError when they do not
 // arrive or agree, or this build cannot join.
 std::unique_ptr<DataParallel> join_process_group(const ProcessGroupOptions& options);
