@@ -27,8 +27,8 @@ void add_config_command(CLI::App& app) {
   cmd->require_subcommand(1);
 
   auto* show = cmd->add_subcommand("show", "Print CONFIG with defaults filled in and overrides applied");
-  show->add_option("config", options->path, "config JSON file")->required();
-  show->add_option("--set", options->overrides, "override one key, e.g. --set train.lr=3e-4 (repeatable)")
+  show->add_option("config", options->path, "Config file (JSON)")->required();
+  show->add_option("--set", options->overrides, "Override one key, e.g. --set train.lr=3e-4 (repeatable)")
       ->allow_extra_args(false);
   show->callback([options] {
     std::string scaled;

@@ -101,20 +101,21 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--checkpoint", args->checkpoint,
                   "last, best or a checkpoint path (default: eval.checkpoint)");
   // Each of these is an override of its config key, checked as a --set of it would be.
-  for (const auto& [name, key, help] : std::vector<std::array<std::string, 3>>{
-           {"--lengths", "eval.lengths", "Source lengths, e.g. 64,128,256 (default: eval.lengths)"},
-           {"--samples", "eval.samples",
+  for (const auto& [name, key, type, help] : std::vector<std::array<std::string, 4>>{
+           {"--lengths", "eval.lengths", "INTS", "Source lengths, e.g. 64,128,256 (default: eval.lengths)"},
+           {"--samples", "eval.samples", "INT",
             "Samples at every length (default: eval.samples, and eval.long_samples from eval.long_from on)"},
-           {"--batch-size", "eval.batch_size", "Samples per batch (default: eval.batch_size)"},
-           {"--threads", "train.threads",
+           {"--batch-size", "eval.batch_size", "INT", "Samples per batch (default: eval.batch_size)"},
+           {"--threads", "train.threads", "INT",
             "Threads (default: train.threads); results are the same for every count"},
-           {"--decode", "eval.decode", "teacher_forced or greedy (default: eval.decode)"}}) {
+           {"--decode", "eval.decode", "MODE", "teacher_forced or greedy (default: eval.decode)"}}) {
     cmd->add_option_function<std::string>(
-        name,
-        [args, name = name, key = key](const std::string& value) {
-          args->typed.push_back({name, key, value});
-        },
-        help);
+           name,
+           [args, name = name, key = key](const std::string& value) {
+             args->typed.push_back({name, key, value});
+           },
+           help)
+        ->type_name(type);
   }
   cmd->add_option("--data", args->data_dir,
                   "Evaluate on DIR/test_{i}_{L}.src/.trg instead of generated data (at their lengths)")

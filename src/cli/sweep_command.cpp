@@ -41,7 +41,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--set", source.set, "KEY=VALUE applied to every run (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--out", options->out, "Sweep folder, e.g. runs/quick_copy")->required();
-  cmd->add_option("--jobs", options->jobs, "Runs at a time; train.threads is divided between them")
+  cmd->add_option("--jobs", options->jobs,
+                  "Runs at a time; each run's train.threads is divided by it (at least 1)")
       ->check(positive_count());
   cmd->add_option("--shard", options->shard, "Only runs i, i+N, i+2N, ... of the sweep (e.g. a job array)");
   cmd->add_flag("--dry-run", options->dry_run, "List the runs and their state without training");
