@@ -236,6 +236,8 @@ TEST_F(CliWrites, ARefusedPageListsNothing) {
 TEST_F(CliWrites, AFailedStartIsNamedAsSuch) {
   const std::string run = trained("run");
   for (const std::string& checkpoint : RunFolder(run).checkpoints()) fs::remove(checkpoint);
+  // Evaluated and kept without its checkpoints (as under results/), it is no failed start.
+  expect_one_line_refusal(lengen("train " + base() + " --out " + run), "already exists; use --resume");
   fs::remove(RunFolder(run).results_path());
   expect_one_line_refusal(lengen("train " + base() + " --out " + run),
                           "was started but holds no checkpoint (a start that failed); use --force");

@@ -110,9 +110,10 @@ std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, cons
       lock = std::make_unique<FolderLock>(run.path());
     }
     if (run.has_content() && !start.force) {
-      // A start that failed before its first checkpoint has nothing to resume.
+      // A start that failed before its first checkpoint has nothing to resume (a run evaluated and
+      // kept without its checkpoints is no failed start).
       throw UserError("run folder " + run.path() +
-                      (run.is_lengen_run() && run.checkpoints().empty()
+                      (run.is_lengen_run() && run.checkpoints().empty() && !fs::exists(run.results_path())
                            ? " was started but holds no checkpoint (a start that failed); use --force to "
                              "start it over"
                            : " already exists; use --resume to continue it or --force to start over"));
