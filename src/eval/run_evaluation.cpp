@@ -148,8 +148,8 @@ ResultEntry result_entry(const LengthResult& result, const RunEvaluation& evalua
   return entry;
 }
 
-// Adds `evaluation` to `existing` results, keeping other lengths and modes.
-ResultsFile merge_results(ResultsFile existing, const Config& config, const RunEvaluation& evaluation) {
+// Adds the evaluation's newest result to `existing` results, keeping other lengths and modes.
+ResultsFile merge_newest_result(ResultsFile existing, const Config& config, const RunEvaluation& evaluation) {
   const AttentionConfig& attention = config.model.attention;
   existing.task = config.task.name;
   existing.train_len_min = config.task.len_min;
@@ -163,17 +163,12 @@ ResultsFile merge_results(ResultsFile existing, const Config& config, const RunE
   const bool on_files = !evaluation.data_dir.empty();
   ResultsByDecode& results = on_files ? existing.results_on_files[evaluation.data_dir] : existing.results;
   if (on_files) drop_results_on_changed_files(results, evaluation.data_dir);
-  for (size_t i = 0; i < evaluation.results.size(); ++i) {
-    const LengthResult& result = evaluation.results[i];
-    const nlohmann::json data = i < evaluation.data.size() ? evaluation.data[i] : nlohmann::json{};
-    ResultEntry entry = result_entry(result, evaluation, data);
-    auto& by_length = results[entry.decode];  // one result per length: another model's replaces it, said
-    if (const auto old = by_length.find(entry.length);
-        old != by_length.end() && old->second.step != entry.step)
-      spdlog::warn("length {}: the result of step {} over {} samples is replaced by step {} over {}",
-                   entry.length, old->second.step, old->second.samples, entry.step, entry.samples);
-    by_length[entry.length] = std::move(entry);
-  }
+  ResultEntry entry = result_entry(evaluation.results.back(), evaluation, evaluation.data.back());
+  auto& by_length = results[entry.decode];  // one result per length: another model's replaces it, said
+  if (const auto old = by_length.find(entry.length); old != by_length.end() && old->second.step != entry.step)
+    spdlog::warn("length {}: the result of step {} over {} samples is replaced by step {} over {}",
+                 entry.length, old->second.step, old->second.samples, entry.step, entry.samples);
+  by_length[entry.length] = std::move(entry);
   return existing;
 }
 
@@ -263,7 +258,7 @@ RunEvaluation evaluate_run(const Config& config, const std::string& run_dir, con
       // Each length as it is measured (an hour's evaluation stopped at its last length keeps the
       // others), merged into the file as it is now.
       ResultsFile now = fs::exists(results_path) ? read_results_file(results_path) : ResultsFile{};
-      write_results_file(results_path, merge_results(std::move(now), config, evaluation));
+      write_results_file(results_path, merge_newest_result(std::move(now), config, evaluation));
     }
   } catch (const StopRequested&) {
     throw StopRequested(stopped);
