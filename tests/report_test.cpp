@@ -393,7 +393,7 @@ TEST_F(Report, WritesMarkdownCsvAndPlots) {
   // A plot pasted into a slide names its task, metric, decode mode and data in its title; the y axis
   // holds the metric alone, which fits the plot's height.
   EXPECT_NE(
-      read("exact_match.gp").find("set title \"copy: exact match (%), teacher_forced, on generated data"),
+      read("exact_match.gp").find("set title \"copy: exact match (%), teacher-forced, on generated data"),
       std::string::npos)
       << read("exact_match.gp");
   EXPECT_NE(read("exact_match.gp").find("set ylabel \"exact match (%)\"\n"), std::string::npos);

@@ -34,17 +34,26 @@ struct TrainArgs {
   bool force = false;
 };
 
-// A resumed run keeps its config.json's warmup, validation and checkpoint intervals, whatever
-// train.steps it resumes with, unless the command line sets them.
+// A resumed run keeps its config.json's steps, warmup, validation, checkpoint and log intervals unless
+// the command line sets them: a resume that forgot the --set train.steps of a short start would
+// otherwise train on to the config file's steps.
 void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides, Config& config) {
   const Config started = load_config(run.config_path());
   const auto set_here = [&](const std::string& key) {
     return std::any_of(overrides.begin(), overrides.end(),
                        [&](const std::string& assignment) { return assignment.rfind(key + "=", 0) == 0; });
   };
+  if (!set_here("train.steps") && config.train.steps != started.train.steps) {
+    spdlog::info(
+        "resuming {} to the {} steps of its config.json (--set train.steps={} trains it to the config "
+        "file's)",
+        run.path(), started.train.steps, config.train.steps);
+    config.train.steps = started.train.steps;
+  }
   if (!set_here("train.warmup")) config.train.warmup = started.train.warmup;
   if (!set_here("train.eval_every")) config.train.eval_every = started.train.eval_every;
   if (!set_here("train.checkpoint_every")) config.train.checkpoint_every = started.train.checkpoint_every;
+  if (!set_here("train.log_every")) config.train.log_every = started.train.log_every;
   // A run stopped early and resumed to fewer steps than its warmup is refused, as at a start.
   validate_config(config, "resuming " + run.path() + " with its config.json's schedule");
 }

@@ -29,8 +29,9 @@ void note_change(std::string& note, const char* key, int64_t before, int64_t val
           std::to_string(value);
 }
 
-// When the command line set train.steps below the config's, scales the warmup, eval_every and
-// checkpoint_every it left alone and that no longer fit; returns the line that says so, or "".
+// When the command line set train.steps below the config's, scales the warmup, eval_every,
+// checkpoint_every and log_every it left alone and that no longer fit; returns the line that says
+// so, or "".
 std::string scale_schedule_to_steps(TrainConfig& train, const TrainConfig& as_written,
                                     const std::set<std::string>& keys_set) {
   const int64_t steps = train.steps;
@@ -45,7 +46,8 @@ std::string scale_schedule_to_steps(TrainConfig& train, const TrainConfig& as_wr
   }
   const int64_t every = std::max<int64_t>(1, steps / kPointsPerShortRun);
   for (auto [key, value] : {std::pair<const char*, int64_t*>{"train.eval_every", &train.eval_every},
-                            {"train.checkpoint_every", &train.checkpoint_every}}) {
+                            {"train.checkpoint_every", &train.checkpoint_every},
+                            {"train.log_every", &train.log_every}}) {
     if (!left_alone(key) || *value <= every) continue;
     note_change(note, key, *value, every);
     *value = every;

@@ -164,8 +164,10 @@ ResultsFile merge_newest_result(ResultsFile existing, const Config& config, cons
   ResultsByDecode& results = on_files ? existing.results_on_files[evaluation.data_dir] : existing.results;
   if (on_files) drop_results_on_changed_files(results, evaluation.data_dir);
   ResultEntry entry = result_entry(evaluation.results.back(), evaluation, evaluation.data.back());
-  auto& by_length = results[entry.decode];  // one result per length: another model's replaces it, said
-  if (const auto old = by_length.find(entry.length); old != by_length.end() && old->second.step != entry.step)
+  // One result per length: another model's, or one over other samples, replaces it, said.
+  auto& by_length = results[entry.decode];
+  if (const auto old = by_length.find(entry.length);
+      old != by_length.end() && (old->second.step != entry.step || old->second.samples != entry.samples))
     spdlog::warn("length {}: the result of step {} over {} samples is replaced by step {} over {}",
                  entry.length, old->second.step, old->second.samples, entry.step, entry.samples);
   by_length[entry.length] = std::move(entry);

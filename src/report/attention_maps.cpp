@@ -156,7 +156,7 @@ std::string figure_script(const std::string& name, const std::string& heading,
   const std::string size = fmt::format("{},{}", 120 + 420 * columns, 70 + 380 * panels.size());
   std::ostringstream body;
   body << "set logscale cb\nset cbrange [" << kLowestColouredWeight << ":1]\nset format cb '%.0e'\n"
-       << "set cblabel 'attention weight (white: exactly 0)'\n"
+       << "set cblabel 'attention weight (white: exactly 0)' offset 2,0\n"
        << "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
        << "set tics out\nset border linecolor 'gray40'\n"
        << "set xlabel 'key: input position'\nset ylabel " << gnuplot_quoted(y_label) << "\n"
@@ -169,7 +169,7 @@ std::string figure_script(const std::string& name, const std::string& heading,
       const auto row_block = static_cast<double>(pooled.row_block);
       const auto column_block = static_cast<double>(pooled.column_block);
       // One colour scale for the figure: beside the last column only, with room for its tic labels.
-      body << (c + 1 == row.size() ? "set colorbox\nset rmargin 11\n" : "unset colorbox\nset rmargin 3\n")
+      body << (c + 1 == row.size() ? "set colorbox\nset rmargin 14\n" : "unset colorbox\nset rmargin 3\n")
            << "set title " << gnuplot_quoted(panel.title) << "\n"
            << fmt::format("set xrange [{}:{}]\n", -0.5 * column_block,
                           (static_cast<double>(pooled.weights.size(1)) - 0.5) * column_block)
@@ -185,8 +185,8 @@ std::string figure_script(const std::string& name, const std::string& heading,
   body << "unset multiplot\n";
   return "# Attention weights: target rows against input positions; run `gnuplot " + name +
          ".gp` in this folder.\nset terminal " + terminal + " noenhanced size " + size + "\nset output '" +
-         name + ".png'\n" + body.str() + "set terminal svg noenhanced size " + size + "\nset output '" +
-         name + ".svg'\n" + body.str();
+         name + ".png'\n" + body.str() + "set terminal svg noenhanced name '" + name + "' size " + size +
+         "\nset output '" + name + ".svg'\n" + body.str();
 }
 
 // Each run's name in OUT: the last component of its path made absolute (so that "." and ".."

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 
 #include "lengen/atomic_write.h"
@@ -136,14 +137,22 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
          << size << "\n"
          << "set output '" << name << ".png'\n"
          << plot_frame(framed) << "plot ";
+  // Each line has its own hollow marker (about ten a line), so that lines lying on each other (two
+  // methods at 0%) both show, and a line of one point (a short run's one logged loss) is drawn.
+  const std::string style =
+      axes.error_bars ? " using 1:2:3 with yerrorlines pointsize 1.3 pointtype "
+                      : fmt::format(" using 1:2 with linespoints pointsize 1.3 pointinterval {} pointtype ",
+                                    std::max<size_t>(1, table.lengths.size() / 10));
+  constexpr int kHollowMarkers[] = {6, 4, 8, 10, 12, 14, 2, 1};
   for (size_t i = 0; i < plotted.size(); ++i) {
     const std::string& label = labels[i];
-    script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i
-           << (axes.error_bars ? " using 1:2:3 with yerrorlines" : " using 1:2 with lines")
-           << " linewidth 2 linecolor rgb '" << line_colour(label, axes.colour_keys) << "' title "
-           << gnuplot_quoted(label);
+    script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i << style
+           << kHollowMarkers[i % std::size(kHollowMarkers)] << " linewidth 2 linecolor rgb '"
+           << line_colour(label, axes.colour_keys) << "' title " << gnuplot_quoted(label);
   }
-  script << "\nset terminal svg noenhanced size " << size << "\nset output '" << name << ".svg'\nreplot\n";
+  // The svg's name is its <title>, which a browser tab or slide tool shows.
+  script << "\nset terminal svg noenhanced name '" << name << "' size " << size << "\nset output '" << name
+         << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());
   return !gnuplot.empty() && run_gnuplot(gnuplot, dir, name);
 }

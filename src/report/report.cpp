@@ -242,8 +242,9 @@ std::string write_report(const std::string& dir, const ReportOptions& options) {
   Page page;
   page.out_dir = options.out_dir.empty() ? dir : options.out_dir;
   page.gnuplot = options.gnuplot == "auto" ? find_gnuplot() : options.gnuplot;
-  page.measured_on =
-      ", " + collected.decode + (options.on_files ? ", on --data files" : ", on generated data");
+  std::string decode = collected.decode;  // "teacher_forced" reads as "teacher-forced" on a slide
+  std::replace(decode.begin(), decode.end(), '_', '-');
+  page.measured_on = ", " + decode + (options.on_files ? ", on --data files" : ", on generated data");
   // Multiples of the training length only where the runs share it.
   page.train_len_max = common_train_len_max(runs);
   // The folder's list is read holding its lock; only the path is checked before (a file there, the root).

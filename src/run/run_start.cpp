@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/spdlog.h>
-
 #include "lengen/atomic_write.h"
 #include "lengen/build_info.h"
 #include "lengen/comparable_config.h"
@@ -77,11 +75,6 @@ static void check_resume_keeps_inputs(const RunFolder& run, const Config& config
                     "' differs from the run's config.json (a resumed run keeps its config; only " +
                     joined_names(kKeysAResumeMayChange) + " may change)");
   }
-  // A resume without the --set train.steps of its start would otherwise train on silently.
-  if (const int64_t was = saved.at("train").value("steps", config.train.steps); was != config.train.steps)
-    spdlog::warn("resuming {} to train.steps {}, not the {} of its config.json: the learning rate follows "
-                 "the new schedule",
-                 run.path(), config.train.steps, was);
 }
 
 std::unique_ptr<FolderLock> check_run_folder_at_start(const RunFolder& run, const Config& config,

@@ -16,6 +16,7 @@
 #include "lengen/output_files.h"
 #include "lengen/results_file.h"
 #include "lengen/run_folder.h"
+#include "lengen/run_record.h"
 #include "lengen/sweep.h"
 #include "sweep_children.h"
 
@@ -87,7 +88,9 @@ void prepare(const Sweep& sweep, const SweepRun& run, int64_t jobs, PendingRun& 
   write_file_atomically(pending.paths.config, config_to_json(config).dump(2) + "\n");
   pending.argv = {running_program_path(), "train", pending.paths.config, "--out", folder.path()};
   if (resume) {
-    pending.argv.push_back("--resume");
+    // The sweep's steps: a resume keeps its config.json's unless the command line sets them.
+    pending.argv.insert(pending.argv.end(),
+                        {"--resume", "--set", "train.steps=" + std::to_string(config.train.steps)});
   } else if (folder.has_content()) {
     pending.argv.push_back("--force");  // failed before its first checkpoint: nothing to keep
   }
@@ -175,6 +178,11 @@ SweepTally run_sweep(const SweepOptions& args) {
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), args.shard);
   check_run_configs(sweep);
   check_output_folder_path(args.out, "sweep folder");  // refused alike by a dry run
+  // A run's folder given as --out would get the sweep's runs nested in it, and its report would
+  // mix the two.
+  if (RunFolder(args.out).is_lengen_run())
+    throw UserError(args.out + " is a run folder (it holds " + kRunRecordName +
+                    "): a sweep writes its runs into a folder of their own; choose another --out");
   SweepTally tally;
   if (args.dry_run) {
     for (size_t index : mine) {

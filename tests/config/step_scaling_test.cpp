@@ -31,9 +31,11 @@ TEST(StepScaling, StepsBelowTheConfigsScaleWarmupAndIntervals) {
   EXPECT_EQ(config.train.warmup, 13);  // 1000 of 16000 steps: 6.25%, rounded
   EXPECT_EQ(config.train.eval_every, 20);
   EXPECT_EQ(config.train.checkpoint_every, 20);
+  EXPECT_EQ(config.train.log_every, 20);  // a short run's loss curve has points to draw
   EXPECT_EQ(note,
             "train.steps=200 is below the config's 16000: scaled train.warmup 1000 -> 13, train.eval_every "
-            "500 -> 20, train.checkpoint_every 500 -> 20 (--set any of them to choose it yourself)");
+            "500 -> 20, train.checkpoint_every 500 -> 20, train.log_every 50 -> 20 (--set any of them to "
+            "choose it yourself)");
 }
 
 TEST(StepScaling, KeysSetOnTheCommandLineAreLeftAsGiven) {
@@ -102,7 +104,7 @@ TEST_F(StepScalingCli, TrainWithOnlyStepsSetTrainsAndSaysWhatItScaled) {
   ASSERT_EQ(result.code, 0) << result.err;
   const std::string said = result.out + result.err;  // spdlog's info lines
   EXPECT_NE(said.find("train.steps=20 is below the config's 16000: scaled train.warmup 1000 -> 1, "
-                      "train.eval_every 500 -> 2, train.checkpoint_every 500 -> 2"),
+                      "train.eval_every 500 -> 2, train.checkpoint_every 500 -> 2, train.log_every 50 -> 2"),
             std::string::npos)
       << said;
   const nlohmann::json saved = read_json_file((run / "config.json").string());

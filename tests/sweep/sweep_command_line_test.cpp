@@ -127,6 +127,13 @@ TEST_F(SweepCommandLine, RunsAndTheSameCommandResumes) {
   ASSERT_EQ(result.code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find("skip seed1 (finished)"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("skip seed2 (finished)"), std::string::npos) << result.out;
+  // One of its runs given as --out (a slip of the path) is refused, dry run or not: nothing nests in it.
+  const std::string into_a_run =
+      "sweep --base " + config_ + " --grid train.seed=1,2 --out " + (out / "seed1").string();
+  for (const char* dry : {"", " --dry-run"})
+    testing::expect_one_line_refusal(testing::run_lengen(root_, into_a_run + dry),
+                                     "seed1 is a run folder (it holds run.json)");
+  EXPECT_FALSE(fs::exists(out / "seed1" / "seed1"));
 }
 
 TEST_F(SweepCommandLine, RefusesAGridWithoutBaseAndNeitherSource) {

@@ -56,8 +56,9 @@ TEST_F(SweepFigures, ReportPlotsAreTitledMarkedAndColouredAlike) {
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_NE(text_of(sweep_ / "report.md").find("Trained by: lengen "), std::string::npos);
   const std::string exact = text_of(sweep_ / "exact_match.gp");
-  const std::string title = "set title \"copy: exact match (%), teacher_forced, on generated data\\n"
-                            "bars: mean ± std over each line's runs (at most 2)\"";
+  const std::string title =
+      "set title \"copy: exact match (%), teacher-forced, on generated data\\n"
+      "bars: mean ± std over each line's runs (at most 2)\"";
   EXPECT_NE(exact.find(title), std::string::npos) << exact;
   EXPECT_NE(exact.find("set arrow 1 from 4, graph 0 to 4, graph 1 nohead"), std::string::npos) << exact;
   EXPECT_NE(exact.find("(dashed: training length 4)\""), std::string::npos) << exact;
