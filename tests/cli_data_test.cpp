@@ -114,6 +114,12 @@ TEST_F(CliData, FilesOfAnotherTaskAreRefusedByTheirRecord) {
       << message;
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
   EXPECT_FALSE(fs::exists(out("run") + "/checkpoints"));
+  // The refusal is all it says: not first what a short --set train.steps scaled.
+  EXPECT_EQ(lengen("train " + out("copy.json") + " --out " + out("run") + " --data " + out("reverse") +
+                   " --set train.steps=1"),
+            2);
+  std::ifstream said(dir_ / "stdout.txt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(said), {}), "");
   try {
     check_data_record(out("reverse"), *make_task("reverse", {{"vocab", 5}}, 3));
     ADD_FAILURE() << "another vocab accepted";

@@ -36,17 +36,19 @@ struct TrainArgs {
 
 // A resumed run keeps its config.json's steps, warmup, validation, checkpoint and log intervals unless
 // the command line sets them: a resume that forgot the --set train.steps of a short start would
-// otherwise train on to the config file's steps.
-void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides, Config& config) {
+// otherwise train on to the config file's steps. Returns the line that says so, or "".
+std::string keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides,
+                                   Config& config) {
   const Config started = load_config(run.config_path());
   const auto set_here = [&](const std::string& key) {
     return std::any_of(overrides.begin(), overrides.end(),
                        [&](const std::string& assignment) { return assignment.rfind(key + "=", 0) == 0; });
   };
+  std::string note;
   if (!set_here("train.steps") && config.train.steps != started.train.steps) {
-    spdlog::info(
-        "resuming {} to the {} steps of its config.json (--set train.steps={} trains it to the config "
-        "file's)",
+    note = fmt::format(
+        "resuming {} to the {} steps of its config.json (--set train.steps={} trains it to "
+        "the config file's)",
         run.path(), started.train.steps, config.train.steps);
     config.train.steps = started.train.steps;
   }
@@ -56,6 +58,7 @@ void keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>
   if (!set_here("train.log_every")) config.train.log_every = started.train.log_every;
   // A run stopped early and resumed to fewer steps than its warmup is refused, as at a start.
   validate_config(config, "resuming " + run.path() + " with its config.json's schedule");
+  return note;
 }
 
 void run_train(const TrainArgs& args) {
@@ -66,8 +69,8 @@ void run_train(const TrainArgs& args) {
   // (A folder lengen did not start is refused as such when training prepares it.)
   const bool resumes_a_run =
       args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path());
-  if (!resumes_a_run && !scaled.empty()) spdlog::info("{}", scaled);
-  if (resumes_a_run) keep_the_runs_schedule(run, args.overrides, config);  // checked under the run's lock
+  // (checked again under the run's lock)
+  const std::string note = resumes_a_run ? keep_the_runs_schedule(run, args.overrides, config) : scaled;
   // From here to the end of the final evaluation a stop signal is a request to stop (the
   // trainer checkpoints, the evaluation gives up), never a kill mid-write.
   const StopSignals stop_signals;
@@ -76,6 +79,7 @@ void run_train(const TrainArgs& args) {
   options.resume = args.resume;
   options.force = args.force;
   options.data_dir = args.data_dir;
+  options.start_note = note;
   // Launched by `lengen launch`, torchrun or srun: one rank of a data-parallel group.
   std::unique_ptr<DataParallel> group;
   TrainResult result;

@@ -159,16 +159,18 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
 }
 
 // Every run's config, every shard's too: a typo in one value is one line and exit 2 before anything
-// is trained or written. A --set train.steps that scaled the schedules is said once, unless runs differ.
+// is trained or written. A --set train.steps that scaled the schedules is said once, unless runs
+// differ, and only once every run's config is valid.
 void check_run_configs(const Sweep& sweep) {
-  std::string said;
+  std::string said, lines;
   for (const SweepRun& run : sweep.runs) {
     std::string scaled;
     run_config(sweep, run, &scaled);
     if (scaled.empty() || scaled == said) continue;
-    std::cout << (said.empty() ? "" : run.name + ": ") << scaled << "\n";
+    lines += (said.empty() ? "" : run.name + ": ") + scaled + "\n";
     said = scaled;
   }
+  std::cout << lines;
 }
 
 }  // namespace

@@ -205,13 +205,6 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   }
   if (lengths.empty()) {
     for (int64_t length : config.eval.lengths) check_generated_length(*task_, length, "eval.lengths entry");
-  } else if (!config.eval.lengths.empty() && writer_ &&
-             lengths != std::set<int64_t>(config.eval.lengths.begin(), config.eval.lengths.end())) {
-    // The lengths are the splits' own: other lengths beside them are not evaluated, and said so.
-    spdlog::warn(
-        "eval.lengths {} is not what the evaluation after training scores: it scores the test splits "
-        "of --data {} (lengths {}); `lengen eval RUN` afterwards scores generated data at eval.lengths",
-        fmt::format("[{}]", fmt::join(config.eval.lengths, ",")), options.data_dir, fmt::join(lengths, ","));
   }
   check_step_fits_in_memory(config, *task_, world_);
   // What the run records of its data is what it read: files rewritten meanwhile (another lengen
@@ -246,6 +239,16 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   }
   // Written once the checkpoint resumes: a resume that cannot leaves the run as it found it.
   if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
+  // Said once the start is accepted: a refused one prints its one line alone.
+  if (writer_ && !options.start_note.empty()) spdlog::info("{}", options.start_note);
+  if (writer_ && !lengths.empty() && !config.eval.lengths.empty() &&
+      lengths != std::set<int64_t>(config.eval.lengths.begin(), config.eval.lengths.end())) {
+    // The lengths are the splits' own: other lengths beside them are not evaluated, and said so.
+    spdlog::warn(
+        "eval.lengths {} is not what the evaluation after training scores: it scores the test splits "
+        "of --data {} (lengths {}); `lengen eval RUN` afterwards scores generated data at eval.lengths",
+        fmt::format("[{}]", fmt::join(config.eval.lengths, ",")), options.data_dir, fmt::join(lengths, ","));
+  }
   if (writer_) {
     // Every checkpoint it writes carries the run's id.
     progress_.run_id = write_run_start(run_, config, options.resume, data_record);

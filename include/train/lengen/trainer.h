@@ -24,6 +24,7 @@ struct TrainOptions {
   bool force = false;             // start over in a run_dir that has content
   std::string data_dir;           // train on DIR/train.src/.trg instead of generated data
   DataParallel* group = nullptr;  // data-parallel process group, or none
+  std::string start_note;         // a line said once the start is accepted (what --set scaled)
   // Called with each step's loss before backward; tests use it to inject faults.
   std::function<void(int64_t step, torch::Tensor& loss)> loss_hook;
 };
