@@ -505,7 +505,7 @@ TEST_F(CliWrites, AResumeWithoutTrainStepsKeepsTheRunsSteps) {
   const std::string results = text_of(at("run/results.json"));
   const CliResult resumed = lengen("train " + at("long.json") + " --out " + at("run") + " --resume");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE((resumed.out + resumed.err).find("to the 6 steps of its config.json (--set train.steps=60"),
+  EXPECT_NE((resumed.out + resumed.err).find("to its config.json's 6 steps (--set train.steps=60 for"),
             std::string::npos)
       << resumed.out << resumed.err;
   EXPECT_EQ(read_json_file(at("run/config.json"))["train"]["steps"], 6);

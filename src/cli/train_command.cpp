@@ -34,9 +34,8 @@ struct TrainArgs {
   bool force = false;
 };
 
-// A resumed run keeps its config.json's steps, warmup, validation, checkpoint and log intervals unless
-// the command line sets them: a resume that forgot the --set train.steps of a short start would
-// otherwise train on to the config file's steps. Returns the line that says so, or "".
+// A resumed run keeps its config.json's steps and intervals unless the command line sets them (a
+// resume that forgot a short start's --set train.steps would train on); returns the line saying so.
 std::string keep_the_runs_schedule(const RunFolder& run, const std::vector<std::string>& overrides,
                                    Config& config) {
   const Config started = load_config(run.config_path());
@@ -46,10 +45,8 @@ std::string keep_the_runs_schedule(const RunFolder& run, const std::vector<std::
   };
   std::string note;
   if (!set_here("train.steps") && config.train.steps != started.train.steps) {
-    note = fmt::format(
-        "resuming {} to the {} steps of its config.json (--set train.steps={} trains it to "
-        "the config file's)",
-        run.path(), started.train.steps, config.train.steps);
+    note = fmt::format("resuming {} to its config.json's {} steps (--set train.steps={} for the file's)",
+                       run.path(), started.train.steps, config.train.steps);
     config.train.steps = started.train.steps;
   }
   if (!set_here("train.warmup")) config.train.warmup = started.train.warmup;
@@ -69,8 +66,6 @@ void run_train(const TrainArgs& args) {
   // (A folder lengen did not start is refused as such when training prepares it.)
   const bool resumes_a_run =
       args.resume && run.is_lengen_run() && std::filesystem::is_regular_file(run.config_path());
-  // (checked again under the run's lock)
-  const std::string note = resumes_a_run ? keep_the_runs_schedule(run, args.overrides, config) : scaled;
   // From here to the end of the final evaluation a stop signal is a request to stop (the
   // trainer checkpoints, the evaluation gives up), never a kill mid-write.
   const StopSignals stop_signals;
@@ -79,7 +74,7 @@ void run_train(const TrainArgs& args) {
   options.resume = args.resume;
   options.force = args.force;
   options.data_dir = args.data_dir;
-  options.start_note = note;
+  options.start_note = resumes_a_run ? keep_the_runs_schedule(run, args.overrides, config) : scaled;
   // Launched by `lengen launch`, torchrun or srun: one rank of a data-parallel group.
   std::unique_ptr<DataParallel> group;
   TrainResult result;

@@ -57,7 +57,6 @@ std::string scale_schedule_to_steps(TrainConfig& train, const TrainConfig& as_wr
          std::to_string(as_written.steps) + ": scaled " + note + " (--set any of them to choose it yourself)";
 }
 
-
 bool is_section(const std::string& key) {
   const auto& sections = config::config_sections();
   return std::find(sections.begin(), sections.end(), key) != sections.end();

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iterator>
 #include <sstream>
 
 #include "lengen/atomic_write.h"
@@ -147,10 +146,10 @@ bool plot_table(const MetricTable& table, const std::string& dir, const std::str
   for (size_t i = 0; i < plotted.size(); ++i) {
     const std::string& label = labels[i];
     script << (i ? ", \\\n     " : "") << "'" << name << ".dat' index " << i << style
-           << kHollowMarkers[i % std::size(kHollowMarkers)] << " linewidth 2 linecolor rgb '"
-           << line_colour(label, axes.colour_keys) << "' title " << gnuplot_quoted(label);
+           << kHollowMarkers[i % (sizeof kHollowMarkers / sizeof kHollowMarkers[0])]
+           << " linewidth 2 linecolor rgb '" << line_colour(label, axes.colour_keys) << "' title "
+           << gnuplot_quoted(label);
   }
-  // The svg's name is its <title>, which a browser tab or slide tool shows.
   script << "\nset terminal svg noenhanced name '" << name << "' size " << size << "\nset output '" << name
          << ".svg'\nreplot\n";
   write_file_atomically(dir + "/" + name + ".gp", script.str());

@@ -159,8 +159,7 @@ std::vector<PendingRun> queue_runs(const Sweep& sweep, const std::vector<size_t>
 }
 
 // Every run's config, every shard's too: a typo in one value is one line and exit 2 before anything
-// is trained or written. A --set train.steps that scaled the schedules is said once, unless runs
-// differ, and only once every run's config is valid.
+// is trained or written; then what a --set train.steps scaled, said once unless runs differ.
 void check_run_configs(const Sweep& sweep) {
   std::string said, lines;
   for (const SweepRun& run : sweep.runs) {
@@ -180,8 +179,7 @@ SweepTally run_sweep(const SweepOptions& args) {
   const std::vector<size_t> mine = shard_runs(sweep.runs.size(), args.shard);
   check_run_configs(sweep);
   check_output_folder_path(args.out, "sweep folder");  // refused alike by a dry run
-  // A run's folder given as --out would get the sweep's runs nested in it, and its report would
-  // mix the two.
+  // A run's folder as --out would get the sweep's runs nested in it, its report mixing the two.
   if (RunFolder(args.out).is_lengen_run())
     throw UserError(args.out + " is a run folder (it holds " + kRunRecordName +
                     "): a sweep writes its runs into a folder of their own; choose another --out");

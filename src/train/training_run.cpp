@@ -239,11 +239,11 @@ TrainingRun::TrainingRun(const Config& config, const TrainOptions& options)
   }
   // Written once the checkpoint resumes: a resume that cannot leaves the run as it found it.
   if (options.resume) progress_ = resume_from_intact_checkpoint(run_, model_, *optimizer_, writer_);
-  // Said once the start is accepted: a refused one prints its one line alone.
+  // Said once the start is accepted (a refused one prints its one line alone). The lengths of --data's
+  // test splits are the ones evaluated: other eval.lengths beside them are not, and said so.
   if (writer_ && !options.start_note.empty()) spdlog::info("{}", options.start_note);
   if (writer_ && !lengths.empty() && !config.eval.lengths.empty() &&
       lengths != std::set<int64_t>(config.eval.lengths.begin(), config.eval.lengths.end())) {
-    // The lengths are the splits' own: other lengths beside them are not evaluated, and said so.
     spdlog::warn(
         "eval.lengths {} is not what the evaluation after training scores: it scores the test splits "
         "of --data {} (lengths {}); `lengen eval RUN` afterwards scores generated data at eval.lengths",
