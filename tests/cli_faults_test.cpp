@@ -245,6 +245,11 @@ TEST_F(CliFaults, ReportOnASweepManifestListingNoRunHereSaysSo) {
   testing::expect_one_line_refusal(
       stopped,
       "holds no evaluated run of the runs its sweep.json lists (a sweep stopped before its first run");
+  // One run still training (a run.json, checkpoints, no results.json): said, not a bare "none".
+  std::ofstream(at("s2/elsewhere/run.json")) << R"({"run_id": "a"})";
+  testing::expect_one_line_refusal(
+      lengen("report " + at("s2/elsewhere")),
+      "holds no evaluated run (no results.json yet: train writes it once trained)");
 }
 
 // A training step whose attention alone needs more than the machine's memory would be killed by

@@ -252,7 +252,7 @@ std::vector<ReadRun> read_runs(const std::string& dir, bool on_files, std::vecto
                     (sweep ? std::string(" of the runs its ") + kSweepManifestName +
                                  " lists (a sweep stopped before its first run ended? run the sweep again "
                                  "to resume it, or lengen eval DIR/NAME)"
-                           : std::string(" (no results.json)")));
+                           : std::string(" (no results.json yet: train writes it once trained)")));
   }
   return runs;
 }
