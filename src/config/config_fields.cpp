@@ -4,6 +4,7 @@
 
 #include "config_field.h"
 #include "lengen/attention_choices.h"
+#include "lengen/data_record.h"
 #include "lengen/named_entries.h"
 #include "lengen/task.h"
 
@@ -43,11 +44,9 @@ T from_json(const json& value) {
 
 template <typename T>
 json to_json(const T& value) {
-  if constexpr (std::is_enum_v<T>) {
-    return name_of(value);
-  } else {
-    return value;
-  }
+  if constexpr (std::is_enum_v<T>) return name_of(value);
+  if constexpr (std::is_same_v<T, TaskParams>) return task_params_json(value);  // 96, not 96.0
+  return value;
 }
 
 // A key of an enum type takes the names of its values (named_values.h) as its choices.

@@ -168,6 +168,10 @@ TEST(ConfigTest, EveryValueRoundTrips) {
   json written = config_to_json(config);
   EXPECT_EQ(config_to_json(config_from_json(written)), written);
   EXPECT_EQ(config_to_json(config_from_string(written.dump(2))), written);
+  // config.json and `config show` write a task's whole numbers as integers: "vocab": 20, not 20.0.
+  EXPECT_EQ(written["task"]["params"]["vocab"].dump(), "20");
+  config.task.params["write_prob"] = 0.25;
+  EXPECT_EQ(config_to_json(config)["task"]["params"]["write_prob"].dump(), "0.25");
 }
 
 // A config changed by --set says so in its description, which the run's config.json keeps.
